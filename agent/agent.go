@@ -1,0 +1,81 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/edgeovn/edgeovn/agent/controller"
+	"github.com/edgeovn/edgeovn/agent/node"
+)
+
+// Router is the cluster's logical router, Kube-OVN's name.
+const Router = "ovn-cluster"
+
+// Hooks are the daemon's outward notifications (systemd in production).
+type Hooks struct {
+	// NodeReady is called once the node role serves CNI.
+	NodeReady func()
+}
+
+// Run runs both roles until ctx ends. cfg must have passed Validate.
+func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
+	kube, err := kubeClient(cfg.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		return node.Run(ctx, node.Request{Kube: kube, NodeName: cfg.NodeName, OVSEndpoint: cfg.OVSEndpoint,
+			SBEndpoint: cfg.SBEndpoint, EncapIP: cfg.EncapIP, DatapathType: cfg.DatapathType, MTU: cfg.MTU,
+			CNISocket: cfg.CNISocket, CNIConfDir: cfg.CNIConfDir, CNIBinDir: cfg.CNIBinDir,
+			CNIBinarySource: cfg.CNIBinarySource, CNITimeout: cfg.CNITimeout, Ready: hooks.NodeReady,
+			Log: log.With("role", "node")})
+	})
+	g.Go(func() error {
+		return elect(ctx, election{cfg: cfg, kube: kube, log: log.With("role", "controller"),
+			lead: func(ctx context.Context) error { return runController(ctx, cfg, kube, log) }})
+	})
+	return g.Wait()
+}
+
+// runController retries the controller role while leading: an unreachable NB at boot is a
+// wait, not a reason to give up the Lease.
+func runController(ctx context.Context, cfg Config, kube kubernetes.Interface, log *slog.Logger) error {
+	log = log.With("role", "controller")
+	backoff := time.Second
+	for {
+		err := controller.Run(ctx, controller.Request{Kube: kube, NBEndpoints: cfg.NBEndpoints,
+			IPAMDatabase: cfg.IPAMDatabase, ClusterCIDR: cfg.ClusterCIDR, ClusterGateway: cfg.ClusterGateway,
+			JoinCIDR: cfg.JoinCIDR, Router: Router, Log: log})
+		if ctx.Err() != nil {
+			return nil
+		}
+		log.Error("controller role stopped, restarting", "err", err, "after", backoff)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 30*time.Second)
+	}
+}
+
+func kubeClient(kubeconfig string) (kubernetes.Interface, error) {
+	rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("load kubeconfig %q: %w", kubeconfig, err)
+	}
+	rc.QPS, rc.Burst = 50, 100
+	rc.UserAgent = "edgeovn"
+	kube, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("create kubernetes client: %w", err)
+	}
+	return kube, nil
+}

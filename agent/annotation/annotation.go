@@ -1,0 +1,139 @@
+package annotation
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+)
+
+// Kube-OVN's pod annotation keys.
+const (
+	IPAddress     = "ovn.kubernetes.io/ip_address"
+	MACAddress    = "ovn.kubernetes.io/mac_address"
+	CIDR          = "ovn.kubernetes.io/cidr"
+	Gateway       = "ovn.kubernetes.io/gateway"
+	LogicalSwitch = "ovn.kubernetes.io/logical_switch"
+	Allocated     = "ovn.kubernetes.io/allocated"
+	Routed        = "ovn.kubernetes.io/routed"
+)
+
+// ErrNotAllocated means the pod carries no complete allocation yet.
+var ErrNotAllocated = errors.New("pod not allocated")
+
+// Network is one pod interface's network as the annotations describe it.
+type Network struct {
+	Switch   string
+	IPs      []netip.Addr
+	MAC      net.HardwareAddr
+	CIDRs    []netip.Prefix
+	Gateways []netip.Addr
+}
+
+// Prefixes pairs each address with the length of the CIDR of its family.
+func (n Network) Prefixes() []netip.Prefix {
+	var out []netip.Prefix
+	for _, ip := range n.IPs {
+		for _, c := range n.CIDRs {
+			if c.Contains(ip) {
+				out = append(out, netip.PrefixFrom(ip, c.Bits()))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Encode renders n as the annotations of an allocated, routed pod.
+func Encode(n Network) map[string]string {
+	return map[string]string{
+		IPAddress:     joinStrings(n.IPs),
+		MACAddress:    n.MAC.String(),
+		CIDR:          joinStrings(n.CIDRs),
+		Gateway:       joinStrings(n.Gateways),
+		LogicalSwitch: n.Switch,
+		Allocated:     "true",
+		Routed:        "true",
+	}
+}
+
+// Decode reads a complete allocation; ErrNotAllocated when allocated/routed are not "true".
+func Decode(a map[string]string) (Network, error) {
+	if a[Allocated] != "true" || a[Routed] != "true" {
+		return Network{}, ErrNotAllocated
+	}
+	var n Network
+	var err error
+	n.Switch = a[LogicalSwitch]
+	if n.Switch == "" {
+		return Network{}, fmt.Errorf("annotation %s: empty", LogicalSwitch)
+	}
+	if n.IPs, err = parseList(IPAddress, a[IPAddress], netip.ParseAddr); err != nil {
+		return Network{}, err
+	}
+	if n.CIDRs, err = parseList(CIDR, a[CIDR], netip.ParsePrefix); err != nil {
+		return Network{}, err
+	}
+	if n.Gateways, err = parseList(Gateway, a[Gateway], netip.ParseAddr); err != nil {
+		return Network{}, err
+	}
+	if n.MAC, err = net.ParseMAC(a[MACAddress]); err != nil {
+		return Network{}, fmt.Errorf("annotation %s %q: %w", MACAddress, a[MACAddress], err)
+	}
+	if len(n.Prefixes()) != len(n.IPs) {
+		return Network{}, fmt.Errorf("annotation %s %q: address outside %s %q", IPAddress, a[IPAddress], CIDR, a[CIDR])
+	}
+	return n, nil
+}
+
+// Request is what a user pinned on a pod before allocation.
+type Request struct {
+	Switch string
+	IPs    []netip.Addr
+	MAC    net.HardwareAddr
+}
+
+// Requested reads the user's pins; an empty Request when there are none.
+func Requested(a map[string]string) (Request, error) {
+	var r Request
+	var err error
+	r.Switch = a[LogicalSwitch]
+	if v := a[IPAddress]; v != "" {
+		if r.IPs, err = parseList(IPAddress, v, netip.ParseAddr); err != nil {
+			return Request{}, err
+		}
+	}
+	if v := a[MACAddress]; v != "" {
+		if r.MAC, err = net.ParseMAC(v); err != nil {
+			return Request{}, fmt.Errorf("annotation %s %q: %w", MACAddress, v, err)
+		}
+	}
+	return r, nil
+}
+
+func parseList[T any](key, v string, parse func(string) (T, error)) ([]T, error) {
+	if v == "" {
+		return nil, fmt.Errorf("annotation %s: empty", key)
+	}
+	var out []T
+	for _, f := range strings.Split(v, ",") {
+		x, err := parse(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("annotation %s %q: %w", key, v, err)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+func joinStrings[T fmt.Stringer](xs []T) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = x.String()
+	}
+	return strings.Join(s, ",")
+}
+
+// PortName is the logical switch port of a pod's first interface, Kube-OVN's "<pod>.<namespace>".
+func PortName(namespace, name string) string { return name + "." + namespace }

@@ -1,0 +1,175 @@
+package agent
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net/netip"
+	"os"
+	"strings"
+	"time"
+)
+
+// Config is everything the daemon needs; one struct, defaults from DefaultConfig, flags bound
+// by AddFlags, checked by Validate before anything starts.
+type Config struct {
+	// NodeName is this host's Kubernetes Node name (default: the hostname).
+	NodeName string
+	// Kubeconfig is the API server credentials file; empty means in-cluster config.
+	Kubeconfig string
+
+	// ClusterCIDR is the default subnet ovn-default (k3s: 10.42.0.0/16).
+	ClusterCIDR netip.Prefix
+	// ClusterGateway is the router port address on ovn-default (default: first address).
+	ClusterGateway netip.Addr
+	// JoinCIDR is the join switch connecting hosts to the cluster router.
+	JoinCIDR netip.Prefix
+	// MTU of pod interfaces: 1400 leaves room for Geneve on a 1500 underlay.
+	MTU int
+
+	// NBEndpoints are the OVN northbound database endpoints (several for a raft cluster).
+	NBEndpoints []string
+	// SBEndpoint is what ovn-controller on this host is told to connect to (ovn-remote).
+	SBEndpoint string
+	// OVSEndpoint is the host's Open_vSwitch database.
+	OVSEndpoint string
+	// EncapIP is this host's tunnel endpoint; invalid means the default route's source.
+	EncapIP netip.Addr
+	// DatapathType is "system" or "netdev"; empty means detect the openvswitch kernel module.
+	DatapathType string
+
+	// IPAMDatabase is the SQLite file the controller role keeps its allocations in.
+	IPAMDatabase string
+
+	CNISocket       string
+	CNIConfDir      string
+	CNIBinDir       string
+	CNIBinarySource string
+	// CNITimeout bounds one CNI ADD, waiting for allocation and OVN binding included.
+	CNITimeout time.Duration
+
+	LeaseNamespace string
+	LeaseName      string
+	LeaseDuration  time.Duration
+	RenewDeadline  time.Duration
+	RetryPeriod    time.Duration
+}
+
+// DefaultConfig returns the configuration of a k3s host with Debian's OVN packages.
+func DefaultConfig() Config {
+	host, _ := os.Hostname()
+	kubeconfig := os.Getenv("KUBECONFIG")
+	if kubeconfig == "" {
+		if _, err := os.Stat("/etc/rancher/k3s/k3s.yaml"); err == nil {
+			kubeconfig = "/etc/rancher/k3s/k3s.yaml"
+		}
+	}
+	return Config{
+		NodeName:        strings.ToLower(host),
+		Kubeconfig:      kubeconfig,
+		ClusterCIDR:     netip.MustParsePrefix("10.42.0.0/16"),
+		JoinCIDR:        netip.MustParsePrefix("100.64.0.0/16"),
+		MTU:             1400,
+		NBEndpoints:     []string{"unix:/var/run/ovn/ovnnb_db.sock"},
+		SBEndpoint:      "unix:/var/run/ovn/ovnsb_db.sock",
+		OVSEndpoint:     "unix:/var/run/openvswitch/db.sock",
+		IPAMDatabase:    "/var/lib/edgeovn/ipam.db",
+		CNISocket:       "/run/edgeovn/cni.sock",
+		CNIConfDir:      "/etc/cni/net.d",
+		CNIBinDir:       "/opt/cni/bin",
+		CNIBinarySource: "/usr/lib/edgeovn/edgeovn-cni",
+		CNITimeout:      60 * time.Second,
+		LeaseNamespace:  "kube-system",
+		LeaseName:       "edgeovn-controller",
+		LeaseDuration:   15 * time.Second,
+		RenewDeadline:   10 * time.Second,
+		RetryPeriod:     2 * time.Second,
+	}
+}
+
+// AddFlags binds every field to a flag, with the current values as defaults.
+func (c *Config) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.NodeName, "node-name", c.NodeName, "this host's Kubernetes Node name")
+	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "kubeconfig file (empty: in-cluster)")
+	fs.Var(prefixFlag{&c.ClusterCIDR}, "cluster-cidr", "pod CIDR of the default subnet ovn-default")
+	fs.Var(addrFlag{&c.ClusterGateway}, "cluster-gateway", "gateway of ovn-default (default: first address of --cluster-cidr)")
+	fs.Var(prefixFlag{&c.JoinCIDR}, "join-cidr", "CIDR of the join switch")
+	fs.IntVar(&c.MTU, "mtu", c.MTU, "MTU of pod interfaces")
+	fs.Var(&listFlag{l: &c.NBEndpoints}, "ovn-nb", "OVN northbound endpoint; repeat for a raft cluster")
+	fs.StringVar(&c.SBEndpoint, "ovn-sb", c.SBEndpoint, "OVN southbound endpoint ovn-controller connects to")
+	fs.StringVar(&c.OVSEndpoint, "ovs-db", c.OVSEndpoint, "local Open_vSwitch database endpoint")
+	fs.Var(addrFlag{&c.EncapIP}, "encap-ip", "tunnel endpoint address of this host (default: source of the default route)")
+	fs.StringVar(&c.DatapathType, "datapath-type", c.DatapathType, `"system" or "netdev" (default: detected)`)
+	fs.StringVar(&c.IPAMDatabase, "ipam-db", c.IPAMDatabase, "SQLite IPAM database")
+	fs.StringVar(&c.CNISocket, "cni-socket", c.CNISocket, "unix socket of the CNI server")
+	fs.StringVar(&c.CNIConfDir, "cni-conf-dir", c.CNIConfDir, "directory the CNI config is written to")
+	fs.StringVar(&c.CNIBinDir, "cni-bin-dir", c.CNIBinDir, "directory the CNI binary is installed to")
+	fs.StringVar(&c.CNIBinarySource, "cni-binary", c.CNIBinarySource, "CNI binary to install (default: next to this executable if missing)")
+	fs.DurationVar(&c.CNITimeout, "cni-timeout", c.CNITimeout, "bound on one CNI ADD")
+	fs.StringVar(&c.LeaseNamespace, "lease-namespace", c.LeaseNamespace, "namespace of the controller Lease")
+	fs.StringVar(&c.LeaseName, "lease-name", c.LeaseName, "name of the controller Lease")
+	fs.DurationVar(&c.LeaseDuration, "lease-duration", c.LeaseDuration, "controller Lease duration")
+	fs.DurationVar(&c.RenewDeadline, "lease-renew-deadline", c.RenewDeadline, "controller Lease renew deadline")
+	fs.DurationVar(&c.RetryPeriod, "lease-retry-period", c.RetryPeriod, "controller Lease retry period")
+}
+
+// Validate fills derived defaults and reports every invalid field at once.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.NodeName == "" {
+		errs = append(errs, errors.New("node-name: empty"))
+	}
+	if !c.ClusterCIDR.IsValid() {
+		errs = append(errs, errors.New("cluster-cidr: not set"))
+	} else {
+		c.ClusterCIDR = c.ClusterCIDR.Masked()
+		if !c.ClusterGateway.IsValid() {
+			c.ClusterGateway = c.ClusterCIDR.Addr().Next()
+		}
+		if !c.ClusterCIDR.Contains(c.ClusterGateway) {
+			errs = append(errs, fmt.Errorf("cluster-gateway %s: outside cluster-cidr %s", c.ClusterGateway, c.ClusterCIDR))
+		}
+	}
+	if !c.JoinCIDR.IsValid() {
+		errs = append(errs, errors.New("join-cidr: not set"))
+	} else if c.ClusterCIDR.IsValid() && c.JoinCIDR.Overlaps(c.ClusterCIDR) {
+		errs = append(errs, fmt.Errorf("join-cidr %s: overlaps cluster-cidr %s", c.JoinCIDR, c.ClusterCIDR))
+	}
+	if c.MTU < 576 || c.MTU > 9000 {
+		errs = append(errs, fmt.Errorf("mtu %d: outside 576..9000", c.MTU))
+	}
+	if len(c.NBEndpoints) == 0 {
+		errs = append(errs, errors.New("ovn-nb: no endpoint"))
+	}
+	for _, e := range append(append([]string{}, c.NBEndpoints...), c.SBEndpoint, c.OVSEndpoint) {
+		if err := checkEndpoint(e); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if c.DatapathType != "" && c.DatapathType != "system" && c.DatapathType != "netdev" {
+		errs = append(errs, fmt.Errorf("datapath-type %q: want system or netdev", c.DatapathType))
+	}
+	for name, v := range map[string]string{"ipam-db": c.IPAMDatabase, "cni-socket": c.CNISocket,
+		"cni-conf-dir": c.CNIConfDir, "cni-bin-dir": c.CNIBinDir, "lease-namespace": c.LeaseNamespace, "lease-name": c.LeaseName} {
+		if v == "" {
+			errs = append(errs, fmt.Errorf("%s: empty", name))
+		}
+	}
+	if c.CNITimeout <= 0 {
+		errs = append(errs, fmt.Errorf("cni-timeout %s: must be positive", c.CNITimeout))
+	}
+	if c.RetryPeriod <= 0 || c.RenewDeadline <= c.RetryPeriod || c.LeaseDuration <= c.RenewDeadline {
+		errs = append(errs, fmt.Errorf("lease timings: want duration %s > renew deadline %s > retry period %s > 0",
+			c.LeaseDuration, c.RenewDeadline, c.RetryPeriod))
+	}
+	return errors.Join(errs...)
+}
+
+func checkEndpoint(e string) error {
+	for _, scheme := range []string{"unix:", "tcp:", "ssl:"} {
+		if strings.HasPrefix(e, scheme) && len(e) > len(scheme) {
+			return nil
+		}
+	}
+	return fmt.Errorf("ovsdb endpoint %q: want unix:PATH, tcp:HOST:PORT or ssl:HOST:PORT", e)
+}

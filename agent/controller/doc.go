@@ -1,0 +1,11 @@
+// Package controller is edgeovn's controller role. It runs only on the holder of the
+// controller Lease: it owns the SQLite IPAM (no other process writes it), ensures the cluster
+// topology in OVN northbound, and turns Pods into addresses, logical switch ports and Kube-OVN
+// annotations.
+//
+// Invariants: before the first allocation, every pod that already carries an allocation is
+// adopted into the IPAM, so a database that lost writes (a crash, a new leader) never hands an
+// address out twice. A pod's port is created in OVN before its annotations say "allocated", so
+// a node that sees the annotation can bind the port. Pods are processed by key through a rate
+// limited work queue; one key is never processed by two workers at once.
+package controller

@@ -1,0 +1,187 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/netip"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/ipam"
+	"github.com/edgeovn/edgeovn/ovn/northbound"
+)
+
+// wantsNetwork says whether edgeovn wires this pod at all.
+func wantsNetwork(p *corev1.Pod) bool {
+	return p.Spec.NodeName != "" && !p.Spec.HostNetwork
+}
+
+func owner(key string) ipam.Owner { return ipam.Owner{Pod: key, Interface: "eth0"} }
+
+// syncPod brings one pod's address, port and annotations to what the pod's existence asks for.
+func (c *Controller) syncPod(ctx context.Context, key string) error {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil // not a pod key; nothing to retry
+	}
+	pod, err := c.pods.Pods(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		return c.deletePod(ctx, ns, name)
+	}
+	if err != nil {
+		return fmt.Errorf("get pod %s: %w", key, err)
+	}
+	if !wantsNetwork(pod) {
+		return nil
+	}
+	if n, err := annotation.Decode(pod.Annotations); err == nil {
+		return c.ensureAllocated(ctx, pod, n)
+	} else if !errors.Is(err, annotation.ErrNotAllocated) {
+		c.log.Warn("pod carries a broken allocation, allocating anew", "pod", key, "err", err)
+	}
+	return c.allocate(ctx, pod)
+}
+
+// allocate gives a new pod its address (or the one it pinned), its port, then its annotations.
+func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
+	key := pod.Namespace + "/" + pod.Name
+	pins, err := annotation.Requested(pod.Annotations)
+	if err != nil {
+		return fmt.Errorf("pod %s: %w", key, err)
+	}
+	subnet := DefaultSubnet
+	if pins.Switch != "" && pins.Switch != DefaultSubnet {
+		return fmt.Errorf("pod %s: logical switch %q: only %s exists yet", key, pins.Switch, DefaultSubnet)
+	}
+	a, err := c.ipam.Allocate(ctx, ipam.Request{Subnet: subnet, Owner: owner(key), IPs: pins.IPs, MAC: pins.MAC})
+	if err != nil {
+		return fmt.Errorf("allocate address for pod %s: %w", key, err)
+	}
+	n := c.network(a)
+	if err := c.ensurePort(ctx, pod, n); err != nil {
+		return err
+	}
+	if err := c.annotate(ctx, pod, n); err != nil {
+		return err
+	}
+	c.log.Info("pod allocated", "pod", pod.Name, "namespace", pod.Namespace, "ip", a.IPs, "mac", a.MAC.String())
+	return nil
+}
+
+// ensureAllocated adopts an annotated pod's allocation into the IPAM and OVN, idempotently.
+func (c *Controller) ensureAllocated(ctx context.Context, pod *corev1.Pod, n annotation.Network) error {
+	key := pod.Namespace + "/" + pod.Name
+	_, err := c.ipam.Allocate(ctx, ipam.Request{Subnet: n.Switch, Owner: owner(key), IPs: n.IPs, MAC: n.MAC})
+	if err != nil {
+		return fmt.Errorf("adopt allocation %v of pod %s: %w", n.IPs, key, err)
+	}
+	return c.ensurePort(ctx, pod, n)
+}
+
+func (c *Controller) network(a ipam.Allocation) annotation.Network {
+	return annotation.Network{Switch: a.Subnet, IPs: a.IPs, MAC: a.MAC,
+		CIDRs: []netip.Prefix{c.req.ClusterCIDR}, Gateways: []netip.Addr{c.req.ClusterGateway}}
+}
+
+func (c *Controller) ensurePort(ctx context.Context, pod *corev1.Pod, n annotation.Network) error {
+	lsp := annotation.PortName(pod.Namespace, pod.Name)
+	err := c.nb.EnsurePodPort(ctx, northbound.PodPortSpec{Switch: n.Switch, Name: lsp, MAC: n.MAC,
+		IPs: n.IPs, Owner: pod.Namespace + "/" + pod.Name})
+	if err != nil {
+		return fmt.Errorf("ensure port %s: %w", lsp, err)
+	}
+	return nil
+}
+
+func (c *Controller) annotate(ctx context.Context, pod *corev1.Pod, n annotation.Network) error {
+	want := annotation.Encode(n)
+	merged := maps.Clone(pod.Annotations)
+	if merged == nil {
+		merged = map[string]string{}
+	}
+	maps.Copy(merged, want)
+	if maps.Equal(merged, pod.Annotations) {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": want}})
+	if err != nil {
+		return fmt.Errorf("encode annotations of pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	_, err = c.req.Kube.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil // deleted meanwhile: its delete event releases what was just allocated
+	}
+	if err != nil {
+		return fmt.Errorf("annotate pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	return nil
+}
+
+// deletePod removes the port of a pod that no longer exists and releases its addresses.
+func (c *Controller) deletePod(ctx context.Context, ns, name string) error {
+	lsp := annotation.PortName(ns, name)
+	port, found, err := c.nb.PodPort(ctx, lsp)
+	if err != nil {
+		return fmt.Errorf("look up port %s: %w", lsp, err)
+	}
+	if found {
+		if err := c.nb.DeletePodPort(ctx, port.Switch, lsp); err != nil {
+			return fmt.Errorf("delete port %s: %w", lsp, err)
+		}
+	}
+	if err := c.ipam.ReleasePod(ctx, ns+"/"+name); err != nil {
+		return fmt.Errorf("release addresses of pod %s/%s: %w", ns, name, err)
+	}
+	c.log.Info("pod released", "pod", name, "namespace", ns, "lsp", lsp)
+	return nil
+}
+
+// adopt records every annotated pod's allocation before anything new is allocated, so a
+// database behind the cluster (a crash, a new leader) cannot hand out a live address again.
+func (c *Controller) adopt(ctx context.Context) error {
+	pods, err := c.pods.List(labels.Everything())
+	if err != nil {
+		return fmt.Errorf("list pods: %w", err)
+	}
+	adopted := 0
+	for _, pod := range pods {
+		if !wantsNetwork(pod) {
+			continue
+		}
+		n, err := annotation.Decode(pod.Annotations)
+		if err != nil {
+			continue
+		}
+		if err := c.ensureAllocated(ctx, pod, n); err != nil {
+			c.log.Warn("adopt pod allocation", "pod", pod.Name, "namespace", pod.Namespace, "err", err)
+			continue
+		}
+		adopted++
+	}
+	c.log.Info("adopted existing allocations", "pods", adopted)
+	return nil
+}
+
+// enqueueStale queues owners the IPAM or OVN still know but the API no longer has.
+func (c *Controller) enqueueStale(ctx context.Context) {
+	for _, a := range c.ipam.Allocations() {
+		c.queue.Add(a.Owner.Pod)
+	}
+	ports, err := c.nb.PodPorts(ctx)
+	if err != nil {
+		c.log.Warn("list pod ports for garbage collection", "err", err)
+		return
+	}
+	for _, p := range ports {
+		c.queue.Add(p.Owner)
+	}
+}

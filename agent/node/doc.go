@@ -1,0 +1,10 @@
+// Package node is edgeovn's node role, which runs on every host from start to stop, whether
+// or not this host holds the controller Lease and whether or not the API server is reachable.
+//
+// It configures the host's Open_vSwitch database for ovn-controller (chassis name, southbound
+// remote, encapsulation, datapath type detected from the kernel), ensures br-int, installs the
+// CNI binary and config for the container runtime, and serves the CNI server that wires pods.
+// Invariants: files are replaced atomically (temporary file and rename in the same directory,
+// so containerd's watcher sees a whole file) and only when their content changes; the CNI
+// config is written only once the server answers, so the runtime never calls a dead socket.
+package node

@@ -1,0 +1,148 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/edgeovn/edgeovn/agent/podwatch"
+	"github.com/edgeovn/edgeovn/cni/server"
+	"github.com/edgeovn/edgeovn/ovn"
+	"github.com/edgeovn/edgeovn/ovn/vswitch"
+)
+
+// Bridge is the integration bridge ovn-controller programs.
+const Bridge = "br-int"
+
+// Request is what the node role runs with.
+type Request struct {
+	Kube            kubernetes.Interface
+	NodeName        string
+	OVSEndpoint     string
+	SBEndpoint      string
+	EncapIP         netip.Addr // invalid: detect
+	DatapathType    string     // empty: detect
+	MTU             int
+	CNISocket       string
+	CNIConfDir      string
+	CNIBinDir       string
+	CNIBinarySource string
+	CNITimeout      time.Duration
+	// Ready is called once the node role is up: bridge ensured, CNI served and installed.
+	Ready func()
+	Log   *slog.Logger
+}
+
+// Role is a running node role.
+type Role struct {
+	req   Request
+	log   *slog.Logger
+	ovs   *vswitch.Client
+	ready atomic.Bool
+}
+
+// Run runs the node role until ctx ends.
+func Run(ctx context.Context, req Request) error {
+	r := &Role{req: req, log: req.Log}
+	ovs, err := vswitch.Connect(ctx, ovn.ConnectRequest{Endpoints: []string{req.OVSEndpoint}, Log: req.Log})
+	if err != nil {
+		return fmt.Errorf("connect open_vswitch database %s: %w", req.OVSEndpoint, err)
+	}
+	defer ovs.Close()
+	r.ovs = ovs
+	datapath, err := r.ensureDatapath(ctx)
+	if err != nil {
+		return err
+	}
+	watcher, err := podwatch.New(podwatch.Request{Kube: req.Kube, NodeName: req.NodeName, MTU: req.MTU, Log: req.Log})
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Config{Socket: req.CNISocket, Pods: watcher, Ports: ports{ovs},
+		Ready: r.checkReady, DisableTxChecksum: datapath == "netdev", Timeout: req.CNITimeout, Log: req.Log})
+	if err != nil {
+		return fmt.Errorf("create cni server: %w", err)
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return watcher.Run(ctx) })
+	g.Go(func() error { return srv.Serve(ctx) })
+	g.Go(func() error { return r.install(ctx) })
+	return g.Wait()
+}
+
+// ensureDatapath tells ovn-controller who this chassis is and ensures br-int.
+func (r *Role) ensureDatapath(ctx context.Context) (string, error) {
+	datapath := r.req.DatapathType
+	if datapath == "" {
+		datapath = vswitch.DetectDatapathType("")
+	}
+	encap := r.req.EncapIP
+	if !encap.IsValid() {
+		var err error
+		if encap, err = defaultEncapIP(); err != nil {
+			return "", err
+		}
+	}
+	err := r.ovs.SetOVNConfig(ctx, map[string]string{
+		"system-id":                r.req.NodeName,
+		"hostname":                 r.req.NodeName,
+		"ovn-remote":               r.req.SBEndpoint,
+		"ovn-encap-type":           "geneve",
+		"ovn-encap-ip":             encap.String(),
+		"ovn-bridge":               Bridge,
+		"ovn-bridge-datapath-type": datapath,
+	})
+	if err != nil {
+		return "", fmt.Errorf("configure chassis %s: %w", r.req.NodeName, err)
+	}
+	if err := r.ovs.EnsureBridge(ctx, vswitch.BridgeSpec{Name: Bridge, DatapathType: datapath}); err != nil {
+		return "", fmt.Errorf("ensure %s (%s datapath): %w", Bridge, datapath, err)
+	}
+	r.log.Info("datapath ready", "bridge", Bridge, "datapath", datapath, "encap_ip", encap.String(), "chassis", r.req.NodeName)
+	return datapath, nil
+}
+
+// install puts the CNI binary and config in place once the server answers on its socket.
+func (r *Role) install(ctx context.Context) error {
+	if err := waitSocket(ctx, r.req.CNISocket); err != nil {
+		return err
+	}
+	src, err := binarySource(r.req.CNIBinarySource)
+	if err != nil {
+		return err
+	}
+	wroteBin, err := installBinary(src, r.req.CNIBinDir)
+	if err != nil {
+		return err
+	}
+	conf, err := conflist(r.req.CNISocket)
+	if err != nil {
+		return err
+	}
+	confPath := filepath.Join(r.req.CNIConfDir, ConfName)
+	wroteConf, err := writeFileAtomic(confPath, conf, 0o644)
+	if err != nil {
+		return err
+	}
+	r.ready.Store(true)
+	r.log.Info("node role ready", "cni_conf", confPath, "conf_written", wroteConf, "binary_written", wroteBin)
+	if r.req.Ready != nil {
+		r.req.Ready()
+	}
+	return nil
+}
+
+func (r *Role) checkReady(context.Context) error {
+	if !r.ready.Load() {
+		return errors.New("edgeovn node role is starting: datapath not ready")
+	}
+	return nil
+}

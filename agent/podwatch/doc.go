@@ -1,0 +1,9 @@
+// Package podwatch is the node role's view of the pods scheduled to this host: an informer
+// restricted to spec.nodeName, and waiters that the CNI server blocks on until the controller
+// role has annotated a pod as allocated.
+//
+// Waiting is driven by informer events, never by polling: a waiter takes the pod's change
+// channel before it reads the cache, so an update that lands between the read and the wait
+// still wakes it. A pod whose UID differs from the one the runtime asked for is an older
+// object of the same name and is waited past. Safe for concurrent use.
+package podwatch

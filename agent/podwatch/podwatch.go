@@ -1,0 +1,141 @@
+package podwatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/cni/server"
+)
+
+// Watcher serves server.Pods from an informer on this node's pods.
+type Watcher struct {
+	log      *slog.Logger
+	mtu      int
+	factory  informers.SharedInformerFactory
+	informer cache.SharedIndexInformer
+
+	mu      sync.Mutex
+	changed map[string]chan struct{}
+}
+
+var _ server.Pods = (*Watcher)(nil)
+
+// Request configures a Watcher.
+type Request struct {
+	Kube     kubernetes.Interface
+	NodeName string
+	MTU      int
+	Log      *slog.Logger
+}
+
+// New builds the informer; Run starts it.
+func New(r Request) (*Watcher, error) {
+	w := &Watcher{log: r.Log, mtu: r.MTU, changed: map[string]chan struct{}{}}
+	w.factory = informers.NewSharedInformerFactoryWithOptions(r.Kube, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", r.NodeName).String()
+		}))
+	w.informer = w.factory.Core().V1().Pods().Informer()
+	_, err := w.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    w.notify,
+		UpdateFunc: func(_, obj any) { w.notify(obj) },
+		DeleteFunc: w.notify,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("watch pods of node %s: %w", r.NodeName, err)
+	}
+	return w, nil
+}
+
+// Run runs the informer until ctx is done.
+func (w *Watcher) Run(ctx context.Context) error {
+	w.factory.Start(ctx.Done())
+	<-ctx.Done()
+	w.factory.Shutdown()
+	return nil
+}
+
+func (w *Watcher) notify(obj any) {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	if ch, ok := w.changed[key]; ok {
+		close(ch)
+		delete(w.changed, key)
+	}
+	w.mu.Unlock()
+}
+
+func (w *Watcher) changes(key string) <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ch, ok := w.changed[key]
+	if !ok {
+		ch = make(chan struct{})
+		w.changed[key] = ch
+	}
+	return ch
+}
+
+// WaitPodNetwork blocks until the pod k is annotated as allocated, or ctx ends.
+func (w *Watcher) WaitPodNetwork(ctx context.Context, k server.PodKey) (server.PodNetwork, error) {
+	key := k.Namespace + "/" + k.Name
+	start := time.Now()
+	for {
+		ch := w.changes(key)
+		n, err := w.lookup(key, k.UID)
+		if err == nil {
+			w.log.Debug("pod network known", "pod", k.Name, "namespace", k.Namespace, "waited", time.Since(start))
+			return n, nil
+		}
+		if !errors.Is(err, annotation.ErrNotAllocated) {
+			return server.PodNetwork{}, err
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return server.PodNetwork{}, fmt.Errorf("wait for allocation of pod %s: %w", key, ctx.Err())
+		}
+	}
+}
+
+// lookup returns ErrNotAllocated (wrapped or not) for every state worth waiting past.
+func (w *Watcher) lookup(key, uid string) (server.PodNetwork, error) {
+	obj, exists, err := w.informer.GetStore().GetByKey(key)
+	if err != nil || !exists {
+		return server.PodNetwork{}, annotation.ErrNotAllocated
+	}
+	pod := obj.(*corev1.Pod)
+	if uid != "" && string(pod.UID) != uid {
+		return server.PodNetwork{}, annotation.ErrNotAllocated
+	}
+	n, err := annotation.Decode(pod.Annotations)
+	if err != nil {
+		if errors.Is(err, annotation.ErrNotAllocated) {
+			return server.PodNetwork{}, err
+		}
+		return server.PodNetwork{}, fmt.Errorf("pod %s: %w", key, err)
+	}
+	return server.PodNetwork{
+		Switch:   n.Switch,
+		Port:     annotation.PortName(pod.Namespace, pod.Name),
+		MAC:      n.MAC,
+		IPs:      n.Prefixes(),
+		Gateways: n.Gateways,
+		MTU:      w.mtu,
+	}, nil
+}

@@ -1,0 +1,6 @@
+// Package systemd is edgeovn's glue to systemd: readiness and stopping notifications and the
+// watchdog keep-alive of a Type=notify unit, and the unit files themselves (edgeovn.service).
+//
+// Every call is a no-op when the process was not started by systemd (no NOTIFY_SOCKET), so the
+// daemon runs the same way under a test harness, a shell or a unit.
+package systemd
