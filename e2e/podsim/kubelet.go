@@ -1,0 +1,181 @@
+package podsim
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/containernetworking/cni/libcni"
+	types100 "github.com/containernetworking/cni/pkg/types/100"
+	"github.com/containernetworking/plugins/pkg/ns"
+	"github.com/containernetworking/plugins/pkg/testutils"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Kubelet is the simulated kubelet + container runtime of one node.
+type Kubelet struct {
+	Kube     kubernetes.Interface
+	Node     string
+	ConfDir  string // where edgeovn writes its conflist
+	BinDir   string // where edgeovn installs its plugin
+	CacheDir string // libcni's result cache
+}
+
+// Sandbox is a pod sandbox with its network attached.
+type Sandbox struct {
+	Pod         *corev1.Pod
+	Netns       string // path
+	ContainerID string
+	Result      *types100.Result
+	AddTime     time.Duration // wall time of the CNI ADD, runtime included
+}
+
+// NetnsName is the name `ip netns exec` knows the sandbox by.
+func (s *Sandbox) NetnsName() string { return filepath.Base(s.Netns) }
+
+// IP is the sandbox's first address as the CNI result reported it.
+func (s *Sandbox) IP() netip.Addr {
+	if s.Result == nil || len(s.Result.IPs) == 0 {
+		return netip.Addr{}
+	}
+	a, _ := netip.AddrFromSlice(s.Result.IPs[0].Address.IP)
+	return a.Unmap()
+}
+
+// EnsureNode registers the Node object, as kubelet does at start.
+func (k *Kubelet) EnsureNode(ctx context.Context) error {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: k.Node}}
+	_, err := k.Kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create node %s: %w", k.Node, err)
+	}
+	return nil
+}
+
+// CreatePod creates a pod already scheduled to this node.
+func (k *Kubelet) CreatePod(ctx context.Context, namespace, name string, annotations map[string]string) (*corev1.Pod, error) {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Annotations: annotations},
+		Spec: corev1.PodSpec{
+			NodeName:                     k.Node,
+			AutomountServiceAccountToken: new(bool),
+			Containers:                   []corev1.Container{{Name: "c", Image: "registry.invalid/pause:1"}},
+		},
+	}
+	p, err := k.Kube.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("create pod %s/%s: %w", namespace, name, err)
+	}
+	return p, nil
+}
+
+// DeletePod deletes the pod object at once (grace period 0), as after the sandbox stopped.
+func (k *Kubelet) DeletePod(ctx context.Context, pod *corev1.Pod) error {
+	zero := int64(0)
+	err := k.Kube.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	return nil
+}
+
+// ConfList waits until edgeovn's node role has installed its CNI config and plugin.
+func (k *Kubelet) ConfList(ctx context.Context) (*libcni.NetworkConfigList, error) {
+	for {
+		files, _ := libcni.ConfFiles(k.ConfDir, []string{".conflist"})
+		if len(files) > 0 {
+			if _, err := os.Stat(filepath.Join(k.BinDir, "edgeovn")); err == nil {
+				return libcni.ConfListFromFile(files[0])
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("wait for cni config in %s: %w", k.ConfDir, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// RunSandbox creates the pod's network namespace and runs CNI ADD on eth0.
+func (k *Kubelet) RunSandbox(ctx context.Context, pod *corev1.Pod) (*Sandbox, error) {
+	list, err := k.ConfList(ctx)
+	if err != nil {
+		return nil, err
+	}
+	netns, err := testutils.NewNS()
+	if err != nil {
+		return nil, fmt.Errorf("create netns for pod %s: %w", pod.Name, err)
+	}
+	sb := &Sandbox{Pod: pod, Netns: netns.Path(), ContainerID: randomID()}
+	start := time.Now()
+	res, err := k.cni().AddNetworkList(ctx, list, k.runtimeConf(sb))
+	sb.AddTime = time.Since(start)
+	if err != nil {
+		return sb, fmt.Errorf("cni add for pod %s: %w", pod.Name, err)
+	}
+	if sb.Result, err = types100.NewResultFromResult(res); err != nil {
+		return sb, fmt.Errorf("cni result for pod %s: %w", pod.Name, err)
+	}
+	return sb, nil
+}
+
+// StopSandbox runs CNI DEL; with removeNetns it also deletes the namespace, as a runtime
+// does after the sandbox stopped.
+func (k *Kubelet) StopSandbox(ctx context.Context, sb *Sandbox, removeNetns bool) error {
+	list, err := k.ConfList(ctx)
+	if err != nil {
+		return err
+	}
+	if err := k.cni().DelNetworkList(ctx, list, k.runtimeConf(sb)); err != nil {
+		return fmt.Errorf("cni del for pod %s: %w", sb.Pod.Name, err)
+	}
+	if removeNetns {
+		return RemoveNetns(sb.Netns)
+	}
+	return nil
+}
+
+// RemoveNetns unmounts and removes a namespace made by RunSandbox; a missing one is fine.
+func RemoveNetns(path string) error {
+	n, err := ns.GetNS(path)
+	if err != nil {
+		return nil
+	}
+	if err := testutils.UnmountNS(n); err != nil {
+		return fmt.Errorf("remove netns %s: %w", path, err)
+	}
+	return nil
+}
+
+func (k *Kubelet) cni() *libcni.CNIConfig {
+	return libcni.NewCNIConfigWithCacheDir([]string{k.BinDir}, k.CacheDir, nil)
+}
+
+func (k *Kubelet) runtimeConf(sb *Sandbox) *libcni.RuntimeConf {
+	return &libcni.RuntimeConf{
+		ContainerID: sb.ContainerID,
+		NetNS:       sb.Netns,
+		IfName:      "eth0",
+		Args: [][2]string{
+			{"IgnoreUnknown", "1"},
+			{"K8S_POD_NAMESPACE", sb.Pod.Namespace},
+			{"K8S_POD_NAME", sb.Pod.Name},
+			{"K8S_POD_INFRA_CONTAINER_ID", sb.ContainerID},
+			{"K8S_POD_UID", string(sb.Pod.UID)},
+		},
+	}
+}
+
+func randomID() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
