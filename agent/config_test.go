@@ -1,0 +1,62 @@
+package agent
+
+import (
+	"flag"
+	"net/netip"
+	"strings"
+	"testing"
+)
+
+func TestDefaultConfigValid(t *testing.T) {
+	c := DefaultConfig()
+	c.NodeName = "n1"
+	if err := c.Validate(); err != nil {
+		t.Fatalf("defaults invalid: %v", err)
+	}
+	if c.ClusterGateway != netip.MustParseAddr("10.42.0.1") {
+		t.Fatalf("derived gateway %s, want 10.42.0.1", c.ClusterGateway)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	c := DefaultConfig()
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	c.AddFlags(fs)
+	err := fs.Parse([]string{"--node-name=n2", "--cluster-cidr=10.244.0.0/16", "--ovn-nb=tcp:10.0.0.1:6641",
+		"--ovn-nb=tcp:10.0.0.2:6641", "--encap-ip=192.0.2.7", "--mtu=1450"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c.ClusterCIDR.String() != "10.244.0.0/16" || c.ClusterGateway.String() != "10.244.0.1" || c.MTU != 1450 ||
+		c.EncapIP.String() != "192.0.2.7" || strings.Join(c.NBEndpoints, " ") != "tcp:10.0.0.1:6641 tcp:10.0.0.2:6641" {
+		t.Fatalf("flags not applied: %+v", c)
+	}
+	if err := fs.Parse([]string{"--cluster-cidr=10.42.0.300/16"}); err == nil {
+		t.Fatal("bad --cluster-cidr accepted")
+	}
+}
+
+func TestValidateNamesEveryBadField(t *testing.T) {
+	c := DefaultConfig()
+	c.NodeName = ""
+	c.ClusterGateway = netip.MustParseAddr("10.99.0.1")
+	c.JoinCIDR = netip.MustParsePrefix("10.42.128.0/17")
+	c.MTU = 100
+	c.NBEndpoints = []string{"10.0.0.1:6641"}
+	c.DatapathType = "kernel"
+	c.CNISocket = ""
+	c.RenewDeadline = c.LeaseDuration
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("invalid config accepted")
+	}
+	for _, want := range []string{"node-name", "cluster-gateway 10.99.0.1", "join-cidr 10.42.128.0/17: overlaps",
+		"mtu 100", `"10.0.0.1:6641"`, `datapath-type "kernel"`, "cni-socket", "lease timings"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not name %q:\n%v", want, err)
+		}
+	}
+}

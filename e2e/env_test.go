@@ -1,0 +1,107 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/edgeovn/edgeovn/e2e/harness"
+	"github.com/edgeovn/edgeovn/e2e/podsim"
+)
+
+// env is one simulated host: the rig of real components, edgeovn running in it, and a
+// kubelet stand-in.
+type env struct {
+	rig     *harness.Rig
+	kubelet *podsim.Kubelet
+	daemon  *harness.Process
+	bin     string
+	ipamDB  string
+}
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// buildBinaries builds edgeovn and its CNI plugin from this tree, once per test binary.
+func buildBinaries(t *testing.T) string {
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "edgeovn-e2e-bin-")
+		if buildErr != nil {
+			return
+		}
+		for pkg, out := range map[string]string{"github.com/edgeovn/edgeovn": "edgeovn",
+			"github.com/edgeovn/edgeovn/cni/cmd/edgeovn-cni": "edgeovn-cni"} {
+			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, out), pkg)
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+			if b, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// startEnv starts a rig and edgeovn in it; everything stops by PID when the test ends.
+func startEnv(t *testing.T) *env {
+	t.Helper()
+	if err := harness.Preflight(); err != nil {
+		t.Skipf("end-to-end tier skipped, real components unavailable (run `make deps` as root): %v", err)
+	}
+	bins := buildBinaries(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	rig, err := harness.Start(ctx, harness.Options{Log: log, Keep: os.Getenv("EDGEOVN_E2E_KEEP") != ""})
+	if err != nil {
+		t.Fatalf("start rig: %v", err)
+	}
+	t.Cleanup(rig.Stop)
+	e := &env{rig: rig, bin: filepath.Join(bins, "edgeovn"), ipamDB: filepath.Join(rig.Dir, "ipam.db")}
+	e.kubelet = &podsim.Kubelet{Kube: rig.Kube(), Node: node, ConfDir: filepath.Join(rig.Dir, "net.d"),
+		BinDir: filepath.Join(rig.Dir, "cnibin"), CacheDir: filepath.Join(rig.Dir, "cnicache")}
+	e.daemon, err = rig.Start(ctx, harness.ProcessSpec{Name: "edgeovn", Path: e.bin, Args: []string{"run",
+		"--node-name=" + node, "--kubeconfig=" + rig.Kubeconfig,
+		"--ovn-nb=" + rig.NBEndpoint, "--ovn-sb=" + rig.SBEndpoint, "--ovs-db=" + rig.OVSEndpoint,
+		"--ipam-db=" + e.ipamDB, "--cni-socket=" + filepath.Join(rig.Dir, "cni.sock"),
+		"--cni-conf-dir=" + e.kubelet.ConfDir, "--cni-bin-dir=" + e.kubelet.BinDir,
+		"--cni-binary=" + filepath.Join(bins, "edgeovn-cni"), "--log-level=debug"}})
+	if err != nil {
+		t.Fatalf("start edgeovn: %v", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(e.daemonLog())
+		}
+	})
+	return e
+}
+
+// testWriter sends the harness's progress lines to the test log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Helper()
+	w.t.Log(string(p[:len(p)-1]))
+	return len(p), nil
+}

@@ -1,0 +1,28 @@
+// Package harness is the real-component rig of the end-to-end suite and the demo: one
+// simulated host in its own network namespace, running the OVN central (NB and SB
+// ovsdb-servers, ovn-northd), the host's Open vSwitch (ovsdb-server with the Open_vSwitch DB,
+// ovs-vswitchd on the userspace datapath) and ovn-controller, plus etcd and a real
+// kube-apiserver.
+//
+// Ownership: a Rig owns its run directory (sockets, databases, pid files, logs, kubeconfig),
+// its network namespace and every process it started, including extra ones started with
+// Rig.Start (edgeovn itself). It never touches a system instance: every daemon gets explicit
+// socket, pid, log and control paths inside the run directory, and OVS_RUNDIR/OVN_RUNDIR point
+// there too.
+//
+// Invariants:
+//   - The rig does not configure the chassis (system-id, ovn-remote, encap, datapath type):
+//     that is edgeovn's node role's job. It exposes the endpoints edgeovn must be told.
+//   - Every process is a direct child run without --detach and is stopped by PID, in reverse
+//     start order, and waited for. With Options.Detach the children get their own session so
+//     they outlive the starting program; their PIDs (with start times, against PID reuse) are
+//     in <dir>/pids and StopDir tears them down from another program.
+//   - Ports are fixed (etcd 2379/2380, API server 6443) because they live in the rig's own
+//     network namespace, where nothing else listens: several rigs never collide.
+//   - The test process stays in the root namespace; RESTConfig and DialContext open their
+//     sockets inside the rig's namespace from a locked OS thread, since a socket keeps the
+//     namespace it was created in.
+//
+// Concurrency: a Rig's methods may be called from several goroutines; Stop is idempotent and
+// safe to call after a failed or partial start.
+package harness

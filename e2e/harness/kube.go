@@ -1,0 +1,144 @@
+package harness
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// Fixed ports: they live in the rig's own namespace, so they never collide.
+const (
+	etcdClientPort = 2379
+	etcdPeerPort   = 2380
+	apiServerPort  = 6443
+)
+
+// startKube starts etcd and kube-apiserver, writes the kubeconfig and builds the clientset.
+func (r *Rig) startKube(ctx context.Context) error {
+	if err := r.startEtcd(ctx); err != nil {
+		return err
+	}
+	if err := r.writeAuthFiles(); err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(r.RESTConfig())
+	if err != nil {
+		return fmt.Errorf("build clientset for %s: %w", r.APIServerURL, err)
+	}
+	r.kube = kube
+	if err := r.startAPIServer(ctx); err != nil {
+		return err
+	}
+	return r.writeKubeconfig()
+}
+
+func (r *Rig) startEtcd(ctx context.Context) error {
+	client := fmt.Sprintf("http://127.0.0.1:%d", etcdClientPort)
+	peer := fmt.Sprintf("http://127.0.0.1:%d", etcdPeerPort)
+	spec := ProcessSpec{Name: "etcd", Path: "etcd", Args: []string{
+		"--name=eovn", "--data-dir=" + r.path("etcd"),
+		"--listen-client-urls=" + client, "--advertise-client-urls=" + client,
+		"--listen-peer-urls=" + peer, "--initial-advertise-peer-urls=" + peer,
+		"--initial-cluster=eovn=" + peer,
+	}}
+	_, err := r.spawn(ctx, spec, r.httpOK(client+"/health"))
+	return err
+}
+
+// httpOK is a readiness check: a plain HTTP GET from inside the namespace answers 200.
+func (r *Rig) httpOK(url string) func(context.Context) error {
+	client := &http.Client{Transport: &http.Transport{DialContext: r.DialContext}}
+	return func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET %s: %s: %s", url, resp.Status, body)
+		}
+		return nil
+	}
+}
+
+// writeAuthFiles writes the service account signing key and the static token file with one
+// admin token in system:masters.
+func (r *Rig) writeAuthFiles() error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return fmt.Errorf("generate service account key: %w", err)
+	}
+	der, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return fmt.Errorf("encode service account key: %w", err)
+	}
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der})
+	if err := os.WriteFile(r.path("sa.key"), keyPEM, 0o600); err != nil {
+		return fmt.Errorf("write service account key: %w", err)
+	}
+	tok := make([]byte, 16)
+	if _, err := rand.Read(tok); err != nil {
+		return fmt.Errorf("generate admin token: %w", err)
+	}
+	r.token = hex.EncodeToString(tok)
+	line := r.token + `,admin,admin,"system:masters"` + "\n"
+	if err := os.WriteFile(r.path("tokens.csv"), []byte(line), 0o600); err != nil {
+		return fmt.Errorf("write token file: %w", err)
+	}
+	return nil
+}
+
+func (r *Rig) startAPIServer(ctx context.Context) error {
+	spec := ProcessSpec{Name: "kube-apiserver", Path: r.opts.apiServerPath(), Args: []string{
+		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", etcdClientPort),
+		"--bind-address=127.0.0.1",
+		"--advertise-address=" + r.NodeIP.String(),
+		"--secure-port=" + strconv.Itoa(apiServerPort),
+		"--cert-dir=" + r.path("apiserver-certs"),
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-account-key-file=" + r.path("sa.key"),
+		"--service-account-signing-key-file=" + r.path("sa.key"),
+		"--token-auth-file=" + r.path("tokens.csv"),
+		"--authorization-mode=RBAC",
+		"--service-cluster-ip-range=10.43.0.0/16",
+	}}
+	p, err := r.startChild(spec)
+	if err != nil {
+		return err
+	}
+	return waitReady(ctx, p, apiServerReadyTimeout, func(ctx context.Context) error {
+		_, err := r.kube.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		return err
+	})
+}
+
+// writeKubeconfig writes a token kubeconfig for clients inside the namespace (edgeovn).
+func (r *Rig) writeKubeconfig() error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["rig"] = &clientcmdapi.Cluster{Server: r.APIServerURL, InsecureSkipTLSVerify: true}
+	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: r.token}
+	cfg.Contexts["rig"] = &clientcmdapi.Context{Cluster: "rig", AuthInfo: "admin"}
+	cfg.CurrentContext = "rig"
+	if err := clientcmd.WriteToFile(*cfg, r.Kubeconfig); err != nil {
+		return fmt.Errorf("write kubeconfig %s: %w", r.Kubeconfig, err)
+	}
+	return nil
+}

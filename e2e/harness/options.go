@@ -1,0 +1,136 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Sentinel errors callers branch on.
+var (
+	// ErrNotReady means a component did not become ready in time or exited while starting.
+	ErrNotReady = errors.New("component not ready")
+	// ErrDirInUse means the run directory already holds a rig: tear it down with StopDir first.
+	ErrDirInUse = errors.New("run directory already holds a rig")
+	// ErrNoRig means StopDir found no rig in the directory.
+	ErrNoRig = errors.New("no rig in directory")
+)
+
+// Options configures a rig. The zero value is usable.
+type Options struct {
+	// Dir is the run directory. Empty means a fresh /tmp/eovn-XXXX. It must be short: unix
+	// socket paths are limited to 107 bytes.
+	Dir string
+	// KubeAPIServer is the kube-apiserver binary. Empty means $EDGEOVN_KUBE_APISERVER, then
+	// <repo>/.cache/bin/kube-apiserver.
+	KubeAPIServer string
+	// Detach starts every process in its own session so it outlives the starting program;
+	// StopDir(Dir) tears the rig down later.
+	Detach bool
+	// Keep leaves the run directory (logs, databases) in place after Stop.
+	Keep bool
+	// Log receives progress messages. Nil discards them.
+	Log *slog.Logger
+}
+
+// maxSocketPath is the longest unix socket path the kernel accepts (sun_path minus the NUL).
+const maxSocketPath = 107
+
+// longestSocketName is the longest socket file name the rig creates in its directory.
+const longestSocketName = "/ovn-controller.4194304.ctl"
+
+// binaries the rig runs from $PATH.
+var binaries = []string{
+	"ip", "ovsdb-tool", "ovsdb-server", "ovs-vswitchd", "ovs-vsctl",
+	"ovn-northd", "ovn-controller", "ovn-nbctl", "etcd",
+}
+
+// Schema files the databases are created from.
+const (
+	nbSchema      = "/usr/share/ovn/ovn-nb.ovsschema"
+	sbSchema      = "/usr/share/ovn/ovn-sb.ovsschema"
+	vswitchSchema = "/usr/share/openvswitch/vswitch.ovsschema"
+)
+
+// Preflight reports, in one error, everything missing for a rig on this machine (not root,
+// a missing binary or schema, no kube-apiserver build), so tests can t.Skip with its message.
+// It uses $EDGEOVN_KUBE_APISERVER or the repository's default path for kube-apiserver.
+func Preflight() error {
+	return preflight(Options{})
+}
+
+func preflight(o Options) error {
+	var missing []string
+	if os.Geteuid() != 0 {
+		missing = append(missing, "not root (network namespaces and OVS need root)")
+	}
+	for _, b := range binaries {
+		if _, err := exec.LookPath(b); err != nil {
+			missing = append(missing, fmt.Sprintf("no %s in PATH", b))
+		}
+	}
+	for _, f := range []string{nbSchema, sbSchema, vswitchSchema, "/dev/net/tun"} {
+		if _, err := os.Stat(f); err != nil {
+			missing = append(missing, fmt.Sprintf("no %s", f))
+		}
+	}
+	if len(missing) > 0 {
+		missing = append(missing, "install with: e2e/scripts/install-deps.sh (or make deps)")
+	}
+	if err := checkAPIServer(o.apiServerPath()); err != nil {
+		missing = append(missing, err.Error())
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("rig preflight: %s", strings.Join(missing, "; "))
+}
+
+func checkAPIServer(path string) error {
+	st, err := os.Stat(path)
+	if err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+		return nil
+	}
+	return fmt.Errorf("no kube-apiserver binary at %s: build it with e2e/scripts/build-kube-apiserver.sh %s (or make deps)",
+		path, filepath.Dir(path))
+}
+
+// apiServerPath resolves the kube-apiserver binary: option, environment, repository cache.
+func (o Options) apiServerPath() string {
+	if o.KubeAPIServer != "" {
+		return o.KubeAPIServer
+	}
+	if p := os.Getenv("EDGEOVN_KUBE_APISERVER"); p != "" {
+		return p
+	}
+	return filepath.Join(repoRoot(), ".cache", "bin", "kube-apiserver")
+}
+
+// repoRoot walks up from the working directory to the edgeovn module's go.mod, so that tests
+// (run in their package directory) and `go run` from the root find the same cache.
+func repoRoot() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.Contains(string(b), "module github.com/edgeovn/edgeovn\n") {
+			return dir
+		}
+		if dir == filepath.Dir(dir) {
+			return wd
+		}
+	}
+}
+
+func (o Options) logger() *slog.Logger {
+	if o.Log != nil {
+		return o.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
