@@ -37,7 +37,7 @@ verify-generate: generate ## fail if the checked-in models differ from the schem
 	git diff --exit-code -- ovn/nbdb ovn/vswitchdb
 
 demo: deps build ## bring up OVN, an API server and edgeovn on this host; two pods ping
-	$(GO) run ./e2e/cmd/demo -dir $(CACHE)/demo up
+	$(GO) run ./e2e/cmd/demo -dir $(CACHE)/demo -bin bin up
 
 demo-down: ## tear the demo down
 	$(GO) run ./e2e/cmd/demo -dir $(CACHE)/demo down
