@@ -66,15 +66,24 @@ func Run(ctx context.Context, req Request) error {
 	if err != nil {
 		return err
 	}
+	listening := make(chan struct{})
 	srv, err := server.New(server.Config{Socket: req.CNISocket, Pods: watcher, Ports: ports{ovs},
-		Ready: r.checkReady, DisableTxChecksum: datapath == "netdev", Timeout: req.CNITimeout, Log: req.Log})
+		Ready: r.checkReady, DisableTxChecksum: datapath == "netdev", Timeout: req.CNITimeout, Log: req.Log,
+		Listening: func() { close(listening) }})
 	if err != nil {
 		return fmt.Errorf("create cni server: %w", err)
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return watcher.Run(ctx) })
 	g.Go(func() error { return srv.Serve(ctx) })
-	g.Go(func() error { return r.install(ctx) })
+	g.Go(func() error {
+		select {
+		case <-listening:
+			return r.install()
+		case <-ctx.Done():
+			return nil
+		}
+	})
 	return g.Wait()
 }
 
@@ -103,7 +112,7 @@ func (r *Role) ensureDatapath(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("configure chassis %s: %w", r.req.NodeName, err)
 	}
-	if err := r.ovs.EnsureBridge(ctx, vswitch.BridgeSpec{Name: Bridge, DatapathType: datapath}); err != nil {
+	if err := r.ovs.EnsureBridge(ctx, vswitch.BridgeSpec{Name: Bridge, DatapathType: datapath, Owner: r.req.NodeName, Adopt: true}); err != nil {
 		return "", fmt.Errorf("ensure %s (%s datapath): %w", Bridge, datapath, err)
 	}
 	r.log.Info("datapath ready", "bridge", Bridge, "datapath", datapath, "encap_ip", encap.String(), "chassis", r.req.NodeName)
@@ -111,10 +120,7 @@ func (r *Role) ensureDatapath(ctx context.Context) (string, error) {
 }
 
 // install puts the CNI binary and config in place once the server answers on its socket.
-func (r *Role) install(ctx context.Context) error {
-	if err := waitSocket(ctx, r.req.CNISocket); err != nil {
-		return err
-	}
+func (r *Role) install() error {
 	src, err := binarySource(r.req.CNIBinarySource)
 	if err != nil {
 		return err

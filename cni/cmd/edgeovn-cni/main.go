@@ -1,0 +1,18 @@
+// Command edgeovn-cni is the thin CNI binary installed as /opt/cni/bin/edgeovn. It forwards
+// each CNI command to the edgeovn daemon over its unix socket; see package plugin.
+package main
+
+import (
+	"context"
+	"os/signal"
+	"syscall"
+
+	"github.com/containernetworking/cni/pkg/skel"
+	"github.com/edgeovn/edgeovn/cni/plugin"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	skel.PluginMainFuncs(plugin.Funcs(ctx), plugin.Versions, plugin.About)
+}

@@ -1,0 +1,19 @@
+// Package plugin is the CNI side of edgeovn: the skel callbacks the thin binary
+// /opt/cni/bin/edgeovn runs for ADD, DEL, CHECK, STATUS and GC. Each callback reads the
+// network configuration and CNI_ARGS, forwards one protocol.PodRequest to the edgeovn daemon
+// over its root-only unix socket and turns the answer into what the CNI spec wants on stdout.
+//
+// Invariants:
+//   - The package does no networking of its own and links no netlink, OVSDB, SQLite or
+//     Kubernetes client code (a test enforces it), so the binary starts in a few
+//     milliseconds; the daemon does the work.
+//   - Errors reach the runtime as *types.Error with a spec error code. A daemon that cannot be
+//     reached is "try again later" (11) for ADD, DEL, CHECK and GC, and "plugin not available"
+//     (50) for STATUS.
+//   - DEL does not succeed while the daemon is down: the daemon owns the OVS port and the host
+//     veth, and answering success would leak both forever. Runtimes retry a failed DEL
+//     (containerd does, and repeats DEL during sandbox GC), and the daemon's DEL succeeds when
+//     the pod or its namespace is already gone, so the retry converges once the daemon is up.
+//
+// Concurrency: each binary invocation handles one command; there is no shared state.
+package plugin

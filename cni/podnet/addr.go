@@ -1,0 +1,92 @@
+package podnet
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+
+	"github.com/containernetworking/plugins/pkg/utils/sysctl"
+	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
+)
+
+// configureAddrs adds the pod's addresses, brings the link up and installs one default route
+// per family. IPv6 addresses skip duplicate address detection: OVN owns the address plan,
+// and DAD would delay the pod by about a second for nothing.
+func configureAddrs(link netlink.Link, r SetupRequest) error {
+	name := link.Attrs().Name
+	for _, p := range r.IPs {
+		addr := &netlink.Addr{IPNet: prefixToIPNet(p)}
+		if p.Addr().Is6() {
+			if _, err := sysctl.Sysctl(fmt.Sprintf("net/ipv6/conf/%s/disable_ipv6", name), "0"); err != nil {
+				return fmt.Errorf("enable ipv6 on %s: %w", name, err)
+			}
+			addr.Flags = unix.IFA_F_NODAD
+		}
+		if err := netlink.AddrAdd(link, addr); err != nil {
+			return fmt.Errorf("add address %s to %s: %w", p, name, err)
+		}
+	}
+	if err := netlink.LinkSetUp(link); err != nil {
+		return fmt.Errorf("set %s up: %w", name, err)
+	}
+	for _, gw := range defaultGateways(r.Gateways) {
+		if err := addDefaultRoute(link, gw, r.IPs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// defaultGateways keeps the first gateway of each family.
+func defaultGateways(gws []netip.Addr) []netip.Addr {
+	var out []netip.Addr
+	var seen4, seen6 bool
+	for _, gw := range gws {
+		gw = gw.Unmap()
+		switch {
+		case !gw.IsValid():
+		case gw.Is4() && !seen4:
+			seen4 = true
+			out = append(out, gw)
+		case gw.Is6() && !seen6:
+			seen6 = true
+			out = append(out, gw)
+		}
+	}
+	return out
+}
+
+func addDefaultRoute(link netlink.Link, gw netip.Addr, ips []netip.Prefix) error {
+	dst := netip.PrefixFrom(netip.IPv4Unspecified(), 0)
+	if gw.Is6() {
+		dst = netip.PrefixFrom(netip.IPv6Unspecified(), 0)
+	}
+	route := &netlink.Route{
+		LinkIndex: link.Attrs().Index,
+		Dst:       prefixToIPNet(dst),
+		Gw:        net.IP(gw.AsSlice()),
+	}
+	if !onLink(gw, ips) {
+		// A gateway outside the pod's subnets is still reached through the pod's only link.
+		route.Flags = int(netlink.FLAG_ONLINK)
+	}
+	if err := netlink.RouteReplace(route); err != nil {
+		return fmt.Errorf("add default route via %s on %s: %w", gw, link.Attrs().Name, err)
+	}
+	return nil
+}
+
+func onLink(gw netip.Addr, ips []netip.Prefix) bool {
+	for _, p := range ips {
+		if p.Masked().Contains(gw) {
+			return true
+		}
+	}
+	return false
+}
+
+func prefixToIPNet(p netip.Prefix) *net.IPNet {
+	a := p.Addr().Unmap()
+	return &net.IPNet{IP: net.IP(a.AsSlice()), Mask: net.CIDRMask(p.Bits(), a.BitLen())}
+}

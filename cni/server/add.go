@@ -1,0 +1,139 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/edgeovn/edgeovn/cni/podnet"
+	"github.com/edgeovn/edgeovn/cni/protocol"
+)
+
+// rollbackTimeout bounds the cleanup after a failed ADD, which runs even when the request's
+// own context has ended.
+const rollbackTimeout = 10 * time.Second
+
+func validateAdd(req protocol.PodRequest) *protocol.Error {
+	switch {
+	case req.ContainerID == "":
+		return badRequest("ADD without a container ID")
+	case req.IfName == "":
+		return badRequest("ADD for container %s without an interface name", req.ContainerID)
+	case req.PodNamespace == "" || req.PodName == "":
+		return badRequest("ADD for container %s lacks K8S_POD_NAMESPACE or K8S_POD_NAME in CNI_ARGS (namespace %q, name %q)",
+			req.ContainerID, req.PodNamespace, req.PodName)
+	}
+	if err := podnet.ValidateNetns(req.Netns); err != nil {
+		return &protocol.Error{Code: protocol.CodeInvalidNetns,
+			Msg: fmt.Sprintf("ADD for pod %s/%s: bad netns %q", req.PodNamespace, req.PodName, req.Netns), Details: err.Error()}
+	}
+	return nil
+}
+
+func (s *Server) add(ctx context.Context, req protocol.PodRequest) (*protocol.AddResult, *protocol.Error) {
+	if perr := validateAdd(req); perr != nil {
+		return nil, perr
+	}
+	s.gcLock.RLock()
+	defer s.gcLock.RUnlock()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	start := time.Now()
+	log := s.cfg.Log.With("pod", req.PodName, "namespace", req.PodNamespace, "netns", req.Netns)
+
+	if err := s.cfg.Ready(ctx); err != nil {
+		return nil, retryable("node datapath not ready, try again later", err)
+	}
+	var pn PodNetwork
+	err := timed(log, "wait for allocation", func() (err error) {
+		pn, err = s.cfg.Pods.WaitPodNetwork(ctx, PodKey{Namespace: req.PodNamespace, Name: req.PodName, UID: req.PodUID})
+		return err
+	})
+	if err != nil {
+		return nil, cniError(fmt.Sprintf("wait for the network of pod %s/%s", req.PodNamespace, req.PodName), err)
+	}
+	if pn.Port == "" || len(pn.IPs) == 0 {
+		return nil, &protocol.Error{Code: protocol.CodeInternal,
+			Msg: fmt.Sprintf("allocation of pod %s/%s lacks a port or addresses", req.PodNamespace, req.PodName)}
+	}
+	log = log.With("lsp", pn.Port, "ip", joinIPs(pn))
+	res, perr := s.wire(ctx, log, req, pn)
+	if perr != nil {
+		s.rollback(ctx, log, req)
+		return nil, perr
+	}
+	log.Info("pod network added", "duration", time.Since(start))
+	return addResult(req, res, pn), nil
+}
+
+// wire builds the veth pair, plugs it into br-int and waits for OVN to bind it.
+func (s *Server) wire(ctx context.Context, log *slog.Logger, req protocol.PodRequest, pn PodNetwork) (podnet.Result, *protocol.Error) {
+	hostIf := podnet.HostIfName(req.ContainerID)
+	var res podnet.Result
+	err := timed(log, "set up veth", func() (err error) {
+		res, err = podnet.Setup(ctx, podnet.SetupRequest{
+			Netns: req.Netns, IfName: req.IfName, HostIfName: hostIf,
+			MAC: pn.MAC, IPs: pn.IPs, Gateways: pn.Gateways, MTU: pn.MTU,
+			DisableTxChecksum: s.cfg.DisableTxChecksum,
+		})
+		return err
+	})
+	if err != nil {
+		return res, cniError("set up pod interface "+hostIf, err)
+	}
+	port := PortRequest{Name: hostIf, IfaceID: pn.Port, ExternalIDs: externalIDs(req, pn)}
+	if err := timed(log, "add ovs port", func() error { return s.cfg.Ports.AddPort(ctx, port) }); err != nil {
+		return res, retryable("add ovs port "+hostIf, err)
+	}
+	if err := timed(log, "wait for ovn-installed", func() error { return s.cfg.Ports.WaitInstalled(ctx, hostIf) }); err != nil {
+		return res, retryable(fmt.Sprintf("wait for OVN to bind port %s (lsp %s)", hostIf, pn.Port), err)
+	}
+	return res, nil
+}
+
+// rollback removes what a failed ADD made; the runtime's DEL would too, but a failed ADD is
+// not always followed by one.
+func (s *Server) rollback(ctx context.Context, log *slog.Logger, req protocol.PodRequest) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+	defer cancel()
+	hostIf := podnet.HostIfName(req.ContainerID)
+	if err := s.cfg.Ports.DeletePort(ctx, hostIf); err != nil {
+		log.Warn("roll back failed add: delete port", "err", err)
+	}
+	if err := podnet.Teardown(ctx, hostIf, req.Netns); err != nil {
+		log.Warn("roll back failed add: delete veth", "err", err)
+	}
+}
+
+func externalIDs(req protocol.PodRequest, pn PodNetwork) map[string]string {
+	ids := map[string]string{
+		ExtIDPodNamespace: req.PodNamespace,
+		ExtIDPodName:      req.PodName,
+		ExtIDContainerID:  req.ContainerID,
+		ExtIDPodNetns:     req.Netns,
+		ExtIDIfName:       req.IfName,
+		ExtIDIP:           joinIPs(pn),
+	}
+	if req.PodUID != "" {
+		ids[ExtIDPodUID] = req.PodUID
+	}
+	return ids
+}
+
+// joinIPs renders the pod's addresses for logs and external_ids, Kube-OVN style.
+func joinIPs(pn PodNetwork) string {
+	s := make([]string, 0, len(pn.IPs))
+	for _, p := range pn.IPs {
+		s = append(s, p.Addr().String())
+	}
+	return strings.Join(s, ",")
+}
+
+func timed(log *slog.Logger, step string, f func() error) error {
+	start := time.Now()
+	err := f()
+	log.Debug("cni add step", "step", step, "duration", time.Since(start), "err", err)
+	return err
+}

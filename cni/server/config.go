@@ -1,0 +1,103 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"time"
+
+	"github.com/edgeovn/edgeovn/cni/protocol"
+)
+
+// DefaultTimeout bounds one ADD: waiting for the allocation, wiring, and OVN's binding.
+const DefaultTimeout = 60 * time.Second
+
+// PodKey identifies a pod as the runtime names it in CNI_ARGS.
+type PodKey struct{ Namespace, Name, UID string }
+
+// PodNetwork is what the controller allocated for a pod.
+type PodNetwork struct {
+	Switch   string
+	Port     string // logical switch port name, the host end's iface-id
+	MAC      net.HardwareAddr
+	IPs      []netip.Prefix // addresses with their subnet length
+	Gateways []netip.Addr
+	MTU      int
+}
+
+// Pods yields pod allocations.
+type Pods interface {
+	// WaitPodNetwork blocks, on events rather than polling, until the pod's network is
+	// allocated or ctx ends.
+	WaitPodNetwork(ctx context.Context, k PodKey) (PodNetwork, error)
+}
+
+// PortRequest describes an OVS port on br-int for a pod's host interface.
+type PortRequest struct {
+	Name        string // host interface name
+	IfaceID     string // logical switch port name
+	ExternalIDs map[string]string
+}
+
+// Ports manages edgeovn's pod ports on the local br-int.
+type Ports interface {
+	AddPort(ctx context.Context, r PortRequest) error
+	DeletePort(ctx context.Context, name string) error
+	WaitInstalled(ctx context.Context, name string) error // OVN bound the port (ovn-installed)
+	ListPorts(ctx context.Context) ([]PortRequest, error) // edgeovn's pod ports, for GC
+}
+
+// external_ids keys ADD sets on pod ports, next to iface-id. The names follow Kube-OVN's
+// where Kube-OVN has one.
+const (
+	ExtIDPodNamespace = "pod_namespace"
+	ExtIDPodName      = "pod_name"
+	ExtIDPodUID       = "pod_uid"
+	ExtIDContainerID  = "container_id"
+	ExtIDPodNetns     = "pod_netns"
+	ExtIDIfName       = "ifname"
+	ExtIDIP           = "ip"
+)
+
+// Config configures a Server.
+type Config struct {
+	Socket string // default protocol.DefaultSocket
+	Pods   Pods
+	Ports  Ports
+	// Ready reports whether the node's datapath is up; nil means always ready.
+	Ready             func(ctx context.Context) error
+	DisableTxChecksum bool          // see podnet.SetupRequest.DisableTxChecksum
+	Timeout           time.Duration // per ADD, default DefaultTimeout
+	Log               *slog.Logger  // default discards
+	// Listening, if set, is called once the socket accepts connections: the moment the
+	// runtime may be pointed at it (the CNI config written).
+	Listening func()
+}
+
+// ErrInvalidConfig is returned by New for a Config it cannot run with.
+var ErrInvalidConfig = errors.New("invalid cni server config")
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Pods == nil || c.Ports == nil {
+		return c, fmt.Errorf("%w: pods and ports are required", ErrInvalidConfig)
+	}
+	if c.Timeout < 0 {
+		return c, fmt.Errorf("%w: timeout %v is negative", ErrInvalidConfig, c.Timeout)
+	}
+	if c.Socket == "" {
+		c.Socket = protocol.DefaultSocket
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Ready == nil {
+		c.Ready = func(context.Context) error { return nil }
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	return c, nil
+}

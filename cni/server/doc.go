@@ -1,0 +1,25 @@
+// Package server is the daemon side of edgeovn's CNI: it listens on the root-only unix
+// socket, and for each request from the thin binary (package plugin) wires or unwires one
+// pod.
+//
+// ADD waits (on events, through Pods) until the controller has allocated the pod, builds the
+// veth pair (package podnet), plugs the host end into br-int with iface-id = the pod's
+// logical switch port (Ports) and answers only once OVN has bound the port, so a pod never
+// starts on a dead network. DEL removes the port and the pair; it never consults the
+// Kubernetes API and succeeds when the pod, its namespace or the pair are already gone.
+// STATUS is Config.Ready. GC removes ports and veths of containers the runtime no longer
+// lists.
+//
+// Invariants:
+//   - Every port ADD creates carries external_ids naming the pod, container and interface
+//     (ExtID* keys); GC only ever deletes ports with ExtIDContainerID set.
+//   - A failed ADD removes what it made, so nothing half-made outlives the request.
+//   - Errors reach the binary as protocol.Error with a CNI error code: 11 (try again later)
+//     for what a retry can fix (not ready, timeouts, OVS unavailable), 4/7/8 for bad input.
+//
+// Concurrency: requests are served concurrently. The runtime never overlaps commands for one
+// container; GC takes an exclusive lock so that it never deletes a pair an ADD is building.
+// Pods and Ports implementations must be safe for concurrent use, and AddPort and DeletePort
+// must be idempotent (AddPort replaces a port of the same name, DeletePort of a missing port
+// succeeds).
+package server

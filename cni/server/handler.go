@@ -1,0 +1,64 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/edgeovn/edgeovn/cni/protocol"
+)
+
+// maxRequest bounds a request body; real requests are well under a kilobyte, GC's
+// attachment lists a few hundred.
+const maxRequest = 4 << 20
+
+func (s *Server) serveCNI(w http.ResponseWriter, r *http.Request) {
+	var req protocol.PodRequest
+	if err := json.NewDecoder(io.LimitReader(r.Body, maxRequest)).Decode(&req); err != nil {
+		writeResponse(w, protocol.Response{Error: &protocol.Error{
+			Code: protocol.CodeDecodingFailure, Msg: "decode cni request", Details: err.Error()}})
+		return
+	}
+	writeResponse(w, s.dispatch(r.Context(), req))
+}
+
+func (s *Server) dispatch(ctx context.Context, req protocol.PodRequest) protocol.Response {
+	switch req.Command {
+	case protocol.CommandAdd:
+		res, perr := s.add(ctx, req)
+		return protocol.Response{Add: res, Error: perr}
+	case protocol.CommandDel:
+		return protocol.Response{Error: s.del(ctx, req)}
+	case protocol.CommandCheck:
+		return protocol.Response{Error: s.check(ctx, req)}
+	case protocol.CommandStatus:
+		return protocol.Response{Error: s.status(ctx)}
+	case protocol.CommandGC:
+		return protocol.Response{Error: s.gc(ctx, req)}
+	}
+	return protocol.Response{Error: &protocol.Error{
+		Code: protocol.CodeInvalidEnvironment, Msg: fmt.Sprintf("unknown cni command %q", req.Command)}}
+}
+
+func writeResponse(w http.ResponseWriter, resp protocol.Response) {
+	w.Header().Set("Content-Type", "application/json")
+	if resp.Error != nil {
+		w.WriteHeader(httpStatus(resp.Error.Code))
+	}
+	// The client may be gone already (its timeout); nothing useful is left to do then.
+	_ = json.NewEncoder(w).Encode(resp)
+}
+
+// httpStatus mirrors a CNI code for people reading the socket with curl; the binary reads
+// only the body.
+func httpStatus(code uint) int {
+	switch code {
+	case protocol.CodeTryAgainLater, protocol.CodePluginNotAvailable, protocol.CodeLimitedConnectivity:
+		return http.StatusServiceUnavailable
+	case protocol.CodeInvalidEnvironment, protocol.CodeDecodingFailure, protocol.CodeInvalidNetworkConfig, protocol.CodeInvalidNetns:
+		return http.StatusBadRequest
+	}
+	return http.StatusInternalServerError
+}

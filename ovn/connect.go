@@ -1,0 +1,138 @@
+package ovn
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/go-logr/logr"
+	"github.com/ovn-org/libovsdb/client"
+	"github.com/ovn-org/libovsdb/model"
+)
+
+// ConnectRequest says where an OVSDB server is and where the client logs.
+type ConnectRequest struct {
+	// Endpoints in OVSDB connection format: "unix:/run/ovn/ovnnb_db.sock",
+	// "tcp:127.0.0.1:6641". The first that answers is used; on loss the client moves on.
+	Endpoints []string
+	// Log receives the client's own messages; libovsdb's are passed at Info and above only.
+	Log *slog.Logger
+}
+
+// Timing of the connection; variables so that tests could shorten them.
+var (
+	reconnectTimeout  = 10 * time.Second
+	initialRetryFirst = 100 * time.Millisecond
+	retryMax          = 5 * time.Second
+)
+
+// Validate reports a request that can never connect.
+func (r ConnectRequest) Validate() error {
+	if len(r.Endpoints) == 0 {
+		return fmt.Errorf("%w: no ovsdb endpoints", ErrInvalid)
+	}
+	for _, ep := range r.Endpoints {
+		scheme, rest, ok := strings.Cut(ep, ":")
+		if !ok || rest == "" || (scheme != "unix" && scheme != "tcp" && scheme != "ssl") {
+			return fmt.Errorf("%w: ovsdb endpoint %q: want unix:PATH, tcp:HOST:PORT or ssl:HOST:PORT", ErrInvalid, ep)
+		}
+	}
+	return nil
+}
+
+// Connect dials one of req.Endpoints with dbModel, retrying until ctx ends, starts a single
+// monitor of every table in the model and returns once the initial contents are in the
+// cache. The returned client reconnects forever on its own and resumes its monitor.
+func Connect(ctx context.Context, req ConnectRequest, dbModel model.ClientDBModel) (client.Client, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	log := req.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	c, err := newClient(req, dbModel, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := connectWithRetry(ctx, c, log, req.Endpoints); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if _, err := c.MonitorAll(ctx); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("monitor %s at %s: %w", dbModel.Name(), c.CurrentEndpoint(), err)
+	}
+	return c, nil
+}
+
+func newClient(req ConnectRequest, dbModel model.ClientDBModel, log *slog.Logger) (client.Client, error) {
+	libLog := logr.FromSlogHandler(minLevel{Handler: log.Handler(), min: slog.LevelInfo}).
+		WithValues("component", "libovsdb", "db", dbModel.Name())
+	opts := []client.Option{
+		client.WithLogger(&libLog),
+		client.WithReconnect(reconnectTimeout, foreverBackoff()),
+	}
+	for _, ep := range req.Endpoints {
+		opts = append(opts, client.WithEndpoint(ep))
+	}
+	c, err := client.NewOVSDBClient(dbModel, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("create ovsdb client for %s: %w", dbModel.Name(), err)
+	}
+	return c, nil
+}
+
+// foreverBackoff never gives up: libovsdb panics when its reconnect backoff returns Stop.
+func foreverBackoff() backoff.BackOff {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval = initialRetryFirst
+	b.MaxInterval = retryMax
+	b.MaxElapsedTime = 0
+	return b
+}
+
+// connectWithRetry covers the first connection, which libovsdb does not retry: at boot the
+// database may come up after edgeovn.
+func connectWithRetry(ctx context.Context, c client.Client, log *slog.Logger, endpoints []string) error {
+	b := foreverBackoff()
+	for attempt := 1; ; attempt++ {
+		err := c.Connect(ctx)
+		if err == nil {
+			return nil
+		}
+		wait := b.NextBackOff()
+		if attempt == 1 || attempt%10 == 0 {
+			log.Warn("ovsdb not reachable yet, retrying", "endpoints", endpoints, "attempt", attempt, "err", err)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("connect to ovsdb %v: %w (last error: %v)", endpoints, ctx.Err(), err)
+		case <-t.C:
+		}
+	}
+}
+
+// minLevel drops records below min, because libovsdb's debug output (every transaction and
+// update) would otherwise flood a debug-level edgeovn log.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return minLevel{Handler: h.Handler.WithAttrs(attrs), min: h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{Handler: h.Handler.WithGroup(name), min: h.min}
+}

@@ -1,0 +1,53 @@
+package northbound
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/ovn-org/libovsdb/client"
+	"github.com/ovn-org/libovsdb/ovsdb"
+
+	"github.com/edgeovn/edgeovn/ovn"
+	"github.com/edgeovn/edgeovn/ovn/nbdb"
+)
+
+// Client writes edgeovn's topology into the OVN northbound database.
+type Client struct {
+	nb  client.Client
+	log *slog.Logger
+	// writes counts committed write transactions, so tests can prove an ensure wrote nothing.
+	writes atomic.Int64
+}
+
+// Connect connects to the northbound database and returns once its contents are cached.
+func Connect(ctx context.Context, req ovn.ConnectRequest) (*Client, error) {
+	dbModel, err := nbdb.FullDatabaseModel()
+	if err != nil {
+		return nil, fmt.Errorf("build northbound model: %w", err)
+	}
+	log := req.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	req.Log = log
+	nb, err := ovn.Connect(ctx, req, dbModel)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{nb: nb, log: log}, nil
+}
+
+// Close disconnects; the Client must not be used afterwards.
+func (c *Client) Close() {
+	c.nb.Close()
+}
+
+func (c *Client) commit(ctx context.Context, ops []ovsdb.Operation) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	c.writes.Add(1)
+	return ovn.Transact(ctx, c.nb, ops)
+}

@@ -1,0 +1,100 @@
+package northbound
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+
+	"github.com/edgeovn/edgeovn/ovn"
+)
+
+// LogicalSwitchKey is the external_ids key on pod ports naming their switch, as Kube-OVN does.
+const LogicalSwitchKey = "ls"
+
+// PodPortSpec is the desired logical switch port of a pod.
+type PodPortSpec struct {
+	Switch string           // logical switch, which must exist and be edgeovn's
+	Name   string           // "<pod>.<namespace>"
+	MAC    net.HardwareAddr // the pod's eth0 MAC
+	IPs    []netip.Addr     // one per family
+	Owner  string           // "namespace/name"
+}
+
+// Validate reports what is wrong with the spec.
+func (s PodPortSpec) Validate() error {
+	if err := validateName("logical switch", s.Switch); err != nil {
+		return err
+	}
+	if err := validateName("pod port", s.Name); err != nil {
+		return err
+	}
+	if len(s.MAC) != 6 {
+		return fmt.Errorf("%w: pod port %s: MAC %q is not a 6-byte Ethernet address", ovn.ErrInvalid, s.Name, s.MAC)
+	}
+	if s.MAC[0]&1 == 1 {
+		return fmt.Errorf("%w: pod port %s: MAC %s is multicast", ovn.ErrInvalid, s.Name, s.MAC)
+	}
+	if err := validateIPs(s.Name, s.IPs); err != nil {
+		return err
+	}
+	ns, name, ok := strings.Cut(s.Owner, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return fmt.Errorf("%w: pod port %s: owner %q is not namespace/name", ovn.ErrInvalid, s.Name, s.Owner)
+	}
+	return nil
+}
+
+func validateIPs(port string, ips []netip.Addr) error {
+	if len(ips) == 0 {
+		return fmt.Errorf("%w: pod port %s: no IP addresses", ovn.ErrInvalid, port)
+	}
+	if len(ips) > 2 {
+		return fmt.Errorf("%w: pod port %s: %d IP addresses, want one per family", ovn.ErrInvalid, port, len(ips))
+	}
+	for _, ip := range ips {
+		if !ip.IsValid() || ip.IsUnspecified() || ip.Is4In6() {
+			return fmt.Errorf("%w: pod port %s: unusable IP address %q", ovn.ErrInvalid, port, ip)
+		}
+	}
+	if len(ips) == 2 && ips[0].Is4() == ips[1].Is4() {
+		return fmt.Errorf("%w: pod port %s: two addresses of one family (%s, %s)", ovn.ErrInvalid, port, ips[0], ips[1])
+	}
+	return nil
+}
+
+// addresses is the LSP addresses and port_security entry: "<mac> <ip> [<ip6>]".
+func (s PodPortSpec) addresses() string {
+	parts := []string{s.MAC.String()}
+	for _, ip := range s.IPs {
+		parts = append(parts, ip.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+func (s PodPortSpec) externalIDs() map[string]string {
+	ids := ovn.OwnedBy(ovn.KindPod, s.Owner)
+	ids[LogicalSwitchKey] = s.Switch
+	return ids
+}
+
+// parseAddresses reverses addresses; ok is false for anything else ("router", "dynamic").
+func parseAddresses(entry string) (net.HardwareAddr, []netip.Addr, bool) {
+	fields := strings.Fields(entry)
+	if len(fields) < 2 {
+		return nil, nil, false
+	}
+	mac, err := net.ParseMAC(fields[0])
+	if err != nil {
+		return nil, nil, false
+	}
+	ips := make([]netip.Addr, 0, len(fields)-1)
+	for _, f := range fields[1:] {
+		ip, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, nil, false
+		}
+		ips = append(ips, ip)
+	}
+	return mac, ips, true
+}

@@ -1,0 +1,158 @@
+package northbound
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/ovn-org/libovsdb/ovsdb"
+
+	"github.com/edgeovn/edgeovn/ovn"
+	"github.com/edgeovn/edgeovn/ovn/nbdb"
+)
+
+// EnsurePodPort creates the pod's port on spec.Switch, or updates it when its addresses,
+// port security or tags differ, or moves it when it is on another switch. A port that is
+// already right is not written. The switch must exist (ovn.ErrNotFound) and be edgeovn's,
+// and a same-named port that is not an edgeovn pod port is left alone (ovn.ErrNotOwned).
+func (c *Client) EnsurePodPort(ctx context.Context, spec PodPortSpec) error {
+	if err := spec.Validate(); err != nil {
+		return fmt.Errorf("ensure pod port: %w", err)
+	}
+	ops, err := c.podPortOps(ctx, spec)
+	if err == nil {
+		err = c.commit(ctx, ops)
+	}
+	if err != nil {
+		return fmt.Errorf("ensure pod port %s on switch %s: %w", spec.Name, spec.Switch, err)
+	}
+	return nil
+}
+
+func (c *Client) podPortOps(ctx context.Context, spec PodPortSpec) ([]ovsdb.Operation, error) {
+	sw, err := c.switchByName(ctx, spec.Switch)
+	switch {
+	case err != nil:
+		return nil, err
+	case sw == nil:
+		return nil, fmt.Errorf("logical switch %s: %w", spec.Switch, ovn.ErrNotFound)
+	case !ovn.IsOwned(sw.ExternalIDs):
+		return nil, fmt.Errorf("logical switch %s: %w", spec.Switch, ovn.ErrNotOwned)
+	}
+	cur, err := c.switchPortByName(ctx, spec.Name)
+	if err != nil {
+		return nil, err
+	}
+	if cur == nil {
+		return c.createPodPortOps(spec, sw)
+	}
+	if !isPodPort(cur) {
+		return nil, fmt.Errorf("logical switch port %s (not an edgeovn pod port): %w", spec.Name, ovn.ErrNotOwned)
+	}
+	return c.repairPodPortOps(ctx, spec, sw, cur)
+}
+
+func (c *Client) createPodPortOps(spec PodPortSpec, sw *nbdb.LogicalSwitch) ([]ovsdb.Operation, error) {
+	lsp := &nbdb.LogicalSwitchPort{
+		UUID:         "new_pod_port",
+		Name:         spec.Name,
+		Addresses:    []string{spec.addresses()},
+		PortSecurity: []string{spec.addresses()},
+		ExternalIDs:  spec.externalIDs(),
+	}
+	insert, err := c.nb.Create(lsp)
+	if err != nil {
+		return nil, fmt.Errorf("build logical switch port: %w", err)
+	}
+	ops := []ovsdb.Operation{
+		ovn.WaitAbsent(nbdb.LogicalSwitchPortTable, "name", spec.Name),
+		ovn.WaitPresent(nbdb.LogicalSwitchTable, sw.UUID, "name", sw.Name),
+	}
+	ops = append(ops, insert...)
+	return append(ops, ovn.MutateRefs(nbdb.LogicalSwitchTable, sw.UUID, "ports", ovsdb.MutateOperationInsert, lsp.UUID)), nil
+}
+
+// repairPodPortOps updates an existing edgeovn pod port in place, keeping its UUID (and so
+// its binding) and moving it between switches by mutating both in one transaction, so it is
+// referenced at every commit and never garbage-collected.
+func (c *Client) repairPodPortOps(ctx context.Context, spec PodPortSpec, sw *nbdb.LogicalSwitch, cur *nbdb.LogicalSwitchPort) ([]ovsdb.Operation, error) {
+	holders, err := c.switchesHolding(ctx, cur.UUID)
+	if err != nil {
+		return nil, err
+	}
+	var ops []ovsdb.Operation
+	for _, h := range holders {
+		if h.UUID != sw.UUID {
+			ops = append(ops, ovn.MutateRefs(nbdb.LogicalSwitchTable, h.UUID, "ports", ovsdb.MutateOperationDelete, cur.UUID))
+		}
+	}
+	if !slices.Contains(sw.Ports, cur.UUID) {
+		ops = append(ops,
+			ovn.WaitPresent(nbdb.LogicalSwitchTable, sw.UUID, "name", sw.Name),
+			ovn.MutateRefs(nbdb.LogicalSwitchTable, sw.UUID, "ports", ovsdb.MutateOperationInsert, cur.UUID))
+	}
+	want := []string{spec.addresses()}
+	if !sameSet(cur.Addresses, want) || !sameSet(cur.PortSecurity, want) || !ovn.HasAll(cur.ExternalIDs, spec.externalIDs()) {
+		m := &nbdb.LogicalSwitchPort{
+			UUID:         cur.UUID,
+			Addresses:    want,
+			PortSecurity: want,
+			ExternalIDs:  merged(cur.ExternalIDs, spec.externalIDs()),
+		}
+		upd, err := c.nb.Where(m).Update(m, &m.Addresses, &m.PortSecurity, &m.ExternalIDs)
+		if err != nil {
+			return nil, fmt.Errorf("build update of logical switch port: %w", err)
+		}
+		ops = append(ops, upd...)
+	}
+	if len(ops) == 0 {
+		return nil, nil
+	}
+	guard := ovn.WaitPresent(nbdb.LogicalSwitchPortTable, cur.UUID, "name", cur.Name)
+	return append([]ovsdb.Operation{guard}, ops...), nil
+}
+
+// DeletePodPort removes the pod port portName from switchName. A missing switch or port, or
+// a port that now lives on another switch (the pod was re-created elsewhere), is success. A
+// same-named port that is not an edgeovn pod port is ovn.ErrNotOwned.
+func (c *Client) DeletePodPort(ctx context.Context, switchName, portName string) error {
+	ops, err := c.deletePodPortOps(ctx, switchName, portName)
+	if err == nil {
+		err = c.commit(ctx, ops)
+	}
+	if err != nil {
+		return fmt.Errorf("delete pod port %s from switch %s: %w", portName, switchName, err)
+	}
+	return nil
+}
+
+func (c *Client) deletePodPortOps(ctx context.Context, switchName, portName string) ([]ovsdb.Operation, error) {
+	if err := validateName("logical switch", switchName); err != nil {
+		return nil, err
+	}
+	if err := validateName("pod port", portName); err != nil {
+		return nil, err
+	}
+	cur, err := c.switchPortByName(ctx, portName)
+	if err != nil || cur == nil {
+		return nil, err
+	}
+	if !isPodPort(cur) {
+		return nil, fmt.Errorf("logical switch port %s (not an edgeovn pod port): %w", portName, ovn.ErrNotOwned)
+	}
+	sw, err := c.switchByName(ctx, switchName)
+	if err != nil || sw == nil || !slices.Contains(sw.Ports, cur.UUID) {
+		if err == nil {
+			c.log.Debug("pod port not on this switch, nothing to delete", "lsp", portName, "ls", switchName)
+		}
+		return nil, err
+	}
+	return []ovsdb.Operation{
+		ovn.MutateRefs(nbdb.LogicalSwitchTable, sw.UUID, "ports", ovsdb.MutateOperationDelete, cur.UUID),
+		ovn.DeleteRow(nbdb.LogicalSwitchPortTable, cur.UUID),
+	}, nil
+}
+
+func isPodPort(lsp *nbdb.LogicalSwitchPort) bool {
+	return ovn.IsOwned(lsp.ExternalIDs) && lsp.ExternalIDs[ovn.OwnerKindKey] == ovn.KindPod
+}

@@ -1,0 +1,16 @@
+// Package vswitch writes edgeovn's part of the host's Open_vSwitch database: the integration
+// bridge (EnsureBridge), the settings ovn-controller reads from the Open_vSwitch row's
+// external_ids (SetOVNConfig), pod ports with their iface-id (AddPort, DeletePort, Ports), and
+// it waits for ovn-controller to report a port's flows installed (WaitInstalled).
+//
+// Invariants: bridges, ports and interfaces it creates carry ovn.OwnedBy tags (ports and
+// interfaces at least vendor=edgeovn) and it never changes or deletes one without them
+// (ovn.ErrNotOwned). Each call compares the cache with the desired rows and commits the
+// difference as one checked transaction; when nothing differs it writes nothing. External-ID
+// changes are made by key-wise mutations so that keys written by others (ovn-controller's
+// ovn-installed, an administrator's settings) are kept. The Open_vSwitch row itself must
+// exist (ovs-ctl / `ovs-vsctl init` create it); its absence is ovn.ErrNotFound.
+//
+// Concurrency: a Client is safe for concurrent use. WaitInstalled is event-driven: one cache
+// event handler, registered at Connect, wakes the waiters of the interface that changed.
+package vswitch

@@ -1,0 +1,216 @@
+package vswitch
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/ovn-org/libovsdb/ovsdb"
+
+	"github.com/edgeovn/edgeovn/ovn"
+	"github.com/edgeovn/edgeovn/ovn/vswitchdb"
+)
+
+// Interface external_ids keys shared with ovn-controller.
+const (
+	KeyIfaceID      = "iface-id"
+	KeyOVNInstalled = "ovn-installed"
+	// keyInstalledTS is written by ovn-controller beside ovn-installed.
+	keyInstalledTS = "ovn-installed-ts"
+)
+
+// PortSpec is a port on a bridge whose interface ovn-controller binds to the logical switch
+// port IfaceID.
+type PortSpec struct {
+	Bridge      string
+	Name        string // the kernel interface (the host end of a pod's veth)
+	IfaceID     string // the logical switch port, "<pod>.<namespace>"
+	ExternalIDs map[string]string
+}
+
+// Port is an edgeovn port as the database has it.
+type Port struct {
+	Name        string
+	IfaceID     string
+	ExternalIDs map[string]string // the interface's external_ids
+}
+
+// Validate reports what is wrong with the spec.
+func (s PortSpec) Validate() error {
+	if err := validateIfaceName("bridge", s.Bridge); err != nil {
+		return err
+	}
+	if err := validateIfaceName("port", s.Name); err != nil {
+		return err
+	}
+	if s.IfaceID == "" || strings.ContainsAny(s.IfaceID, " \t\n\"") {
+		return fmt.Errorf("%w: port %s: iface-id %q is empty or has whitespace or quotes", ovn.ErrInvalid, s.Name, s.IfaceID)
+	}
+	return nil
+}
+
+// interfaceIDs are the keys edgeovn sets on the interface; spec.ExternalIDs cannot override
+// iface-id or the vendor tag.
+func (s PortSpec) interfaceIDs() map[string]string {
+	ids := maps.Clone(s.ExternalIDs)
+	if ids == nil {
+		ids = make(map[string]string)
+	}
+	ids[KeyIfaceID] = s.IfaceID
+	ids[ovn.VendorKey] = ovn.Vendor
+	return ids
+}
+
+// AddPort adds the port and its interface to the bridge in one transaction. If the port is
+// already there with the same iface-id and tags nothing is written; if the iface-id or a tag
+// differs, only the interface's external_ids are changed (dropping a stale ovn-installed when
+// the iface-id changes). A same-named port not created by edgeovn is ovn.ErrNotOwned, one on
+// another bridge ovn.ErrConflict.
+func (c *Client) AddPort(ctx context.Context, spec PortSpec) error {
+	if err := spec.Validate(); err != nil {
+		return fmt.Errorf("add port: %w", err)
+	}
+	ops, err := c.addPortOps(ctx, spec)
+	if err == nil {
+		err = c.commit(ctx, ops)
+	}
+	if err != nil {
+		return fmt.Errorf("add port %s (iface-id %s) to bridge %s: %w", spec.Name, spec.IfaceID, spec.Bridge, err)
+	}
+	return nil
+}
+
+func (c *Client) addPortOps(ctx context.Context, spec PortSpec) ([]ovsdb.Operation, error) {
+	br, err := c.ownedBridge(ctx, spec.Bridge)
+	if err != nil {
+		return nil, err
+	}
+	if br == nil {
+		return nil, fmt.Errorf("bridge %s: %w", spec.Bridge, ovn.ErrNotFound)
+	}
+	port, err := c.portByName(ctx, spec.Name)
+	if err != nil {
+		return nil, err
+	}
+	if port == nil {
+		return c.createPortOps(spec, br)
+	}
+	if !ovn.IsOwned(port.ExternalIDs) {
+		return nil, fmt.Errorf("port %s: %w", spec.Name, ovn.ErrNotOwned)
+	}
+	if !slices.Contains(br.Ports, port.UUID) {
+		return nil, fmt.Errorf("%w: port %s is on another bridge", ovn.ErrConflict, spec.Name)
+	}
+	iface, err := c.interfaceByName(ctx, spec.Name)
+	if err != nil || iface == nil || !slices.Contains(port.Interfaces, iface.UUID) {
+		return nil, fmt.Errorf("%w: port %s has no interface of its name (err %v)", ovn.ErrConflict, spec.Name, err)
+	}
+	return updateInterfaceOps(spec, iface), nil
+}
+
+func (c *Client) ownedBridge(ctx context.Context, name string) (*vswitchdb.Bridge, error) {
+	br, err := c.bridgeByName(ctx, name)
+	if err != nil || br == nil {
+		return nil, err
+	}
+	if !ovn.IsOwned(br.ExternalIDs) {
+		return nil, fmt.Errorf("bridge %s: %w", name, ovn.ErrNotOwned)
+	}
+	return br, nil
+}
+
+func (c *Client) createPortOps(spec PortSpec, br *vswitchdb.Bridge) ([]ovsdb.Operation, error) {
+	iface := &vswitchdb.Interface{UUID: "new_iface", Name: spec.Name, ExternalIDs: spec.interfaceIDs()}
+	port := &vswitchdb.Port{UUID: "new_port", Name: spec.Name, Interfaces: []string{iface.UUID},
+		ExternalIDs: map[string]string{ovn.VendorKey: ovn.Vendor}}
+	inserts, err := c.ovs.Create(iface, port)
+	if err != nil {
+		return nil, fmt.Errorf("build port rows: %w", err)
+	}
+	ops := []ovsdb.Operation{
+		ovn.WaitAbsent(vswitchdb.PortTable, "name", spec.Name),
+		ovn.WaitAbsent(vswitchdb.InterfaceTable, "name", spec.Name),
+		ovn.WaitPresent(vswitchdb.BridgeTable, br.UUID, "name", br.Name),
+	}
+	ops = append(ops, inserts...)
+	return append(ops, ovn.MutateRefs(vswitchdb.BridgeTable, br.UUID, "ports", ovsdb.MutateOperationInsert, port.UUID)), nil
+}
+
+func updateInterfaceOps(spec PortSpec, iface *vswitchdb.Interface) []ovsdb.Operation {
+	want := spec.interfaceIDs()
+	if ovn.HasAll(iface.ExternalIDs, want) {
+		return nil
+	}
+	var drop []string
+	if iface.ExternalIDs[KeyIfaceID] != spec.IfaceID {
+		// ovn-installed was about the old logical port.
+		drop = []string{KeyOVNInstalled, keyInstalledTS}
+	}
+	return []ovsdb.Operation{
+		ovn.WaitPresent(vswitchdb.InterfaceTable, iface.UUID, "name", iface.Name),
+		setKeys(vswitchdb.InterfaceTable, iface.UUID, "external_ids", want, drop),
+	}
+}
+
+// DeletePort removes the port (and so its interface) from the bridge. A missing bridge or
+// port, or a port on another bridge, is success; a port not created by edgeovn is
+// ovn.ErrNotOwned.
+func (c *Client) DeletePort(ctx context.Context, bridge, name string) error {
+	ops, err := c.deletePortOps(ctx, bridge, name)
+	if err == nil {
+		err = c.commit(ctx, ops)
+	}
+	if err != nil {
+		return fmt.Errorf("delete port %s from bridge %s: %w", name, bridge, err)
+	}
+	return nil
+}
+
+func (c *Client) deletePortOps(ctx context.Context, bridge, name string) ([]ovsdb.Operation, error) {
+	if err := validateIfaceName("bridge", bridge); err != nil {
+		return nil, err
+	}
+	if err := validateIfaceName("port", name); err != nil {
+		return nil, err
+	}
+	port, err := c.portByName(ctx, name)
+	if err != nil || port == nil {
+		return nil, err
+	}
+	if !ovn.IsOwned(port.ExternalIDs) {
+		return nil, fmt.Errorf("port %s: %w", name, ovn.ErrNotOwned)
+	}
+	br, err := c.bridgeByName(ctx, bridge)
+	if err != nil || br == nil || !slices.Contains(br.Ports, port.UUID) {
+		return nil, err
+	}
+	return []ovsdb.Operation{
+		ovn.MutateRefs(vswitchdb.BridgeTable, br.UUID, "ports", ovsdb.MutateOperationDelete, port.UUID),
+		ovn.DeleteRow(vswitchdb.PortTable, port.UUID),
+	}, nil
+}
+
+// Ports lists the edgeovn ports on bridge that carry an iface-id (so not the bridge's own
+// internal port), sorted by name. A missing bridge has none.
+func (c *Client) Ports(ctx context.Context, bridge string) ([]Port, error) {
+	br, err := c.bridgeByName(ctx, bridge)
+	if err != nil || br == nil {
+		return nil, err
+	}
+	var out []Port
+	for _, uuid := range br.Ports {
+		p := &vswitchdb.Port{UUID: uuid}
+		if err := c.ovs.Get(ctx, p); err != nil || !ovn.IsOwned(p.ExternalIDs) || len(p.Interfaces) == 0 {
+			continue
+		}
+		iface := &vswitchdb.Interface{UUID: p.Interfaces[0]}
+		if err := c.ovs.Get(ctx, iface); err != nil || iface.ExternalIDs[KeyIfaceID] == "" {
+			continue
+		}
+		out = append(out, Port{Name: p.Name, IfaceID: iface.ExternalIDs[KeyIfaceID], ExternalIDs: maps.Clone(iface.ExternalIDs)})
+	}
+	slices.SortFunc(out, func(a, b Port) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
