@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -99,7 +101,7 @@ func startProcess(req startRequest) (*Process, error) {
 	cmd.Dir = req.dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = sysProcAttr(req.detach)
-	if err := cmd.Start(); err != nil {
+	if err := spawn(cmd); err != nil {
 		return nil, fmt.Errorf("start %s in netns %s: %w", req.spec.Name, req.netns, err)
 	}
 	p := &Process{Name: req.spec.Name, PID: cmd.Process.Pid, Log: logPath, cmd: cmd, done: make(chan struct{})}
@@ -118,4 +120,31 @@ func sysProcAttr(detach bool) *syscall.SysProcAttr {
 		return &syscall.SysProcAttr{Setsid: true}
 	}
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// Pdeathsig fires when the *thread* that forked the child exits, and Go ends threads whose
+// goroutine locked them and returned without unlocking (testutils.NewNS and ns.Do do so),
+// so a child forked from an arbitrary thread is killed at a random later moment. Every child
+// is therefore forked from one thread that stays locked for the life of the process.
+var spawnRequests = make(chan spawnRequest)
+
+type spawnRequest struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+var spawnerOnce sync.Once
+
+func spawn(cmd *exec.Cmd) error {
+	spawnerOnce.Do(func() {
+		go func() {
+			runtime.LockOSThread() // never unlocked: this thread lives as long as the process
+			for r := range spawnRequests {
+				r.done <- r.cmd.Start()
+			}
+		}()
+	})
+	done := make(chan error, 1)
+	spawnRequests <- spawnRequest{cmd: cmd, done: done}
+	return <-done
 }

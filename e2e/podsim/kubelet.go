@@ -12,11 +12,11 @@ import (
 
 	"github.com/containernetworking/cni/libcni"
 	types100 "github.com/containernetworking/cni/pkg/types/100"
-	"github.com/containernetworking/plugins/pkg/ns"
 	"github.com/containernetworking/plugins/pkg/testutils"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"golang.org/x/sys/unix"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -60,8 +60,13 @@ func (k *Kubelet) EnsureNode(ctx context.Context) error {
 	return nil
 }
 
-// CreatePod creates a pod already scheduled to this node.
+// CreatePod creates a pod already scheduled to this node (and the namespace's default
+// ServiceAccount, which admission requires and no controller-manager creates here).
 func (k *Kubelet) CreatePod(ctx context.Context, namespace, name string, annotations map[string]string) (*corev1.Pod, error) {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "default"}}
+	if _, err := k.Kube.CoreV1().ServiceAccounts(namespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("create service account %s/default: %w", namespace, err)
+	}
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Annotations: annotations},
 		Spec: corev1.PodSpec{
@@ -144,12 +149,16 @@ func (k *Kubelet) StopSandbox(ctx context.Context, sb *Sandbox, removeNetns bool
 }
 
 // RemoveNetns unmounts and removes a namespace made by RunSandbox; a missing one is fine.
+// The unmount is lazy: the rig's daemons run in mount namespaces of their own (ip netns
+// exec), to which the bind mount propagated, and a plain unmount fails with EBUSY there.
 func RemoveNetns(path string) error {
-	n, err := ns.GetNS(path)
-	if err != nil {
+	if _, err := os.Stat(path); os.IsNotExist(err) {
 		return nil
 	}
-	if err := testutils.UnmountNS(n); err != nil {
+	if err := unix.Unmount(path, unix.MNT_DETACH); err != nil && err != unix.EINVAL {
+		return fmt.Errorf("unmount netns %s: %w", path, err)
+	}
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("remove netns %s: %w", path, err)
 	}
 	return nil

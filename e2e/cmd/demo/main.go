@@ -107,15 +107,14 @@ func runPods(ctx context.Context, k *podsim.Kubelet, dir string) ([]*podsim.Sand
 }
 
 func down(dir string) error {
-	if b, err := os.ReadFile(filepath.Join(dir, "pod-netns")); err == nil {
-		for _, p := range strings.Fields(string(b)) {
-			if err := podsim.RemoveNetns(p); err != nil {
-				fmt.Fprintln(os.Stderr, "demo:", err)
-			}
-		}
-	}
+	b, _ := os.ReadFile(filepath.Join(dir, "pod-netns")) // read before StopDir removes dir
 	if err := harness.StopDir(dir); err != nil {
 		return err
+	}
+	for _, p := range strings.Fields(string(b)) {
+		if err := podsim.RemoveNetns(p); err != nil {
+			fmt.Fprintln(os.Stderr, "demo:", err)
+		}
 	}
 	fmt.Println("demo torn down")
 	return nil
