@@ -13,6 +13,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"k8s.io/klog/v2"
+
 	"github.com/edgeovn/edgeovn/agent"
 	"github.com/edgeovn/edgeovn/systemd"
 )
@@ -78,6 +80,7 @@ func runDaemon(args []string, stderr io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("invalid configuration: %w", err)
 	}
+	klog.SetSlogLogger(log.With("component", "client-go")) // one log format, one level
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	notifier := systemd.NewNotifier(log)

@@ -1,0 +1,115 @@
+package podwatch
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/cni/server"
+)
+
+var allocated = map[string]string{
+	annotation.Allocated: "true", annotation.Routed: "true", annotation.LogicalSwitch: "ovn-default",
+	annotation.IPAddress: "10.42.0.7", annotation.CIDR: "10.42.0.0/16", annotation.Gateway: "10.42.0.1",
+	annotation.MACAddress: "0a:58:0a:2a:00:07",
+}
+
+func start(t *testing.T, pods ...*corev1.Pod) (*Watcher, *fake.Clientset) {
+	t.Helper()
+	kube := fake.NewClientset()
+	for _, p := range pods {
+		if _, err := kube.CoreV1().Pods(p.Namespace).Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := New(Request{Kube: kube, NodeName: "n1", MTU: 1400, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = w.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return w, kube
+}
+
+func pod(uid string, ann map[string]string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "p", UID: k8stypes.UID("uid-" + uid), Annotations: ann},
+		Spec: corev1.PodSpec{NodeName: "n1"}}
+}
+
+// TestWaitWokenByAnnotation: the waiter blocks until the controller's annotation arrives as an
+// informer event, then returns the pod network with the port name and MTU.
+func TestWaitWokenByAnnotation(t *testing.T) {
+	p := pod("1", nil)
+	w, kube := start(t, p)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	got := make(chan error, 1)
+	var n server.PodNetwork
+	go func() {
+		var err error
+		n, err = w.WaitPodNetwork(ctx, server.PodKey{Namespace: "default", Name: "p", UID: "uid-1"})
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		t.Fatalf("returned before allocation: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	p.Annotations = allocated
+	if _, err := kube.CoreV1().Pods("default").Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	if n.Port != "p.default" || n.MTU != 1400 || n.IPs[0].String() != "10.42.0.7/16" || n.Gateways[0].String() != "10.42.0.1" {
+		t.Fatalf("network %+v", n)
+	}
+}
+
+// TestWaitSkipsOtherUID: an older pod of the same name is not taken for the new one.
+func TestWaitSkipsOtherUID(t *testing.T) {
+	w, _ := start(t, pod("old", allocated))
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := w.WaitPodNetwork(ctx, server.PodKey{Namespace: "default", Name: "p", UID: "uid-new"})
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "default/p") {
+		t.Fatalf("err %v, want a deadline error naming default/p", err)
+	}
+	if _, err := w.WaitPodNetwork(context.Background(), server.PodKey{Namespace: "default", Name: "p", UID: "uid-old"}); err != nil {
+		t.Fatalf("matching uid: %v", err)
+	}
+}
+
+// TestWaitBrokenAnnotation: a malformed allocation is an error naming the pod, not a wait.
+func TestWaitBrokenAnnotation(t *testing.T) {
+	bad := map[string]string{}
+	for k, v := range allocated {
+		bad[k] = v
+	}
+	bad[annotation.IPAddress] = "10.42.0.999"
+	w, _ := start(t, pod("1", bad))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		_, err := w.WaitPodNetwork(ctx, server.PodKey{Namespace: "default", Name: "p"})
+		if err != nil && strings.Contains(err.Error(), annotation.IPAddress) && strings.Contains(err.Error(), "default/p") {
+			return
+		}
+		if ctx.Err() != nil || err == nil {
+			t.Fatalf("err %v, want an error naming the pod and the annotation", err)
+		}
+	}
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestRunCommands(t *testing.T) {
+	cases := []struct {
+		name     string
+		args     []string
+		code     int
+		out, err string
+	}{
+		{"no command", nil, 2, "", "usage: edgeovn"},
+		{"unknown command", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
+		{"version", []string{"version"}, 0, "edgeovn dev", ""},
+		{"bad flag value", []string{"run", "--cluster-cidr=10.42.0.0/33"}, 1, "", "cluster-cidr"},
+		{"invalid config", []string{"run", "--node-name=n1", "--mtu=10"}, 1, "", "mtu 10: outside 576..9000"},
+		{"bad log level", []string{"run", "--log-level=loud"}, 1, "", `log-level "loud"`},
+		{"ipam on a directory", []string{"ipam", "--db", "/"}, 1, "", "edgeovn:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(c.args, &out, &errb)
+			if code != c.code || !strings.Contains(out.String(), c.out) || !strings.Contains(errb.String(), c.err) {
+				t.Fatalf("run(%q) = %d\nstdout: %s\nstderr: %s\nwant %d, stdout ~ %q, stderr ~ %q",
+					c.args, code, out.String(), errb.String(), c.code, c.out, c.err)
+			}
+		})
+	}
+}
