@@ -1,0 +1,161 @@
+package ipam
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+	"time"
+)
+
+// Allocate gives r.Owner one address per family of r.Subnet and a MAC, honouring r.IPs and
+// r.MAC. It is idempotent: asking again returns the owner's allocation unchanged. If the owner
+// already holds an allocation that differs from the request (another subnet, other static
+// addresses or MAC, or a family added to the subnet since), it is replaced in one durable
+// step; addresses it keeps stay its own. The allocation is durable when Allocate returns.
+func (m *IPAM) Allocate(ctx context.Context, r Request) (Allocation, error) {
+	if err := r.validate(); err != nil {
+		return Allocation{}, fmt.Errorf("allocate for %s: %w", r.Owner, err)
+	}
+	m.mu.Lock()
+	if m.broken != nil {
+		m.mu.Unlock()
+		return Allocation{}, m.broken
+	}
+	sn := m.subnets[r.Subnet]
+	if sn == nil {
+		m.mu.Unlock()
+		return Allocation{}, fmt.Errorf("allocate for %s in subnet %s: %w", r.Owner, r.Subnet, ErrUnknownSubnet)
+	}
+	cur := m.owners[r.Owner]
+	want, err := m.plan(sn, r, cur)
+	if err != nil {
+		m.mu.Unlock()
+		return Allocation{}, fmt.Errorf("allocate for %s in subnet %s: %w", r.Owner, r.Subnet, err)
+	}
+	if cur != nil && cur.Subnet == want.Subnet && slices.Equal(cur.IPs, want.IPs) && bytes.Equal(cur.MAC, want.MAC) {
+		a, t := cur.clone(), m.tail()
+		m.mu.Unlock()
+		return a, m.wait(ctx, t)
+	}
+	want.Allocated = time.Now().UTC().Round(0)
+	t := m.enqueue(m.apply(cur, want))
+	m.mu.Unlock()
+	if err := m.wait(ctx, t); err != nil {
+		return Allocation{}, fmt.Errorf("allocate for %s in subnet %s: %w", r.Owner, r.Subnet, err)
+	}
+	return want.clone(), nil
+}
+
+func (r Request) validate() error {
+	if err := r.Owner.validate(); err != nil {
+		return err
+	}
+	for i, ip := range r.IPs {
+		if !ip.IsValid() || ip.Zone() != "" || ip.Is4In6() {
+			return fmt.Errorf("requested address %q: %w", ip, ErrInvalid)
+		}
+		if slices.ContainsFunc(r.IPs[:i], func(o netip.Addr) bool { return o.BitLen() == ip.BitLen() }) {
+			return fmt.Errorf("requested addresses %v: at most one per family: %w", r.IPs, ErrInvalid)
+		}
+	}
+	if r.MAC != nil {
+		return validMAC(r.MAC)
+	}
+	return nil
+}
+
+// plan computes the allocation r asks for without changing anything, so a request that fails
+// on its second family leaves the first untouched.
+func (m *IPAM) plan(sn *subnet, r Request, cur *Allocation) (Allocation, error) {
+	want := Allocation{Subnet: r.Subnet, Owner: r.Owner}
+	for _, ip := range r.IPs {
+		if sn.pool(ip) == nil {
+			return Allocation{}, fmt.Errorf("address %s: subnet has no CIDR of its family (%v): %w", ip, sn.spec.CIDRs, ErrOutOfRange)
+		}
+	}
+	for _, pl := range sn.pools {
+		ip, err := sn.pick(pl, r, cur)
+		if err != nil {
+			return Allocation{}, err
+		}
+		want.IPs = append(want.IPs, ip)
+	}
+	mac, err := m.pickMAC(r, cur)
+	if err != nil {
+		return Allocation{}, err
+	}
+	want.MAC = mac
+	return want, nil
+}
+
+// pick chooses the address of one family: the requested one, the one the owner holds, or the
+// pool's next.
+func (sn *subnet) pick(pl *pool, r Request, cur *Allocation) (netip.Addr, error) {
+	bits := pl.prefix.Addr().BitLen()
+	if i := slices.IndexFunc(r.IPs, func(a netip.Addr) bool { return a.BitLen() == bits }); i >= 0 {
+		return r.IPs[i], sn.checkStatic(pl, r.IPs[i], r.Owner)
+	}
+	if cur != nil && cur.Subnet == r.Subnet {
+		if i := slices.IndexFunc(cur.IPs, func(a netip.Addr) bool { return a.BitLen() == bits }); i >= 0 {
+			return cur.IPs[i], nil
+		}
+	}
+	ip, ok := pl.next()
+	if !ok {
+		return netip.Addr{}, fmt.Errorf("%s: %w", pl.prefix, ErrExhausted)
+	}
+	return ip, nil
+}
+
+func (sn *subnet) checkStatic(pl *pool, ip netip.Addr, o Owner) error {
+	switch {
+	case !pl.prefix.Contains(ip):
+		return fmt.Errorf("address %s is outside %s: %w", ip, pl.prefix, ErrOutOfRange)
+	case !pl.usable.Contains(ip):
+		return fmt.Errorf("address %s is the network or broadcast address of %s: %w", ip, pl.prefix, ErrOutOfRange)
+	case slices.Contains(sn.spec.Gateways, ip):
+		return fmt.Errorf("address %s: %w", ip, ErrGateway)
+	}
+	if h, held := sn.holders[ip]; held {
+		if h == o {
+			return nil
+		}
+		return fmt.Errorf("address %s: %w %s", ip, ErrConflict, h)
+	}
+	if pl.isReserved(ip) {
+		return fmt.Errorf("address %s is in an excluded range of subnet %s: %w", ip, sn.spec.Name, ErrExcluded)
+	}
+	return nil
+}
+
+// apply makes want live in memory, replacing cur, and returns the changes that make it
+// durable. The caller holds m.mu and has validated want with plan.
+func (m *IPAM) apply(cur *Allocation, want Allocation) []Change {
+	var changes []Change
+	if cur != nil {
+		old := cur.clone()
+		changes = append(changes, m.release(old))
+	}
+	sn := m.subnets[want.Subnet]
+	for _, ip := range want.IPs {
+		sn.pool(ip).take(ip)
+	}
+	m.hold(sn, want.clone())
+	put := want.clone()
+	return append(changes, Change{PutAllocation: &put})
+}
+
+// release frees a in memory and returns the change that makes it durable. The caller holds m.mu.
+func (m *IPAM) release(a Allocation) Change {
+	sn := m.subnets[a.Subnet]
+	at := m.clock.now()
+	m.unhold(sn, a, Released{At: at})
+	for _, ip := range a.IPs {
+		if pl := sn.pool(ip); pl != nil {
+			pl.giveBack(ip)
+		}
+	}
+	return Change{Release: &ReleaseChange{Allocation: a, At: at}}
+}

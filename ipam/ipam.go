@@ -1,0 +1,163 @@
+package ipam
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"slices"
+	"sync"
+)
+
+// IPAM allocates addresses and MACs. See doc.go for its invariants and locking.
+type IPAM struct {
+	store Store
+	log   *slog.Logger
+
+	// commitMu is held by the one caller that is writing a batch to the store (group commit).
+	commitMu sync.Mutex
+
+	// mu guards everything below. It is never held while the store writes.
+	mu      sync.RWMutex
+	broken  error     // set when the store could not be reloaded after a failed commit
+	queue   []*ticket // changes applied in memory, not yet durable, in order
+	clock   releaseClock
+	subnets map[string]*subnet
+	owners  map[Owner]*Allocation
+	pods    map[string][]string // pod -> interfaces, for ReleasePod
+	macs    map[macKey]Owner
+}
+
+// subnet is one subnet's live state.
+type subnet struct {
+	spec     Subnet
+	pools    []*pool // one per CIDR, same order
+	holders  map[netip.Addr]Owner
+	released map[netip.Addr]Released
+}
+
+// New loads the IPAM's state from store.
+func New(ctx context.Context, store Store, log *slog.Logger) (*IPAM, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	m := &IPAM{store: store, log: log}
+	st, err := store.Load(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load ipam state: %w", err)
+	}
+	m.reset(st)
+	return m, nil
+}
+
+// reset replaces the in-memory state with st, which it takes ownership of. Inconsistent records (which a store with the
+// right constraints never returns) are logged and skipped rather than trusted, so the
+// invariant "one holder per address and per MAC" holds in memory whatever the store holds.
+func (m *IPAM) reset(st State) {
+	n := len(st.Allocations)
+	m.subnets = map[string]*subnet{}
+	m.owners = make(map[Owner]*Allocation, n)
+	m.pods = make(map[string][]string, n)
+	m.macs = make(map[macKey]Owner, n)
+	perSubnet := map[string]int{}
+	for _, a := range st.Allocations {
+		perSubnet[a.Subnet] += len(a.IPs)
+	}
+	for _, s := range st.Subnets {
+		m.subnets[s.Name] = &subnet{spec: s.clone(), holders: make(map[netip.Addr]Owner, perSubnet[s.Name]),
+			released: map[netip.Addr]Released{}}
+	}
+	for _, a := range st.Allocations {
+		if err := m.adoptLoaded(a); err != nil {
+			m.log.Error("skip inconsistent stored allocation", "pod", a.Owner.Pod, "ip", fmt.Sprint(a.IPs), "err", err)
+		}
+	}
+	for _, r := range st.Released {
+		if r.At.After(m.clock.last) {
+			m.clock.last = r.At
+		}
+		sn := m.subnets[r.Subnet]
+		if sn == nil {
+			continue
+		}
+		if _, held := sn.holders[r.IP]; !held {
+			sn.released[r.IP] = r
+		}
+	}
+	for _, sn := range m.subnets {
+		sn.rebuildPools()
+	}
+}
+
+func (m *IPAM) adoptLoaded(a Allocation) error {
+	sn := m.subnets[a.Subnet]
+	if sn == nil {
+		return fmt.Errorf("subnet %s: %w", a.Subnet, ErrUnknownSubnet)
+	}
+	if _, dup := m.owners[a.Owner]; dup {
+		return fmt.Errorf("owner %s stored twice: %w", a.Owner, ErrConflict)
+	}
+	if err := validMAC(a.MAC); err != nil {
+		return err
+	}
+	if h, dup := m.macs[keyOf(a.MAC)]; dup {
+		return fmt.Errorf("mac %s also held by %s: %w", a.MAC, h, ErrConflict)
+	}
+	for _, ip := range a.IPs {
+		if h, dup := sn.holders[ip]; dup {
+			return fmt.Errorf("address %s also held by %s: %w", ip, h, ErrConflict)
+		}
+	}
+	m.hold(sn, a)
+	return nil
+}
+
+// hold records a as live in the indexes (not in the pools).
+func (m *IPAM) hold(sn *subnet, a Allocation) {
+	m.owners[a.Owner] = &a
+	m.pods[a.Owner.Pod] = append(m.pods[a.Owner.Pod], a.Owner.Interface)
+	m.macs[keyOf(a.MAC)] = a.Owner
+	for _, ip := range a.IPs {
+		sn.holders[ip] = a.Owner
+		delete(sn.released, ip)
+	}
+}
+
+// unhold removes a from the indexes and records its addresses as released at the given time.
+func (m *IPAM) unhold(sn *subnet, a Allocation, r Released) {
+	delete(m.owners, a.Owner)
+	ifaces := slices.DeleteFunc(m.pods[a.Owner.Pod], func(i string) bool { return i == a.Owner.Interface })
+	if len(ifaces) == 0 {
+		delete(m.pods, a.Owner.Pod)
+	} else {
+		m.pods[a.Owner.Pod] = ifaces
+	}
+	delete(m.macs, keyOf(a.MAC))
+	for _, ip := range a.IPs {
+		delete(sn.holders, ip)
+		sn.released[ip] = Released{Subnet: sn.spec.Name, IP: ip, At: r.At}
+	}
+}
+
+// rebuildPools recomputes the pools from the spec, the holders and the released records.
+func (sn *subnet) rebuildPools() {
+	released := make([]Released, 0, len(sn.released))
+	for _, r := range sn.released {
+		released = append(released, r)
+	}
+	reserved := sn.spec.reserved()
+	sn.pools = sn.pools[:0]
+	for _, p := range sn.spec.CIDRs {
+		sn.pools = append(sn.pools, buildPool(p, reserved, sn.holders, released))
+	}
+}
+
+// pool returns the pool of a's family, or nil.
+func (sn *subnet) pool(a netip.Addr) *pool {
+	for _, pl := range sn.pools {
+		if pl.prefix.Addr().BitLen() == a.BitLen() {
+			return pl
+		}
+	}
+	return nil
+}

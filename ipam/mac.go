@@ -1,0 +1,58 @@
+package ipam
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"net"
+)
+
+// macPrefix is the first octet of generated MACs: locally administered (0x02) and unicast
+// (0x01 clear), as Kubernetes network plugins commonly use (0a:58:...).
+const macPrefix = 0x0a
+
+// macKey indexes MACs without allocating; every MAC the IPAM holds has 6 octets (requests
+// are validated, stored ones checked at load).
+type macKey [6]byte
+
+func keyOf(mac net.HardwareAddr) macKey {
+	var k macKey
+	copy(k[:], mac)
+	return k
+}
+
+func validMAC(mac net.HardwareAddr) error {
+	switch {
+	case len(mac) != 6:
+		return fmt.Errorf("mac %s: want 6 octets: %w", mac, ErrInvalid)
+	case mac[0]&0x01 != 0:
+		return fmt.Errorf("mac %s is a multicast address: %w", mac, ErrInvalid)
+	case bytes.Equal(mac, make(net.HardwareAddr, 6)):
+		return fmt.Errorf("mac %s is all zeros: %w", mac, ErrInvalid)
+	}
+	return nil
+}
+
+// pickMAC returns the requested MAC (unless another owner holds it), else the owner's
+// current one, else a new random one that no live allocation holds.
+func (m *IPAM) pickMAC(r Request, cur *Allocation) (net.HardwareAddr, error) {
+	if r.MAC != nil {
+		if h, held := m.macs[keyOf(r.MAC)]; held && h != r.Owner {
+			return nil, fmt.Errorf("mac %s: %w %s", r.MAC, ErrConflict, h)
+		}
+		return append(net.HardwareAddr(nil), r.MAC...), nil
+	}
+	if cur != nil {
+		return append(net.HardwareAddr(nil), cur.MAC...), nil
+	}
+	for {
+		mac := net.HardwareAddr{macPrefix, 0, 0, 0, 0, 0}
+		v := rand.Uint64()
+		for i := 1; i < 6; i++ {
+			mac[i] = byte(v >> (8 * i))
+		}
+		if _, held := m.macs[keyOf(mac)]; !held {
+			return mac, nil
+		}
+	}
+}

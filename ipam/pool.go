@@ -1,0 +1,137 @@
+package ipam
+
+import (
+	"container/list"
+	"net/netip"
+	"slices"
+	"time"
+)
+
+// pool hands out the addresses of one CIDR of a subnet. It knows which addresses were never
+// used (fresh, a sorted list of disjoint ranges) and which were used and released (a queue,
+// least recently released first). Taking the lowest fresh address or the front of the queue
+// is O(1), so allocation does not slow down with subnet size.
+type pool struct {
+	prefix   netip.Prefix
+	usable   Range   // the prefix minus network/broadcast addresses
+	reserved []Range // gateway and excludes, merged
+	fresh    []Range
+	released *list.List // of netip.Addr, in release order
+	queued   map[netip.Addr]*list.Element
+}
+
+// usableRange is the part of p that may be handed out: IPv4 loses its network and broadcast
+// addresses and IPv6 its subnet-router anycast address (RFC 4291), except on the point-to-point
+// prefixes /31, /127 (RFC 3021, RFC 6164) and the single-address /32, /128.
+func usableRange(p netip.Prefix) Range {
+	first := p.Masked().Addr()
+	last := lastAddr(p)
+	hostBits := p.Addr().BitLen() - p.Bits()
+	if hostBits <= 1 {
+		return Range{First: first, Last: last}
+	}
+	first = first.Next()
+	if p.Addr().Is4() {
+		last = last.Prev()
+	}
+	return Range{First: first, Last: last}
+}
+
+func lastAddr(p netip.Prefix) netip.Addr {
+	b := p.Masked().Addr().AsSlice()
+	for i := p.Bits(); i < len(b)*8; i++ {
+		b[i/8] |= 0x80 >> (i % 8)
+	}
+	a, _ := netip.AddrFromSlice(b)
+	return a
+}
+
+// buildPool computes a pool from the subnet's reserved ranges and the addresses in use
+// (allocated) or released (with the time of release).
+func buildPool(p netip.Prefix, reserved []Range, used map[netip.Addr]Owner, released []Released) *pool {
+	pl := &pool{prefix: p, usable: usableRange(p), reserved: reserved,
+		released: list.New(), queued: map[netip.Addr]*list.Element{}}
+	taken := make([]Range, 0, len(reserved)+len(used)+len(released))
+	taken = append(taken, reserved...)
+	for a := range used {
+		if p.Contains(a) {
+			taken = append(taken, Range{First: a, Last: a})
+		}
+	}
+	for _, r := range released {
+		if p.Contains(r.IP) {
+			taken = append(taken, Range{First: r.IP, Last: r.IP})
+		}
+	}
+	pl.fresh = complement(pl.usable.First, pl.usable.Last, mergeRanges(taken))
+	slices.SortFunc(released, func(a, b Released) int {
+		if c := a.At.Compare(b.At); c != 0 {
+			return c
+		}
+		return a.IP.Compare(b.IP)
+	})
+	for _, r := range released {
+		if _, held := used[r.IP]; !held && p.Contains(r.IP) && pl.usable.Contains(r.IP) && !pl.isReserved(r.IP) {
+			pl.queued[r.IP] = pl.released.PushBack(r.IP)
+		}
+	}
+	return pl
+}
+
+func (pl *pool) isReserved(a netip.Addr) bool { return findRange(pl.reserved, a) >= 0 }
+
+// next returns the address the pool would hand out next, without taking it.
+func (pl *pool) next() (netip.Addr, bool) {
+	if len(pl.fresh) > 0 {
+		return pl.fresh[0].First, true
+	}
+	if e := pl.released.Front(); e != nil {
+		return e.Value.(netip.Addr), true
+	}
+	return netip.Addr{}, false
+}
+
+// isFree reports whether a is neither in use, reserved, nor outside the usable range.
+func (pl *pool) isFree(a netip.Addr) bool {
+	_, queued := pl.queued[a]
+	return queued || findRange(pl.fresh, a) >= 0
+}
+
+// take removes a free address from the pool.
+func (pl *pool) take(a netip.Addr) {
+	if e, ok := pl.queued[a]; ok {
+		pl.released.Remove(e)
+		delete(pl.queued, a)
+		return
+	}
+	if len(pl.fresh) > 0 && pl.fresh[0].First == a {
+		if pl.fresh[0].Last == a {
+			pl.fresh = pl.fresh[1:]
+		} else {
+			pl.fresh[0].First = a.Next()
+		}
+		return
+	}
+	pl.fresh = removeAddr(pl.fresh, a)
+}
+
+// giveBack queues a released address at the back, unless it is no longer usable.
+func (pl *pool) giveBack(a netip.Addr) {
+	if _, ok := pl.queued[a]; ok || !pl.usable.Contains(a) || pl.isReserved(a) {
+		return
+	}
+	pl.queued[a] = pl.released.PushBack(a)
+}
+
+// releaseClock is a monotonic clock for release records: two releases never share a time, so
+// the order survives a reload even on a coarse clock.
+type releaseClock struct{ last time.Time }
+
+func (c *releaseClock) now() time.Time {
+	t := time.Now().UTC().Round(0)
+	if !t.After(c.last) {
+		t = c.last.Add(time.Nanosecond)
+	}
+	c.last = t
+	return t
+}

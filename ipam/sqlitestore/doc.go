@@ -1,0 +1,17 @@
+// Package sqlitestore is the durable ipam.Store: one SQLite database (modernc.org/sqlite, pure
+// Go) in WAL mode with synchronous=FULL, so a commit that returned survives a power cut.
+//
+// It owns the schema and its migrations (PRAGMA user_version; a database newer than this
+// binary is refused, an older one migrated forward in one transaction), and the check at
+// open (PRAGMA quick_check; a corrupt or foreign file is reported as ErrCorrupt, and
+// OpenOrReset moves it aside and starts empty, for the controller to rebuild by
+// reconciliation).
+//
+// The schema enforces the IPAM's uniqueness invariants on its own (one owner per subnet
+// address, one live allocation per MAC), so a logic error elsewhere fails a commit instead of
+// persisting a duplicate.
+//
+// Concurrency: a Store uses one connection; the ipam package never calls Load and Commit
+// concurrently and batches concurrent callers into one Commit (group commit), but a Store is
+// safe for concurrent use anyway (database/sql serializes on the single connection).
+package sqlitestore

@@ -1,0 +1,10 @@
+package sqlitestore
+
+import "context"
+
+// Pragma reads a pragma on the store's own connection, for tests.
+func (s *Store) Pragma(ctx context.Context, name string) (string, error) {
+	var v string
+	err := s.db.QueryRowContext(ctx, "PRAGMA "+name).Scan(&v)
+	return v, err
+}

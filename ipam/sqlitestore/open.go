@@ -1,0 +1,133 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/edgeovn/edgeovn/ipam"
+)
+
+// ErrCorrupt: the file is not a SQLite database or fails its integrity check.
+var ErrCorrupt = errors.New("ipam database is corrupt")
+
+var _ ipam.Store = (*Store)(nil)
+
+// Store is the SQLite ipam.Store.
+type Store struct {
+	db    *sql.DB
+	stmts [numStmts]*sql.Stmt
+	path  string
+	log   *slog.Logger
+}
+
+// Open opens (creating the directory and file if needed) the database at path, checks it,
+// and migrates its schema forward.
+func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create directory of ipam database %s: %w", path, err)
+	}
+	dsn := "file:" + path + "?_txlock=immediate&_pragma=busy_timeout(5000)" +
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open ipam database %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1) // one writer; also keeps the per-connection pragmas on every use
+	db.SetConnMaxIdleTime(0)
+	s := &Store{db: db, path: path, log: log}
+	if err := s.check(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate ipam database %s: %w", path, err)
+	}
+	if err := s.prepare(ctx); err != nil {
+		s.closeStatements()
+		db.Close()
+		return nil, fmt.Errorf("open ipam database %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// check runs PRAGMA quick_check, which also proves the file is a SQLite database at all.
+func (s *Store) check(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, "PRAGMA quick_check")
+	if err != nil {
+		return s.classify(err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return s.classify(err)
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s.classify(err)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("check ipam database %s: %s: %w", s.path, strings.Join(problems, "; "), ErrCorrupt)
+	}
+	return nil
+}
+
+func (s *Store) classify(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
+			return fmt.Errorf("check ipam database %s: %w: %w", s.path, ErrCorrupt, err)
+		}
+	}
+	return fmt.Errorf("check ipam database %s: %w", s.path, err)
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	s.closeStatements()
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("close ipam database %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// OpenOrReset opens the database at path; if it is corrupt, it moves the file (and its WAL
+// and shared-memory files) aside with a timestamp, logs why, and opens a new empty database,
+// which the caller then rebuilds from the cluster. It returns the path the damaged file was
+// moved to, or "".
+func OpenOrReset(ctx context.Context, path string, log *slog.Logger) (*Store, string, error) {
+	s, err := Open(ctx, path, log)
+	if !errors.Is(err, ErrCorrupt) {
+		return s, "", err
+	}
+	aside := path + ".corrupt-" + time.Now().UTC().Format("20060102T150405Z")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if rerr := os.Rename(path+suffix, aside+suffix); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+			return nil, "", fmt.Errorf("move corrupt ipam database %s aside: %w", path, rerr)
+		}
+	}
+	if log != nil {
+		log.Error("ipam database corrupt, moved aside; starting empty", "path", path, "aside", aside, "err", err)
+	}
+	s, err = Open(ctx, path, log)
+	return s, aside, err
+}

@@ -1,0 +1,64 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// The statements Commit runs, prepared once at Open: parsing SQL costs more than executing
+// these small statements.
+const (
+	stmtPutSubnet = iota
+	stmtDeleteSubnet
+	stmtDeleteSubnetReleased
+	stmtDeleteAllocation
+	stmtInsertAllocation
+	stmtUnrelease
+	stmtRelease
+	numStmts
+)
+
+var statementSQL = [numStmts]string{
+	stmtPutSubnet:            "INSERT INTO subnets (name, spec) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET spec = excluded.spec",
+	stmtDeleteSubnet:         "DELETE FROM subnets WHERE name = ?",
+	stmtDeleteSubnetReleased: "DELETE FROM released WHERE subnet = ?",
+	stmtDeleteAllocation:     "DELETE FROM allocations WHERE pod = ? AND iface = ?",
+	stmtInsertAllocation:     "INSERT INTO allocations (pod, iface, subnet, ip4, ip6, mac, allocated) VALUES (?, ?, ?, ?, ?, ?, ?)",
+	stmtUnrelease:            "DELETE FROM released WHERE subnet = ? AND ip = ?",
+	stmtRelease: `INSERT INTO released (subnet, ip, released) VALUES (?, ?, ?)
+		ON CONFLICT (subnet, ip) DO UPDATE SET released = excluded.released`,
+}
+
+func (s *Store) prepare(ctx context.Context) error {
+	for i, q := range statementSQL {
+		st, err := s.db.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", q, err)
+		}
+		s.stmts[i] = st
+	}
+	return nil
+}
+
+func (s *Store) closeStatements() {
+	for _, st := range s.stmts {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// txn is one Commit's transaction.
+type txn struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	stmts *[numStmts]*sql.Stmt
+}
+
+func (t txn) exec(stmt int, what string, args ...any) error {
+	if _, err := t.tx.StmtContext(t.ctx, t.stmts[stmt]).ExecContext(t.ctx, args...); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
