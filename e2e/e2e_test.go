@@ -36,6 +36,9 @@ func TestPodNetwork(t *testing.T) {
 			t.Fatal(err)
 		}
 		sb, err := k.RunSandbox(ctx, pod)
+		if sb != nil {
+			t.Cleanup(func() { _ = podsim.RemoveNetns(sb.Netns) })
+		}
 		if err != nil {
 			t.Fatalf("%v\n%s", err, env.daemonLog())
 		}
