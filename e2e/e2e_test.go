@@ -5,7 +5,6 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +143,6 @@ func (e *env) ipamList(ctx context.Context, t *testing.T) string {
 }
 
 func (e *env) daemonLog() string {
-	b, _ := os.ReadFile(filepath.Join(e.rig.Dir, "edgeovn.log"))
-	return "--- edgeovn log ---\n" + string(b)
+	b, _ := os.ReadFile(e.daemon.Log)
+	return "--- " + e.daemon.Log + " ---\n" + string(b)
 }

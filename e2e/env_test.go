@@ -22,6 +22,7 @@ type env struct {
 	kubelet *podsim.Kubelet
 	daemon  *harness.Process
 	bin     string
+	bins    string
 	ipamDB  string
 }
 
@@ -80,21 +81,35 @@ func startEnv(t *testing.T) *env {
 	e := &env{rig: rig, bin: filepath.Join(bins, "edgeovn"), ipamDB: filepath.Join(rig.Dir, "ipam.db")}
 	e.kubelet = &podsim.Kubelet{Kube: rig.Kube(), Node: node, ConfDir: filepath.Join(rig.Dir, "net.d"),
 		BinDir: filepath.Join(rig.Dir, "cnibin"), CacheDir: filepath.Join(rig.Dir, "cnicache")}
-	e.daemon, err = rig.Start(ctx, harness.ProcessSpec{Name: "edgeovn", Path: e.bin, Args: []string{"run",
-		"--node-name=" + node, "--kubeconfig=" + rig.Kubeconfig,
-		"--ovn-nb=" + rig.NBEndpoint, "--ovn-sb=" + rig.SBEndpoint, "--ovs-db=" + rig.OVSEndpoint,
-		"--ipam-db=" + e.ipamDB, "--cni-socket=" + filepath.Join(rig.Dir, "cni.sock"),
-		"--cni-conf-dir=" + e.kubelet.ConfDir, "--cni-bin-dir=" + e.kubelet.BinDir,
-		"--cni-binary=" + filepath.Join(bins, "edgeovn-cni"), "--log-level=debug"}})
-	if err != nil {
-		t.Fatalf("start edgeovn: %v", err)
-	}
+	e.bins = bins
+	e.startDaemon(ctx, t, "edgeovn")
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Log(e.daemonLog())
 		}
 	})
 	return e
+}
+
+// startDaemon starts edgeovn in the rig with its log in <rig dir>/<name>.log.
+func (e *env) startDaemon(ctx context.Context, t *testing.T, name string) {
+	t.Helper()
+	rig := e.rig
+	var err error
+	e.daemon, err = rig.Start(ctx, harness.ProcessSpec{Name: name, Path: e.bin, Args: []string{"run",
+		"--node-name=" + node, "--kubeconfig=" + rig.Kubeconfig,
+		"--ovn-nb=" + rig.NBEndpoint, "--ovn-sb=" + rig.SBEndpoint, "--ovs-db=" + rig.OVSEndpoint,
+		"--ipam-db=" + e.ipamDB, "--cni-socket=" + filepath.Join(rig.Dir, "cni.sock"),
+		"--cni-conf-dir=" + e.kubelet.ConfDir, "--cni-bin-dir=" + e.kubelet.BinDir,
+		"--cni-binary=" + filepath.Join(e.bins, "edgeovn-cni"), "--log-level=debug",
+		// A restarted daemon takes the Lease over from its dead self only after it expires.
+		"--lease-duration=4s", "--lease-renew-deadline=3s", "--lease-retry-period=500ms"}})
+	if err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	if err := e.kubelet.WaitReady(ctx); err != nil {
+		t.Fatalf("%s not ready: %v\n%s", name, err, e.daemonLog())
+	}
 }
 
 // testWriter sends the harness's progress lines to the test log.

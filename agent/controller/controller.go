@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/edgeovn/edgeovn/ipam"
@@ -44,6 +46,11 @@ type Controller struct {
 	nb    *northbound.Client
 	pods  corelisters.PodLister
 	queue workqueue.TypedRateLimitingInterface[string]
+	// events reports allocation problems on the pods concerned.
+	events record.EventRecorder
+	// conflicts marks pods whose annotated address lost to an older claim: their port is
+	// never (re)created, so OVN never holds one address twice.
+	conflicts sync.Map
 }
 
 // Run runs the controller role until ctx ends (leadership lost or shutdown).
@@ -51,11 +58,14 @@ func Run(ctx context.Context, req Request) error {
 	if req.Workers <= 0 {
 		req.Workers = 2
 	}
-	store, err := sqlitestore.Open(ctx, req.IPAMDatabase, req.Log)
+	store, movedTo, err := sqlitestore.OpenOrReset(ctx, req.IPAMDatabase, req.Log)
 	if err != nil {
 		return fmt.Errorf("open ipam database %s: %w", req.IPAMDatabase, err)
 	}
 	defer store.Close()
+	if movedTo != "" {
+		req.Log.Error("ipam database was damaged: moved aside, rebuilding from the cluster", "path", req.IPAMDatabase, "moved_to", movedTo)
+	}
 	m, err := ipam.New(ctx, store, req.Log)
 	if err != nil {
 		return fmt.Errorf("load ipam: %w", err)
@@ -70,6 +80,9 @@ func Run(ctx context.Context, req Request) error {
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](50*time.Millisecond, 30*time.Second),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "pods"})}
 	defer c.queue.ShutDown()
+	var stopEvents func()
+	c.events, stopEvents = newRecorder(ctx, req.Kube)
+	defer stopEvents()
 	if err := c.ensureTopology(ctx); err != nil {
 		return err
 	}
@@ -114,7 +127,7 @@ func (c *Controller) run(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), podInformer.Informer().HasSynced) {
 		return fmt.Errorf("sync pod cache: %w", ctx.Err())
 	}
-	if err := c.adopt(ctx); err != nil {
+	if err := c.reconcile(ctx); err != nil {
 		return err
 	}
 	c.enqueueStale(ctx)

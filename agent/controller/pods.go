@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
@@ -56,15 +55,17 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 	key := pod.Namespace + "/" + pod.Name
 	pins, err := annotation.Requested(pod.Annotations)
 	if err != nil {
-		return fmt.Errorf("pod %s: %w", key, err)
+		c.events.Event(pod, corev1.EventTypeWarning, ReasonAllocationFailed, err.Error())
+		return nil // the pod's own annotation is wrong: its next update requeues it
 	}
 	subnet := DefaultSubnet
 	if pins.Switch != "" && pins.Switch != DefaultSubnet {
-		return fmt.Errorf("pod %s: logical switch %q: only %s exists yet", key, pins.Switch, DefaultSubnet)
+		c.events.Eventf(pod, corev1.EventTypeWarning, ReasonAllocationFailed, "logical switch %q does not exist (only %s)", pins.Switch, DefaultSubnet)
+		return nil
 	}
 	a, err := c.ipam.Allocate(ctx, ipam.Request{Subnet: subnet, Owner: owner(key), IPs: pins.IPs, MAC: pins.MAC})
 	if err != nil {
-		return fmt.Errorf("allocate address for pod %s: %w", key, err)
+		return c.allocationFailed(pod, pins, err)
 	}
 	n := c.network(a)
 	if err := c.ensurePort(ctx, pod, n); err != nil {
@@ -80,7 +81,15 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 // ensureAllocated adopts an annotated pod's allocation into the IPAM and OVN, idempotently.
 func (c *Controller) ensureAllocated(ctx context.Context, pod *corev1.Pod, n annotation.Network) error {
 	key := pod.Namespace + "/" + pod.Name
+	if _, lost := c.conflicts.Load(key); lost {
+		return nil // reported at reconciliation; the pod must be recreated
+	}
 	_, err := c.ipam.Allocate(ctx, ipam.Request{Subnet: n.Switch, Owner: owner(key), IPs: n.IPs, MAC: n.MAC})
+	if errors.Is(err, ipam.ErrConflict) {
+		c.conflicts.Store(key, true)
+		c.events.Eventf(pod, corev1.EventTypeWarning, ReasonAddressConflict, "annotated address %v / MAC %s is held by another pod: %v", n.IPs, n.MAC, err)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("adopt allocation %v of pod %s: %w", n.IPs, key, err)
 	}
@@ -138,36 +147,11 @@ func (c *Controller) deletePod(ctx context.Context, ns, name string) error {
 			return fmt.Errorf("delete port %s: %w", lsp, err)
 		}
 	}
+	c.conflicts.Delete(ns + "/" + name)
 	if err := c.ipam.ReleasePod(ctx, ns+"/"+name); err != nil {
 		return fmt.Errorf("release addresses of pod %s/%s: %w", ns, name, err)
 	}
 	c.log.Info("pod released", "pod", name, "namespace", ns, "lsp", lsp)
-	return nil
-}
-
-// adopt records every annotated pod's allocation before anything new is allocated, so a
-// database behind the cluster (a crash, a new leader) cannot hand out a live address again.
-func (c *Controller) adopt(ctx context.Context) error {
-	pods, err := c.pods.List(labels.Everything())
-	if err != nil {
-		return fmt.Errorf("list pods: %w", err)
-	}
-	adopted := 0
-	for _, pod := range pods {
-		if !wantsNetwork(pod) {
-			continue
-		}
-		n, err := annotation.Decode(pod.Annotations)
-		if err != nil {
-			continue
-		}
-		if err := c.ensureAllocated(ctx, pod, n); err != nil {
-			c.log.Warn("adopt pod allocation", "pod", pod.Name, "namespace", pod.Namespace, "err", err)
-			continue
-		}
-		adopted++
-	}
-	c.log.Info("adopted existing allocations", "pods", adopted)
 	return nil
 }
 
@@ -184,4 +168,21 @@ func (c *Controller) enqueueStale(ctx context.Context) {
 	for _, p := range ports {
 		c.queue.Add(p.Owner)
 	}
+}
+
+// allocationFailed reports why a pod got no address. A conflict or an exhausted subnet may
+// clear up (the holder goes away), so those are retried with backoff; a pin the subnet can
+// never satisfy waits for the pod to change.
+func (c *Controller) allocationFailed(pod *corev1.Pod, pins annotation.Request, err error) error {
+	key := pod.Namespace + "/" + pod.Name
+	reason := ReasonAllocationFailed
+	if errors.Is(err, ipam.ErrConflict) {
+		reason = ReasonAddressConflict
+	}
+	c.events.Eventf(pod, corev1.EventTypeWarning, reason, "no address for this pod (requested ip %v, mac %s): %v", pins.IPs, pins.MAC, err)
+	if errors.Is(err, ipam.ErrConflict) || errors.Is(err, ipam.ErrExhausted) {
+		return fmt.Errorf("allocate address for pod %s: %w", key, err)
+	}
+	c.log.Warn("pod cannot be allocated until it changes", "pod", pod.Name, "namespace", pod.Namespace, "err", err)
+	return nil
 }

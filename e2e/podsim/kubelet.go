@@ -109,6 +109,26 @@ func (k *Kubelet) ConfList(ctx context.Context) (*libcni.NetworkConfigList, erro
 	}
 }
 
+// WaitReady waits until the network plugin answers CNI STATUS with success, as containerd 2.x
+// does before it marks the node Ready and starts sandboxes.
+func (k *Kubelet) WaitReady(ctx context.Context) error {
+	for {
+		list, err := k.ConfList(ctx)
+		if err != nil {
+			return err
+		}
+		err = k.cni().GetStatusNetworkList(ctx, list)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for cni status: %w (last: %v)", ctx.Err(), err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // RunSandbox creates the pod's network namespace and runs CNI ADD on eth0.
 func (k *Kubelet) RunSandbox(ctx context.Context, pod *corev1.Pod) (*Sandbox, error) {
 	list, err := k.ConfList(ctx)

@@ -1,0 +1,107 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/ipam"
+	"github.com/edgeovn/edgeovn/ovn/northbound"
+)
+
+// reconcile makes the IPAM hold exactly what the cluster's pod annotations claim, before
+// anything new is allocated: a database behind the cluster (a crash, a restored file, a new
+// leader) adopts what it lacks and releases what no pod holds. When two pods claim one
+// address, the older claim wins and the other pod gets a Warning Event.
+func (c *Controller) reconcile(ctx context.Context) error {
+	pods, err := c.pods.List(labels.Everything())
+	if err != nil {
+		return fmt.Errorf("list pods: %w", err)
+	}
+	byOwner := map[string]*corev1.Pod{}
+	var claims []ipam.Allocation
+	for _, pod := range pods {
+		if !wantsNetwork(pod) {
+			continue
+		}
+		n, err := annotation.Decode(pod.Annotations)
+		if err != nil {
+			continue
+		}
+		key := pod.Namespace + "/" + pod.Name
+		byOwner[key] = pod
+		claims = append(claims, ipam.Allocation{Subnet: n.Switch, Owner: owner(key), IPs: n.IPs, MAC: n.MAC,
+			Allocated: pod.CreationTimestamp.Time})
+	}
+	stale, err := c.stalePorts(ctx, byOwner, pods)
+	if err != nil {
+		return err
+	}
+	for _, p := range stale {
+		// Newest claims: a live pod always wins an address over a dead pod's leftover port.
+		claims = append(claims, ipam.Allocation{Subnet: p.Switch, Owner: owner(p.Owner), IPs: p.IPs, MAC: p.MAC,
+			Allocated: time.Now()})
+	}
+	res, err := c.ipam.Reconcile(ctx, claims)
+	if err != nil {
+		return fmt.Errorf("reconcile ipam with %d pod claims: %w", len(claims), err)
+	}
+	for _, cf := range res.Conflicts {
+		pod := byOwner[cf.Claim.Owner.Pod]
+		if pod == nil {
+			continue // a dead pod's port lost to a live pod: removed below either way
+		}
+		c.conflicts.Store(cf.Claim.Owner.Pod, true)
+		msg := fmt.Sprintf("address %v / MAC %s annotated on this pod cannot be kept: %v", cf.Claim.IPs, cf.Claim.MAC, cf.Err)
+		if cf.Holder.Pod != "" {
+			msg = fmt.Sprintf("address %v / MAC %s annotated on this pod is held by the older pod %s: %v", cf.Claim.IPs, cf.Claim.MAC, cf.Holder.Pod, cf.Err)
+		}
+		c.events.Event(pod, corev1.EventTypeWarning, ReasonAddressConflict, msg)
+		c.log.Warn("allocation conflict", "pod", pod.Name, "namespace", pod.Namespace, "ip", cf.Claim.IPs, "holder", cf.Holder.Pod, "err", cf.Err)
+	}
+	if err := c.removeStale(ctx, stale); err != nil {
+		return err
+	}
+	c.log.Info("ipam reconciled with the cluster", "claims", len(claims), "adopted", len(res.Adopted),
+		"released", len(res.Released), "conflicts", len(res.Conflicts), "stale_ports", len(stale))
+	return nil
+}
+
+// stalePorts lists edgeovn's pod ports whose pod no longer exists (deleted while no
+// controller ran). Their addresses were handed out and may still be in flight.
+func (c *Controller) stalePorts(ctx context.Context, annotated map[string]*corev1.Pod, pods []*corev1.Pod) ([]northbound.PodPort, error) {
+	live := make(map[string]bool, len(pods))
+	for _, p := range pods {
+		live[p.Namespace+"/"+p.Name] = true
+	}
+	ports, err := c.nb.PodPorts(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list pod ports: %w", err)
+	}
+	var stale []northbound.PodPort
+	for _, p := range ports {
+		if !live[p.Owner] && annotated[p.Owner] == nil {
+			stale = append(stale, p)
+		}
+	}
+	return stale, nil
+}
+
+// removeStale deletes dead pods' ports before any new port can reuse their addresses, and
+// releases the addresses now, so they queue behind every never-used one (late packets).
+func (c *Controller) removeStale(ctx context.Context, stale []northbound.PodPort) error {
+	for _, p := range stale {
+		if err := c.nb.DeletePodPort(ctx, p.Switch, p.Name); err != nil {
+			return fmt.Errorf("delete stale port %s: %w", p.Name, err)
+		}
+		if err := c.ipam.ReleasePod(ctx, p.Owner); err != nil {
+			return fmt.Errorf("release addresses of deleted pod %s: %w", p.Owner, err)
+		}
+		c.log.Info("removed port of a pod deleted while no controller ran", "lsp", p.Name, "ip", p.IPs)
+	}
+	return nil
+}

@@ -1,0 +1,86 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/edgeovn/edgeovn/e2e/podsim"
+)
+
+// TestRestartReconciles is Kube-OVN's duplicate-address bug turned into a test: edgeovn is
+// killed (SIGKILL), a pod is deleted while it is down, and its IPAM database is destroyed.
+// The restarted daemon moves the damaged file aside, rebuilds the IPAM from the pods'
+// annotations before allocating anything, removes the dead pod's port, and a new pod gets an
+// address nobody holds. The surviving pod kept its network throughout.
+func TestRestartReconciles(t *testing.T) {
+	env := startEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	k := env.kubelet
+	if err := k.EnsureNode(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a := runPod(ctx, t, env, "keep")
+	b := runPod(ctx, t, env, "gone")
+
+	if err := syscall.Kill(env.daemon.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = env.daemon.Wait()
+	if out, err := podsim.Ping(ctx, a, b.IP()); err != nil {
+		t.Fatalf("datapath must keep working while edgeovn is down: %v\n%s", err, out)
+	}
+	if err := k.DeletePod(ctx, b.Pod); err != nil {
+		t.Fatal(err)
+	}
+	if err := podsim.RemoveNetns(b.Netns); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		_ = os.Remove(env.ipamDB + suffix)
+	}
+	if err := os.WriteFile(env.ipamDB, []byte(strings.Repeat("not a database ", 512)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	env.startDaemon(ctx, t, "edgeovn-restarted")
+	c := runPod(ctx, t, env, "new")
+	if c.IP() == a.IP() || c.IP() == b.IP() {
+		t.Fatalf("new pod got %s; live pod holds %s, deleted pod held %s", c.IP(), a.IP(), b.IP())
+	}
+	eventually(ctx, t, "port of the pod deleted while edgeovn was down removed", func() bool {
+		return !env.lspExists(ctx, t, "gone.default")
+	})
+	list := env.ipamList(ctx, t)
+	if !strings.Contains(list, "default/keep") || !strings.Contains(list, "["+a.IP().String()+"]") ||
+		strings.Contains(list, "default/gone") {
+		t.Fatalf("rebuilt ipam does not match the cluster:\n%s", list)
+	}
+	if log := env.daemonLog(); !strings.Contains(log, "moved aside") {
+		t.Fatalf("damaged database not reported:\n%s", log)
+	}
+	if out, err := podsim.Ping(ctx, a, c.IP()); err != nil {
+		t.Fatalf("surviving pod cannot reach the new one: %v\n%s", err, out)
+	}
+}
+
+func runPod(ctx context.Context, t *testing.T, env *env, name string) *podsim.Sandbox {
+	t.Helper()
+	pod, err := env.kubelet.CreatePod(ctx, "default", name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := env.kubelet.RunSandbox(ctx, pod)
+	if sb != nil {
+		t.Cleanup(func() { _ = podsim.RemoveNetns(sb.Netns) })
+	}
+	if err != nil {
+		t.Fatalf("%v\n%s", err, env.daemonLog())
+	}
+	t.Logf("pod %s: %s (CNI ADD %v)", name, sb.IP(), sb.AddTime.Round(time.Microsecond))
+	return sb
+}
