@@ -179,7 +179,11 @@ func (c *Controller) allocationFailed(pod *corev1.Pod, pins annotation.Request, 
 	if errors.Is(err, ipam.ErrConflict) {
 		reason = ReasonAddressConflict
 	}
-	c.events.Eventf(pod, corev1.EventTypeWarning, reason, "no address for this pod (requested ip %v, mac %s): %v", pins.IPs, pins.MAC, err)
+	asked := "no pinned address"
+	if len(pins.IPs) > 0 || pins.MAC != nil {
+		asked = fmt.Sprintf("pinned ip %v mac %q", pins.IPs, pins.MAC.String())
+	}
+	c.events.Eventf(pod, corev1.EventTypeWarning, reason, "no address for this pod (%s): %v", asked, err)
 	if errors.Is(err, ipam.ErrConflict) || errors.Is(err, ipam.ErrExhausted) {
 		return fmt.Errorf("allocate address for pod %s: %w", key, err)
 	}
