@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 CACHE := $(CURDIR)/.cache
 export EDGEOVN_KUBE_APISERVER ?= $(CACHE)/bin/kube-apiserver
 
-.PHONY: help build test unit e2e deps vet generate verify-generate demo demo-down clean
+.PHONY: help build test unit e2e deps vet bench generate verify-generate demo demo-down clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -29,6 +29,9 @@ e2e: build ## the end-to-end suite on real OVN, OVS, etcd and kube-apiserver (ro
 	$(GO) test -count=1 -v -timeout 20m ./e2e/
 
 test: deps vet build unit e2e ## the whole suite: installs what it needs, then vet, unit and e2e tests
+
+bench: deps build ## print the README's figures (CNI latency vs the reference plugins, ...)
+	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20
 
 generate: ## regenerate the libovsdb models from ovn/schema
 	$(GO) generate ./ovn/...

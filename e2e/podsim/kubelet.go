@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/containernetworking/cni/libcni"
+	"github.com/containernetworking/cni/pkg/types"
 	types100 "github.com/containernetworking/cni/pkg/types/100"
 	"github.com/containernetworking/plugins/pkg/testutils"
 	"golang.org/x/sys/unix"
@@ -27,6 +28,9 @@ type Kubelet struct {
 	ConfDir  string // where edgeovn writes its conflist
 	BinDir   string // where edgeovn installs its plugin
 	CacheDir string // libcni's result cache
+	// HostNetns, if set, is the network namespace the runtime runs in (the simulated host's),
+	// so plugins that create host-side links do so there. Empty: the caller's.
+	HostNetns string
 }
 
 // Sandbox is a pod sandbox with its network attached.
@@ -92,13 +96,15 @@ func (k *Kubelet) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	return nil
 }
 
-// ConfList waits until edgeovn's node role has installed its CNI config and plugin.
+// ConfList waits until a CNI config and every plugin it names are installed (edgeovn's node
+// role writes both), and returns the alphabetically first config, as containerd picks it.
 func (k *Kubelet) ConfList(ctx context.Context) (*libcni.NetworkConfigList, error) {
 	for {
 		files, _ := libcni.ConfFiles(k.ConfDir, []string{".conflist"})
 		if len(files) > 0 {
-			if _, err := os.Stat(filepath.Join(k.BinDir, "edgeovn")); err == nil {
-				return libcni.ConfListFromFile(files[0])
+			list, err := libcni.ConfListFromFile(files[0])
+			if err == nil && k.pluginsInstalled(list) {
+				return list, nil
 			}
 		}
 		select {
@@ -129,6 +135,15 @@ func (k *Kubelet) WaitReady(ctx context.Context) error {
 	}
 }
 
+func (k *Kubelet) pluginsInstalled(list *libcni.NetworkConfigList) bool {
+	for _, p := range list.Plugins {
+		if _, err := os.Stat(filepath.Join(k.BinDir, p.Network.Type)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // RunSandbox creates the pod's network namespace and runs CNI ADD on eth0.
 func (k *Kubelet) RunSandbox(ctx context.Context, pod *corev1.Pod) (*Sandbox, error) {
 	list, err := k.ConfList(ctx)
@@ -140,8 +155,12 @@ func (k *Kubelet) RunSandbox(ctx context.Context, pod *corev1.Pod) (*Sandbox, er
 		return nil, fmt.Errorf("create netns for pod %s: %w", pod.Name, err)
 	}
 	sb := &Sandbox{Pod: pod, Netns: netns.Path(), ContainerID: randomID()}
+	var res types.Result
 	start := time.Now()
-	res, err := k.cni().AddNetworkList(ctx, list, k.runtimeConf(sb))
+	err = k.onHost(func() (err error) {
+		res, err = k.cni().AddNetworkList(ctx, list, k.runtimeConf(sb))
+		return err
+	})
 	sb.AddTime = time.Since(start)
 	if err != nil {
 		return sb, fmt.Errorf("cni add for pod %s: %w", pod.Name, err)
@@ -159,7 +178,7 @@ func (k *Kubelet) StopSandbox(ctx context.Context, sb *Sandbox, removeNetns bool
 	if err != nil {
 		return err
 	}
-	if err := k.cni().DelNetworkList(ctx, list, k.runtimeConf(sb)); err != nil {
+	if err := k.onHost(func() error { return k.cni().DelNetworkList(ctx, list, k.runtimeConf(sb)) }); err != nil {
 		return fmt.Errorf("cni del for pod %s: %w", sb.Pod.Name, err)
 	}
 	if removeNetns {
@@ -182,6 +201,15 @@ func RemoveNetns(path string) error {
 		return fmt.Errorf("remove netns %s: %w", path, err)
 	}
 	return nil
+}
+
+// onHost runs f (which execs plugins) in the host netns: a child forked from a thread in a
+// namespace starts in that namespace.
+func (k *Kubelet) onHost(f func() error) error {
+	if k.HostNetns == "" {
+		return f()
+	}
+	return inNetns(k.HostNetns, f)
 }
 
 func (k *Kubelet) cni() *libcni.CNIConfig {
