@@ -31,7 +31,8 @@ type IPAM struct {
 // subnet is one subnet's live state.
 type subnet struct {
 	spec     Subnet
-	pools    []*pool // one per CIDR, same order
+	pools    []*pool            // the pool-less zone of each CIDR, same order
+	named    map[string][]*pool // each IPPool's zones, one per family it covers
 	holders  map[netip.Addr]Owner
 	released map[netip.Addr]Released
 }
@@ -67,8 +68,14 @@ func (m *IPAM) reset(st State) {
 		m.subnets[s.Name] = &subnet{spec: s.clone(), holders: make(map[netip.Addr]Owner, perSubnet[s.Name]),
 			released: map[netip.Addr]Released{}}
 	}
-	for _, a := range st.Allocations {
-		if err := m.adoptLoaded(a); err != nil {
+	// One backing array for the pods' interface lists: most pods have one interface, and one
+	// allocation instead of 100,000 matters at start-up. Its capacity per pod is 1, so a
+	// second interface reallocates rather than overwriting a neighbour.
+	ifaces := make([]string, n)
+	for i := range st.Allocations {
+		a := &st.Allocations[i]
+		ifaces[i] = a.Owner.Interface
+		if err := m.adoptLoaded(a, ifaces[i:i+1:i+1]); err != nil {
 			m.log.Error("skip inconsistent stored allocation", "pod", a.Owner.Pod, "ip", fmt.Sprint(a.IPs), "err", err)
 		}
 	}
@@ -89,7 +96,9 @@ func (m *IPAM) reset(st State) {
 	}
 }
 
-func (m *IPAM) adoptLoaded(a Allocation) error {
+// adoptLoaded indexes a loaded allocation, keeping a pointer into the loaded state rather
+// than a copy. one is a one-element slice holding a's interface, for m.pods.
+func (m *IPAM) adoptLoaded(a *Allocation, one []string) error {
 	sn := m.subnets[a.Subnet]
 	if sn == nil {
 		return fmt.Errorf("subnet %s: %w", a.Subnet, ErrUnknownSubnet)
@@ -108,14 +117,24 @@ func (m *IPAM) adoptLoaded(a Allocation) error {
 			return fmt.Errorf("address %s also held by %s: %w", ip, h, ErrConflict)
 		}
 	}
-	m.hold(sn, a)
+	if cur, ok := m.pods[a.Owner.Pod]; ok {
+		m.pods[a.Owner.Pod] = append(cur, a.Owner.Interface)
+	} else {
+		m.pods[a.Owner.Pod] = one
+	}
+	m.index(sn, a)
 	return nil
 }
 
 // hold records a as live in the indexes (not in the pools).
 func (m *IPAM) hold(sn *subnet, a Allocation) {
-	m.owners[a.Owner] = &a
 	m.pods[a.Owner.Pod] = append(m.pods[a.Owner.Pod], a.Owner.Interface)
+	m.index(sn, &a)
+}
+
+// index records a in the owner, MAC and address indexes; a is the IPAM's own.
+func (m *IPAM) index(sn *subnet, a *Allocation) {
+	m.owners[a.Owner] = a
 	m.macs[keyOf(a.MAC)] = a.Owner
 	for _, ip := range a.IPs {
 		sn.holders[ip] = a.Owner
@@ -145,17 +164,52 @@ func (sn *subnet) rebuildPools() {
 	for _, r := range sn.released {
 		released = append(released, r)
 	}
+	sortReleased(released)
 	reserved := sn.spec.reserved()
 	sn.pools = sn.pools[:0]
+	sn.named = map[string][]*pool{}
 	for _, p := range sn.spec.CIDRs {
-		sn.pools = append(sn.pools, buildPool(p, reserved, sn.holders, released))
+		ps := poolSpec{prefix: p, reserved: reserved, taken: taken(p, reserved, sn.holders, released), released: released}
+		for name, within := range sn.spec.zones(p) {
+			ps.within = within
+			pl := buildPool(ps, sn.holders)
+			if name == "" {
+				sn.pools = append(sn.pools, pl)
+			} else {
+				sn.named[name] = append(sn.named[name], pl)
+			}
+		}
 	}
 }
 
-// pool returns the pool of a's family, or nil.
+// pool returns the pool-less zone of a's family, or nil.
 func (sn *subnet) pool(a netip.Addr) *pool {
 	for _, pl := range sn.pools {
 		if pl.prefix.Addr().BitLen() == a.BitLen() {
+			return pl
+		}
+	}
+	return nil
+}
+
+// zoneOf returns the pool that hands out a: its IPPool's, else the pool-less zone of its
+// family, or nil.
+func (sn *subnet) zoneOf(a netip.Addr) *pool {
+	for _, zs := range sn.named {
+		for _, pl := range zs {
+			if findRange(pl.within, a) >= 0 {
+				return pl
+			}
+		}
+	}
+	return sn.pool(a)
+}
+
+// namedZone returns the zone of the IPPool name for the family of bits, or nil when the pool
+// has no range of that family.
+func (sn *subnet) namedZone(name string, bits int) *pool {
+	for _, pl := range sn.named[name] {
+		if pl.prefix.Addr().BitLen() == bits {
 			return pl
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"net/netip"
 )
 
 // macPrefix is the first octet of generated MACs: locally administered (0x02) and unicast
@@ -34,8 +35,9 @@ func validMAC(mac net.HardwareAddr) error {
 }
 
 // pickMAC returns the requested MAC (unless another owner holds it), else the owner's
-// current one, else a new random one that no live allocation holds.
-func (m *IPAM) pickMAC(r Request, cur *Allocation) (net.HardwareAddr, error) {
+// current one, else one derived from the new addresses, else a random one that no live
+// allocation holds.
+func (m *IPAM) pickMAC(r Request, cur *Allocation, ips []netip.Addr) (net.HardwareAddr, error) {
 	if r.MAC != nil {
 		if h, held := m.macs[keyOf(r.MAC)]; held && h != r.Owner {
 			return nil, fmt.Errorf("mac %s: %w %s", r.MAC, ErrConflict, h)
@@ -44,6 +46,11 @@ func (m *IPAM) pickMAC(r Request, cur *Allocation) (net.HardwareAddr, error) {
 	}
 	if cur != nil {
 		return append(net.HardwareAddr(nil), cur.MAC...), nil
+	}
+	if mac := derivedMAC(ips); mac != nil {
+		if _, held := m.macs[keyOf(mac)]; !held {
+			return mac, nil
+		}
 	}
 	for {
 		mac := net.HardwareAddr{macPrefix, 0, 0, 0, 0, 0}
@@ -55,4 +62,15 @@ func (m *IPAM) pickMAC(r Request, cur *Allocation) (net.HardwareAddr, error) {
 			return mac, nil
 		}
 	}
+}
+
+// derivedMAC is 0a:58 followed by the last four octets of the first address (the convention
+// of ovn-kubernetes). Consecutive addresses get consecutive MACs, which keeps the store's MAC
+// index appending instead of touching a random page per allocation.
+func derivedMAC(ips []netip.Addr) net.HardwareAddr {
+	if len(ips) == 0 {
+		return nil
+	}
+	b := ips[0].AsSlice()
+	return append(net.HardwareAddr{macPrefix, 0x58}, b[len(b)-4:]...)
 }

@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// pool hands out the addresses of one CIDR of a subnet. It knows which addresses were never
+// pool hands out the addresses of one zone of one CIDR of a subnet: what one IPPool covers
+// of it, or what no IPPool covers (the pool-less zone). It knows which addresses were never
 // used (fresh, a sorted list of disjoint ranges) and which were used and released (a queue,
 // least recently released first). Taking the lowest fresh address or the front of the queue
 // is O(1), so allocation does not slow down with subnet size.
@@ -15,6 +16,7 @@ type pool struct {
 	prefix   netip.Prefix
 	usable   Range   // the prefix minus network/broadcast addresses
 	reserved []Range // gateway and excludes, merged
+	within   []Range // the zone (an IPPool's ranges, or what no pool covers) this pool hands out
 	fresh    []Range
 	released *list.List // of netip.Addr, in release order
 	queued   map[netip.Addr]*list.Element
@@ -46,36 +48,67 @@ func lastAddr(p netip.Prefix) netip.Addr {
 	return a
 }
 
-// buildPool computes a pool from the subnet's reserved ranges and the addresses in use
-// (allocated) or released (with the time of release).
-func buildPool(p netip.Prefix, reserved []Range, used map[netip.Addr]Owner, released []Released) *pool {
-	pl := &pool{prefix: p, usable: usableRange(p), reserved: reserved,
-		released: list.New(), queued: map[netip.Addr]*list.Element{}}
-	taken := make([]Range, 0, len(reserved)+len(used)+len(released))
-	taken = append(taken, reserved...)
+// taken is what a CIDR cannot hand out as fresh: the reserved ranges and every address in use
+// or released, merged. Addresses are sorted and coalesced into ranges first, so a dense
+// subnet costs one sort, not a sort of one range per address.
+func taken(p netip.Prefix, reserved []Range, used map[netip.Addr]Owner, released []Released) []Range {
+	addrs := make([]netip.Addr, 0, len(used)+len(released))
 	for a := range used {
 		if p.Contains(a) {
-			taken = append(taken, Range{First: a, Last: a})
+			addrs = append(addrs, a)
 		}
 	}
 	for _, r := range released {
 		if p.Contains(r.IP) {
-			taken = append(taken, Range{First: r.IP, Last: r.IP})
+			addrs = append(addrs, r.IP)
 		}
 	}
-	pl.fresh = complement(pl.usable.First, pl.usable.Last, mergeRanges(taken))
+	slices.SortFunc(addrs, netip.Addr.Compare)
+	out := slices.Clone(reserved)
+	for i := 0; i < len(addrs); {
+		j := i + 1
+		for j < len(addrs) && addrs[j] == addrs[j-1].Next() {
+			j++
+		}
+		out = append(out, Range{First: addrs[i], Last: addrs[j-1]})
+		i = j
+	}
+	return mergeRanges(out)
+}
+
+// poolSpec is what buildPool needs to build the pool of one zone of one CIDR.
+type poolSpec struct {
+	prefix   netip.Prefix
+	within   []Range    // the zone's ranges, sorted, disjoint, inside the usable range
+	reserved []Range    // gateway and excludes, merged
+	taken    []Range    // see taken
+	released []Released // sorted by release time, then address
+}
+
+// buildPool computes the pool of one zone: the fresh addresses of its ranges, and its
+// released addresses, least recently released first.
+func buildPool(ps poolSpec, used map[netip.Addr]Owner) *pool {
+	pl := &pool{prefix: ps.prefix, usable: usableRange(ps.prefix), reserved: ps.reserved, within: ps.within,
+		released: list.New(), queued: map[netip.Addr]*list.Element{}}
+	for _, w := range ps.within {
+		pl.fresh = append(pl.fresh, complement(w.First, w.Last, ps.taken)...)
+	}
+	for _, r := range ps.released {
+		if _, held := used[r.IP]; !held && findRange(ps.within, r.IP) >= 0 && !pl.isReserved(r.IP) {
+			pl.queued[r.IP] = pl.released.PushBack(r.IP)
+		}
+	}
+	return pl
+}
+
+// sortReleased orders released records least recently released first.
+func sortReleased(released []Released) {
 	slices.SortFunc(released, func(a, b Released) int {
 		if c := a.At.Compare(b.At); c != 0 {
 			return c
 		}
 		return a.IP.Compare(b.IP)
 	})
-	for _, r := range released {
-		if _, held := used[r.IP]; !held && p.Contains(r.IP) && pl.usable.Contains(r.IP) && !pl.isReserved(r.IP) {
-			pl.queued[r.IP] = pl.released.PushBack(r.IP)
-		}
-	}
-	return pl
 }
 
 func (pl *pool) isReserved(a netip.Addr) bool { return findRange(pl.reserved, a) >= 0 }
@@ -117,7 +150,7 @@ func (pl *pool) take(a netip.Addr) {
 
 // giveBack queues a released address at the back, unless it is no longer usable.
 func (pl *pool) giveBack(a netip.Addr) {
-	if _, ok := pl.queued[a]; ok || !pl.usable.Contains(a) || pl.isReserved(a) {
+	if _, ok := pl.queued[a]; ok || findRange(pl.within, a) < 0 || pl.isReserved(a) {
 		return
 	}
 	pl.queued[a] = pl.released.PushBack(a)

@@ -20,6 +20,13 @@ type ConnectRequest struct {
 	Endpoints []string
 	// Log receives the client's own messages; libovsdb's are passed at Info and above only.
 	Log *slog.Logger
+	// EchoInterval and EchoTimeout tune the Echo watchdog run when any endpoint is TCP or
+	// SSL (zero: DefaultEchoInterval, DefaultEchoTimeout).
+	EchoInterval time.Duration
+	EchoTimeout  time.Duration
+	// SlowTransaction is the latency above which the database clients log a transaction
+	// as slow (zero: DefaultSlowTransaction).
+	SlowTransaction time.Duration
 }
 
 // Timing of the connection; variables so that tests could shorten them.
@@ -45,7 +52,9 @@ func (r ConnectRequest) Validate() error {
 
 // Connect dials one of req.Endpoints with dbModel, retrying until ctx ends, starts a single
 // monitor of every table in the model and returns once the initial contents are in the
-// cache. The returned client reconnects forever on its own and resumes its monitor.
+// cache. The returned client reconnects forever on its own and resumes its monitor. With
+// several endpoints it stays on the raft leader; with TCP or SSL endpoints an Echo watchdog
+// forces a reconnect when the server stops answering (Close stops it).
 func Connect(ctx context.Context, req ConnectRequest, dbModel model.ClientDBModel) (client.Client, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -66,7 +75,18 @@ func Connect(ctx context.Context, req ConnectRequest, dbModel model.ClientDBMode
 		c.Close()
 		return nil, fmt.Errorf("monitor %s at %s: %w", dbModel.Name(), c.CurrentEndpoint(), err)
 	}
-	return c, nil
+	if !needsWatchdog(req.Endpoints) {
+		return c, nil
+	}
+	interval, timeout := req.EchoInterval, req.EchoTimeout
+	if interval <= 0 {
+		interval = DefaultEchoInterval
+	}
+	if timeout <= 0 {
+		timeout = DefaultEchoTimeout
+	}
+	stop := startWatchdog(c, interval, timeout, log.With("db", dbModel.Name()))
+	return &watchedClient{Client: c, stop: stop}, nil
 }
 
 func newClient(req ConnectRequest, dbModel model.ClientDBModel, log *slog.Logger) (client.Client, error) {
@@ -78,6 +98,12 @@ func newClient(req ConnectRequest, dbModel model.ClientDBModel, log *slog.Logger
 	}
 	for _, ep := range req.Endpoints {
 		opts = append(opts, client.WithEndpoint(ep))
+	}
+	if len(req.Endpoints) > 1 {
+		// With several endpoints this is a raft cluster: stay on the leader, so that a
+		// transaction's effect is in the cache when its reply arrives and the wait guards
+		// are checked against what the cache showed.
+		opts = append(opts, client.WithLeaderOnly(true))
 	}
 	c, err := client.NewOVSDBClient(dbModel, opts...)
 	if err != nil {

@@ -17,3 +17,5 @@ var (
 	// reading the cache and committing. Retrying re-reads the cache.
 	ErrConflict = errors.New("conflict")
 )
+
+func isConflict(err error) bool { return errors.Is(err, ErrConflict) }

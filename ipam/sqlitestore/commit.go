@@ -16,7 +16,7 @@ func (s *Store) Commit(ctx context.Context, changes []ipam.Change) error {
 		return fmt.Errorf("begin ipam transaction: %w", err)
 	}
 	defer tx.Rollback()
-	t := txn{ctx: ctx, tx: tx, stmts: &s.stmts}
+	t := &txn{ctx: ctx, tx: tx, prepared: &s.stmts}
 	for _, c := range changes {
 		if err := t.apply(c); err != nil {
 			return err
@@ -28,16 +28,18 @@ func (s *Store) Commit(ctx context.Context, changes []ipam.Change) error {
 	return nil
 }
 
-func (t txn) apply(c ipam.Change) error {
+func (t *txn) apply(c ipam.Change) error {
 	switch {
 	case c.PutSubnet != nil:
 		return t.putSubnet(*c.PutSubnet)
 	case c.DeleteSubnet != "":
 		what := "delete subnet " + c.DeleteSubnet
-		if err := t.exec(stmtDeleteSubnet, what, c.DeleteSubnet); err != nil {
-			return err
+		for _, st := range []int{stmtDeleteSubnet, stmtDeleteSubnetReleased, stmtDeletePools} {
+			if err := t.exec(st, what, c.DeleteSubnet); err != nil {
+				return err
+			}
 		}
-		return t.exec(stmtDeleteSubnetReleased, what, c.DeleteSubnet)
+		return nil
 	case c.PutAllocation != nil:
 		return t.putAllocation(*c.PutAllocation)
 	case c.Release != nil:
@@ -46,15 +48,34 @@ func (t txn) apply(c ipam.Change) error {
 	return fmt.Errorf("empty ipam change")
 }
 
-func (t txn) putSubnet(sn ipam.Subnet) error {
+// putSubnet stores the spec without its pools, which live in their own table.
+func (t *txn) putSubnet(sn ipam.Subnet) error {
+	what := "store subnet " + sn.Name
+	pools := sn.Pools
+	sn.Pools = nil
 	spec, err := json.Marshal(sn)
 	if err != nil {
 		return fmt.Errorf("encode subnet %s: %w", sn.Name, err)
 	}
-	return t.exec(stmtPutSubnet, "store subnet "+sn.Name, sn.Name, string(spec))
+	if err := t.exec(stmtPutSubnet, what, sn.Name, string(spec)); err != nil {
+		return err
+	}
+	if err := t.exec(stmtDeletePools, what, sn.Name); err != nil {
+		return err
+	}
+	for _, p := range pools {
+		spec, err := json.Marshal(p)
+		if err != nil {
+			return fmt.Errorf("encode pool %s of subnet %s: %w", p.Name, sn.Name, err)
+		}
+		if err := t.exec(stmtInsertPool, what, sn.Name, p.Name, string(spec)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func (t txn) putAllocation(a ipam.Allocation) error {
+func (t *txn) putAllocation(a ipam.Allocation) error {
 	what := "store allocation of " + a.Owner.String()
 	if err := t.exec(stmtDeleteAllocation, what, a.Owner.Pod, a.Owner.Interface); err != nil {
 		return err
@@ -62,26 +83,26 @@ func (t txn) putAllocation(a ipam.Allocation) error {
 	var ip4, ip6 any // NULL unless set
 	for _, ip := range a.IPs {
 		if ip.Is4() {
-			ip4 = ip.String()
+			ip4 = ip4Value(ip)
 		} else {
-			ip6 = ip.String()
+			ip6 = ipBlob(ip)
 		}
-		if err := t.exec(stmtUnrelease, what, a.Subnet, ip.String()); err != nil {
+		if err := t.exec(stmtUnrelease, what, a.Subnet, ipBlob(ip)); err != nil {
 			return err
 		}
 	}
 	return t.exec(stmtInsertAllocation, what,
-		a.Owner.Pod, a.Owner.Interface, a.Subnet, ip4, ip6, a.MAC.String(), a.Allocated.UnixNano())
+		a.Owner.Pod, a.Owner.Interface, a.Subnet, ip4, ip6, macValue(a.MAC), a.Allocated.UnixNano())
 }
 
-func (t txn) release(r *ipam.ReleaseChange) error {
+func (t *txn) release(r *ipam.ReleaseChange) error {
 	a := r.Allocation
 	what := "release allocation of " + a.Owner.String()
 	if err := t.exec(stmtDeleteAllocation, what, a.Owner.Pod, a.Owner.Interface); err != nil {
 		return err
 	}
 	for _, ip := range a.IPs {
-		if err := t.exec(stmtRelease, what, a.Subnet, ip.String(), r.At.UnixNano()); err != nil {
+		if err := t.exec(stmtRelease, what, a.Subnet, ipBlob(ip), r.At.UnixNano()); err != nil {
 			return err
 		}
 	}

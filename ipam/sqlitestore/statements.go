@@ -12,6 +12,8 @@ const (
 	stmtPutSubnet = iota
 	stmtDeleteSubnet
 	stmtDeleteSubnetReleased
+	stmtDeletePools
+	stmtInsertPool
 	stmtDeleteAllocation
 	stmtInsertAllocation
 	stmtUnrelease
@@ -23,6 +25,8 @@ var statementSQL = [numStmts]string{
 	stmtPutSubnet:            "INSERT INTO subnets (name, spec) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET spec = excluded.spec",
 	stmtDeleteSubnet:         "DELETE FROM subnets WHERE name = ?",
 	stmtDeleteSubnetReleased: "DELETE FROM released WHERE subnet = ?",
+	stmtDeletePools:          "DELETE FROM pools WHERE subnet = ?",
+	stmtInsertPool:           "INSERT INTO pools (subnet, name, spec) VALUES (?, ?, ?)",
 	stmtDeleteAllocation:     "DELETE FROM allocations WHERE pod = ? AND iface = ?",
 	stmtInsertAllocation:     "INSERT INTO allocations (pod, iface, subnet, ip4, ip6, mac, allocated) VALUES (?, ?, ?, ?, ?, ?, ?)",
 	stmtUnrelease:            "DELETE FROM released WHERE subnet = ? AND ip = ?",
@@ -49,15 +53,21 @@ func (s *Store) closeStatements() {
 	}
 }
 
-// txn is one Commit's transaction.
+// txn is one Commit's transaction, with the prepared statements bound to it once.
 type txn struct {
-	ctx   context.Context
-	tx    *sql.Tx
-	stmts *[numStmts]*sql.Stmt
+	ctx      context.Context
+	tx       *sql.Tx
+	prepared *[numStmts]*sql.Stmt // the store's
+	bound    [numStmts]*sql.Stmt  // bound to tx on first use
 }
 
-func (t txn) exec(stmt int, what string, args ...any) error {
-	if _, err := t.tx.StmtContext(t.ctx, t.stmts[stmt]).ExecContext(t.ctx, args...); err != nil {
+func (t *txn) exec(stmt int, what string, args ...any) error {
+	st := t.bound[stmt]
+	if st == nil {
+		st = t.tx.StmtContext(t.ctx, t.prepared[stmt])
+		t.bound[stmt] = st
+	}
+	if _, err := st.ExecContext(t.ctx, args...); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil

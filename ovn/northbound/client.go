@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ovn-org/libovsdb/client"
+	"github.com/ovn-org/libovsdb/model"
 	"github.com/ovn-org/libovsdb/ovsdb"
 
 	"github.com/edgeovn/edgeovn/ovn"
@@ -18,7 +19,8 @@ type Client struct {
 	nb  client.Client
 	log *slog.Logger
 	// writes counts committed write transactions, so tests can prove an ensure wrote nothing.
-	writes atomic.Int64
+	writes  atomic.Int64
+	metrics *ovn.Metrics
 }
 
 // Connect connects to the northbound database and returns once its contents are cached.
@@ -27,6 +29,13 @@ func Connect(ctx context.Context, req ovn.ConnectRequest) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build northbound model: %w", err)
 	}
+	// Switch, router and load balancer names are not indexed by the schema; client indexes
+	// let the lookups by name use the cache's index instead of scanning every row.
+	dbModel.SetIndexes(map[string][]model.ClientIndex{
+		nbdb.LogicalSwitchTable: {{Columns: []model.ColumnKey{{Column: "name"}}}},
+		nbdb.LogicalRouterTable: {{Columns: []model.ColumnKey{{Column: "name"}}}},
+		nbdb.LoadBalancerTable:  {{Columns: []model.ColumnKey{{Column: "name"}}}},
+	})
 	log := req.Log
 	if log == nil {
 		log = slog.Default()
@@ -36,7 +45,7 @@ func Connect(ctx context.Context, req ovn.ConnectRequest) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{nb: nb, log: log}, nil
+	return &Client{nb: nb, log: log, metrics: ovn.NewMetrics(log, req.SlowTransaction)}, nil
 }
 
 // Close disconnects; the Client must not be used afterwards.
@@ -49,5 +58,10 @@ func (c *Client) commit(ctx context.Context, ops []ovsdb.Operation) error {
 		return nil
 	}
 	c.writes.Add(1)
-	return ovn.Transact(ctx, c.nb, ops)
+	return c.metrics.Transact(ctx, c.nb, ops)
+}
+
+// Stats returns the counters of this client's write transactions.
+func (c *Client) Stats() ovn.Stats {
+	return c.metrics.Stats()
 }

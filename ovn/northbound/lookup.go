@@ -2,37 +2,56 @@ package northbound
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/ovn-org/libovsdb/client"
 
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/nbdb"
 )
 
-// The lookups read the cache and return nil when no row has the name. Logical_Router and
-// Logical_Switch names are not unique in the schema, so more than one row is ErrConflict.
+// The lookups read the cache through an index (a schema index for ports, port groups and
+// address sets, a client index set up by Connect for switches, routers and load balancers)
+// and return nil when no row has the name. Names without a schema index are not unique, so
+// more than one row is ErrConflict.
 
 func (c *Client) routerByName(ctx context.Context, name string) (*nbdb.LogicalRouter, error) {
 	var rows []*nbdb.LogicalRouter
-	err := c.nb.WhereCache(func(r *nbdb.LogicalRouter) bool { return r.Name == name }).List(ctx, &rows)
+	err := c.nb.Where(&nbdb.LogicalRouter{Name: name}).List(ctx, &rows)
 	return one(rows, err, "logical router", name)
 }
 
 func (c *Client) switchByName(ctx context.Context, name string) (*nbdb.LogicalSwitch, error) {
 	var rows []*nbdb.LogicalSwitch
-	err := c.nb.WhereCache(func(s *nbdb.LogicalSwitch) bool { return s.Name == name }).List(ctx, &rows)
+	err := c.nb.Where(&nbdb.LogicalSwitch{Name: name}).List(ctx, &rows)
 	return one(rows, err, "logical switch", name)
 }
 
+func (c *Client) loadBalancerByName(ctx context.Context, name string) (*nbdb.LoadBalancer, error) {
+	var rows []*nbdb.LoadBalancer
+	err := c.nb.Where(&nbdb.LoadBalancer{Name: name}).List(ctx, &rows)
+	return one(rows, err, "load balancer", name)
+}
+
 func (c *Client) routerPortByName(ctx context.Context, name string) (*nbdb.LogicalRouterPort, error) {
-	var rows []*nbdb.LogicalRouterPort
-	err := c.nb.WhereCache(func(p *nbdb.LogicalRouterPort) bool { return p.Name == name }).List(ctx, &rows)
-	return one(rows, err, "logical router port", name)
+	row := &nbdb.LogicalRouterPort{Name: name}
+	return byIndex(c.nb.Get(ctx, row), row, "logical router port", name)
 }
 
 func (c *Client) switchPortByName(ctx context.Context, name string) (*nbdb.LogicalSwitchPort, error) {
-	var rows []*nbdb.LogicalSwitchPort
-	err := c.nb.WhereCache(func(p *nbdb.LogicalSwitchPort) bool { return p.Name == name }).List(ctx, &rows)
-	return one(rows, err, "logical switch port", name)
+	row := &nbdb.LogicalSwitchPort{Name: name}
+	return byIndex(c.nb.Get(ctx, row), row, "logical switch port", name)
+}
+
+func (c *Client) portGroupByName(ctx context.Context, name string) (*nbdb.PortGroup, error) {
+	row := &nbdb.PortGroup{Name: name}
+	return byIndex(c.nb.Get(ctx, row), row, "port group", name)
+}
+
+func (c *Client) addressSetByName(ctx context.Context, name string) (*nbdb.AddressSet, error) {
+	row := &nbdb.AddressSet{Name: name}
+	return byIndex(c.nb.Get(ctx, row), row, "address set", name)
 }
 
 // switchesHolding returns the switches whose ports include uuid.
@@ -50,6 +69,34 @@ func (c *Client) switchesHolding(ctx context.Context, uuid string) ([]*nbdb.Logi
 		return nil, fmt.Errorf("read logical switches from cache: %w", err)
 	}
 	return rows, nil
+}
+
+// byUUID returns the rows of uuids (references of a parent row) that are in the cache, each
+// found through the _uuid index; newRow makes an empty row with the given UUID.
+func byUUID[T any](ctx context.Context, c *Client, uuids []string, newRow func(uuid string) *T) ([]*T, error) {
+	out := make([]*T, 0, len(uuids))
+	for _, u := range uuids {
+		row := newRow(u)
+		err := c.nb.Get(ctx, row)
+		if errors.Is(err, client.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read row %s from cache: %w", u, err)
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+func byIndex[T any](err error, row *T, what, name string) (*T, error) {
+	switch {
+	case errors.Is(err, client.ErrNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("read %s %q from cache: %w", what, name, err)
+	}
+	return row, nil
 }
 
 func one[T any](rows []*T, err error, what, name string) (*T, error) {

@@ -21,7 +21,8 @@ type Client struct {
 	ovs client.Client
 	log *slog.Logger
 	// writes counts committed write transactions, so tests can prove an ensure wrote nothing.
-	writes atomic.Int64
+	writes  atomic.Int64
+	metrics *ovn.Metrics
 
 	mu      sync.Mutex
 	waiters map[string]*waitSet // by interface name
@@ -46,7 +47,8 @@ func Connect(ctx context.Context, req ovn.ConnectRequest) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{ovs: ovs, log: req.Log, waiters: make(map[string]*waitSet)}
+	c := &Client{ovs: ovs, log: req.Log, waiters: make(map[string]*waitSet),
+		metrics: ovn.NewMetrics(req.Log, req.SlowTransaction)}
 	ovs.Cache().AddEventHandler(&cache.EventHandlerFuncs{
 		AddFunc:    func(table string, m model.Model) { c.interfaceChanged(table, m) },
 		UpdateFunc: func(table string, _, m model.Model) { c.interfaceChanged(table, m) },
@@ -64,7 +66,12 @@ func (c *Client) commit(ctx context.Context, ops []ovsdb.Operation) error {
 		return nil
 	}
 	c.writes.Add(1)
-	return ovn.Transact(ctx, c.ovs, ops)
+	return c.metrics.Transact(ctx, c.ovs, ops)
+}
+
+// Stats returns the counters of this client's write transactions.
+func (c *Client) Stats() ovn.Stats {
+	return c.metrics.Stats()
 }
 
 // root returns the Open_vSwitch table's single row.

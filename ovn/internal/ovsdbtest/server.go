@@ -16,6 +16,9 @@ type Server struct {
 	Dir      string // run directory holding the database, socket, log and pidfile
 	Socket   string // path of the unix socket
 	Endpoint string // "unix:" + Socket, for libovsdb and ovn-nbctl/ovs-vsctl --db
+
+	db   string
+	proc *process
 }
 
 // SchemaPath returns the path of a schema file in the repository's ovn/schema directory, the
@@ -32,6 +35,36 @@ func SchemaPath(t testing.TB, name string) string {
 // Start creates a database from schema and serves it until the test ends.
 func Start(t testing.TB, schema string) *Server {
 	t.Helper()
+	requireTools(t)
+	dir := tempDir(t)
+	db := filepath.Join(dir, "x.db")
+	if out, err := exec.Command("ovsdb-tool", "create", db, schema).CombinedOutput(); err != nil {
+		t.Fatalf("ovsdb-tool create %s: %v: %s", schema, err, out)
+	}
+	s := &Server{Dir: dir, Socket: filepath.Join(dir, "db.sock"), db: db}
+	s.Endpoint = "unix:" + s.Socket
+	s.proc = startServer(t, dir, db, "punix:"+s.Socket)
+	s.waitSocket(t)
+	return s
+}
+
+// Stop stops the server by PID and waits for it to exit; the database file stays.
+func (s *Server) Stop(t testing.TB) {
+	t.Helper()
+	s.proc.stop()
+}
+
+// Restart stops the server and serves the same database file on the same socket again.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.proc.stop()
+	_ = os.Remove(s.Socket)
+	s.proc = startServer(t, s.Dir, s.db, "punix:"+s.Socket)
+	s.waitSocket(t)
+}
+
+func requireTools(t testing.TB) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("skipping: ovsdb-server tests need root")
 	}
@@ -40,49 +73,74 @@ func Start(t testing.TB, schema string) *Server {
 			t.Skipf("skipping: %s not installed", bin)
 		}
 	}
+}
+
+func tempDir(t testing.TB) string {
+	t.Helper()
 	// A short directory name keeps the socket path under the 108-byte sun_path limit.
 	dir, err := os.MkdirTemp("", "ovsdb")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	db := filepath.Join(dir, "x.db")
-	if out, err := exec.Command("ovsdb-tool", "create", db, schema).CombinedOutput(); err != nil {
-		t.Fatalf("ovsdb-tool create %s: %v: %s", schema, err, out)
-	}
-	s := &Server{Dir: dir, Socket: filepath.Join(dir, "db.sock")}
-	s.Endpoint = "unix:" + s.Socket
-	s.run(t, db)
-	return s
+	return dir
 }
 
-func (s *Server) run(t testing.TB, db string) {
+// process is one ovsdb-server child, waited for by its own goroutine.
+type process struct {
+	cmd    *exec.Cmd
+	dir    string
+	exited chan struct{}
+	err    error
+}
+
+// startServer runs ovsdb-server on db in dir, listening on remote; it is stopped by PID when
+// the test ends at the latest.
+func startServer(t testing.TB, dir, db, remote string) *process {
 	t.Helper()
 	cmd := exec.Command("ovsdb-server",
-		"--remote=punix:"+s.Socket,
-		"--unixctl="+filepath.Join(s.Dir, "ctl"),
-		"--pidfile="+filepath.Join(s.Dir, "pid"),
+		"--remote="+remote,
+		"--unixctl="+filepath.Join(dir, "ctl"),
+		"--pidfile="+filepath.Join(dir, "pid"),
 		"--no-chdir",
-		"--log-file="+filepath.Join(s.Dir, "log"),
+		"--log-file="+filepath.Join(dir, "log"),
 		db)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start ovsdb-server: %v", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
-	s.waitSocket(t, exited)
+	p := &process{cmd: cmd, dir: dir, exited: make(chan struct{})}
+	go func() { p.err = cmd.Wait(); close(p.exited) }()
+	t.Cleanup(p.stop)
+	return p
 }
 
-func (s *Server) waitSocket(t testing.TB, exited <-chan error) {
+// stop sends SIGTERM, then SIGKILL after 5 s; it is safe to call more than once.
+func (p *process) stop() {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(5 * time.Second):
+		p.kill()
+	}
+}
+
+// kill sends SIGKILL, as a crash would, and waits for the exit.
+func (p *process) kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.exited
+}
+
+func (p *process) log() string {
+	b, _ := os.ReadFile(filepath.Join(p.dir, "log"))
+	return string(b)
+}
+
+func (s *Server) waitSocket(t testing.TB) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
@@ -92,9 +150,8 @@ func (s *Server) waitSocket(t testing.TB, exited <-chan error) {
 			t.Fatalf("stat %s: %v", s.Socket, err)
 		}
 		select {
-		case err := <-exited:
-			log, _ := os.ReadFile(filepath.Join(s.Dir, "log"))
-			t.Fatalf("ovsdb-server exited before serving: %v: %s", err, log)
+		case <-s.proc.exited:
+			t.Fatalf("ovsdb-server exited before serving: %v: %s", s.proc.err, s.proc.log())
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
@@ -105,10 +162,15 @@ func (s *Server) waitSocket(t testing.TB, exited <-chan error) {
 // first) and returns its standard output; it fails the test when the tool fails.
 func (s *Server) Run(t testing.TB, tool string, args ...string) string {
 	t.Helper()
+	return runTool(t, s.Endpoint, tool, args...)
+}
+
+func runTool(t testing.TB, db, tool string, args ...string) string {
+	t.Helper()
 	if _, err := exec.LookPath(tool); err != nil {
 		t.Skipf("skipping: %s not installed", tool)
 	}
-	full := append([]string{"--db=" + s.Endpoint}, args...)
+	full := append([]string{"--db=" + db}, args...)
 	out, err := exec.Command(tool, full...).Output()
 	if err != nil {
 		var ee *exec.ExitError
