@@ -20,30 +20,9 @@ const node = "edge-1"
 // TestPodNetwork is the walking skeleton: two pods get addresses from the SQLite IPAM, ports
 // in OVN NB and veths on br-int, reach each other, and a deleted pod gives everything back.
 func TestPodNetwork(t *testing.T) {
-	env := startEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-
+	env, ctx := startNode(t)
 	k := env.kubelet
-	if err := k.EnsureNode(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var sandboxes []*podsim.Sandbox
-	for _, name := range []string{"pod-a", "pod-b"} {
-		pod, err := k.CreatePod(ctx, "default", name, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sb, err := k.RunSandbox(ctx, pod)
-		if sb != nil {
-			t.Cleanup(func() { _ = podsim.RemoveNetns(sb.Netns) })
-		}
-		if err != nil {
-			t.Fatalf("%v\n%s", err, env.daemonLog())
-		}
-		t.Logf("CNI ADD %s: %s -> %s (%v)", name, sb.ContainerID[:12], sb.IP(), sb.AddTime.Round(time.Microsecond))
-		sandboxes = append(sandboxes, sb)
-	}
+	sandboxes := []*podsim.Sandbox{runPod(ctx, t, env, "pod-a"), runPod(ctx, t, env, "pod-b")}
 	a, b := sandboxes[0], sandboxes[1]
 	cidr := netip.MustParsePrefix("10.42.0.0/16")
 	for _, sb := range sandboxes {

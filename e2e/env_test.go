@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
@@ -78,9 +79,8 @@ func startEnv(t *testing.T) *env {
 		t.Fatalf("start rig: %v", err)
 	}
 	t.Cleanup(rig.Stop)
-	e := &env{rig: rig, bin: filepath.Join(bins, "edgeovn"), ipamDB: filepath.Join(rig.Dir, "ipam.db")}
-	e.kubelet = &podsim.Kubelet{Kube: rig.Kube(), Node: node, ConfDir: filepath.Join(rig.Dir, "net.d"),
-		BinDir: filepath.Join(rig.Dir, "cnibin"), CacheDir: filepath.Join(rig.Dir, "cnicache")}
+	e := &env{rig: rig, bin: filepath.Join(bins, "edgeovn"), ipamDB: daemon.IPAMDatabase(rig)}
+	e.kubelet = daemon.Kubelet(rig, node)
 	e.bins = bins
 	e.startDaemon(ctx, t, "edgeovn")
 	t.Cleanup(func() {
@@ -91,17 +91,25 @@ func startEnv(t *testing.T) *env {
 	return e
 }
 
+// startNode starts an env and registers its Node, as kubelet does; the context ends with the
+// test.
+func startNode(t *testing.T) (*env, context.Context) {
+	t.Helper()
+	e := startEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	if err := e.kubelet.EnsureNode(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return e, ctx
+}
+
 // startDaemon starts edgeovn in the rig with its log in <rig dir>/<name>.log.
 func (e *env) startDaemon(ctx context.Context, t *testing.T, name string) {
 	t.Helper()
-	rig := e.rig
 	var err error
-	e.daemon, err = rig.Start(ctx, harness.ProcessSpec{Name: name, Path: e.bin, Args: []string{"run",
-		"--node-name=" + node, "--kubeconfig=" + rig.Kubeconfig,
-		"--ovn-nb=" + rig.NBEndpoint, "--ovn-sb=" + rig.SBEndpoint, "--ovs-db=" + rig.OVSEndpoint,
-		"--ipam-db=" + e.ipamDB, "--cni-socket=" + filepath.Join(rig.Dir, "cni.sock"),
-		"--cni-conf-dir=" + e.kubelet.ConfDir, "--cni-bin-dir=" + e.kubelet.BinDir,
-		"--cni-binary=" + filepath.Join(e.bins, "edgeovn-cni"), "--log-level=debug",
+	e.daemon, err = daemon.Start(ctx, e.rig, daemon.Spec{Name: name, Node: node, BinDir: e.bins, Extra: []string{
+		"--log-level=debug",
 		// A restarted daemon takes the Lease over from its dead self only after it expires.
 		"--lease-duration=4s", "--lease-renew-deadline=3s", "--lease-retry-period=500ms"}})
 	if err != nil {

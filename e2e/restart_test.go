@@ -17,13 +17,8 @@ import (
 // annotations before allocating anything, removes the dead pod's port, and a new pod gets an
 // address nobody holds. The surviving pod kept its network throughout.
 func TestRestartReconciles(t *testing.T) {
-	env := startEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	env, ctx := startNode(t)
 	k := env.kubelet
-	if err := k.EnsureNode(ctx); err != nil {
-		t.Fatal(err)
-	}
 	a := runPod(ctx, t, env, "keep")
 	b := runPod(ctx, t, env, "gone")
 
@@ -81,6 +76,6 @@ func runPod(ctx context.Context, t *testing.T, env *env, name string) *podsim.Sa
 	if err != nil {
 		t.Fatalf("%v\n%s", err, env.daemonLog())
 	}
-	t.Logf("pod %s: %s (CNI ADD %v)", name, sb.IP(), sb.AddTime.Round(time.Microsecond))
+	t.Logf("CNI ADD %s: %s -> %s (%v)", name, sb.ContainerID[:12], sb.IP(), sb.AddTime.Round(time.Microsecond))
 	return sb
 }

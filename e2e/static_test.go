@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,13 +16,8 @@ import (
 // TestStaticAddress: a pod that pins ip_address and mac_address (Kube-OVN's annotations) gets
 // exactly them; a second pod pinning the same address gets a clear Event and no address.
 func TestStaticAddress(t *testing.T) {
-	env := startEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	env, ctx := startNode(t)
 	k := env.kubelet
-	if err := k.EnsureNode(ctx); err != nil {
-		t.Fatal(err)
-	}
 	pins := map[string]string{annotation.IPAddress: "10.42.5.5", annotation.MACAddress: "0a:00:00:00:05:05"}
 	pod, err := k.CreatePod(ctx, "default", "pinned", pins)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
@@ -91,13 +92,8 @@ func pct(d []time.Duration, p int) time.Duration {
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
 func benchEdgeovn(ctx context.Context, rig *harness.Rig, bin string, pods int) (sample, error) {
-	k := &podsim.Kubelet{Kube: rig.Kube(), Node: "bench-1", ConfDir: filepath.Join(rig.Dir, "net.d"),
-		BinDir: filepath.Join(rig.Dir, "cnibin"), CacheDir: filepath.Join(rig.Dir, "cnicache")}
-	_, err := rig.Start(ctx, harness.ProcessSpec{Name: "edgeovn", Path: filepath.Join(bin, "edgeovn"), Args: []string{"run",
-		"--node-name=" + k.Node, "--kubeconfig=" + rig.Kubeconfig, "--ovn-nb=" + rig.NBEndpoint,
-		"--ovn-sb=" + rig.SBEndpoint, "--ovs-db=" + rig.OVSEndpoint, "--ipam-db=" + filepath.Join(rig.Dir, "ipam.db"),
-		"--cni-socket=" + filepath.Join(rig.Dir, "cni.sock"), "--cni-conf-dir=" + k.ConfDir,
-		"--cni-bin-dir=" + k.BinDir, "--cni-binary=" + filepath.Join(bin, "edgeovn-cni"), "--log-level=warn"}})
+	k := daemon.Kubelet(rig, "bench-1")
+	_, err := daemon.Start(ctx, rig, daemon.Spec{Node: k.Node, BinDir: bin, Extra: []string{"--log-level=warn"}})
 	if err != nil {
 		return sample{}, err
 	}

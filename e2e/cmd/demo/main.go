@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
@@ -50,13 +51,8 @@ func up(dir, bin string) error {
 	if err != nil {
 		return err
 	}
-	k := &podsim.Kubelet{Kube: rig.Kube(), Node: "edge-1", ConfDir: filepath.Join(dir, "net.d"),
-		BinDir: filepath.Join(dir, "cnibin"), CacheDir: filepath.Join(dir, "cnicache")}
-	_, err = rig.Start(ctx, harness.ProcessSpec{Name: "edgeovn", Path: filepath.Join(bin, "edgeovn"), Args: []string{"run",
-		"--node-name=" + k.Node, "--kubeconfig=" + rig.Kubeconfig, "--ovn-nb=" + rig.NBEndpoint,
-		"--ovn-sb=" + rig.SBEndpoint, "--ovs-db=" + rig.OVSEndpoint, "--ipam-db=" + filepath.Join(dir, "ipam.db"),
-		"--cni-socket=" + filepath.Join(dir, "cni.sock"), "--cni-conf-dir=" + k.ConfDir,
-		"--cni-bin-dir=" + k.BinDir, "--cni-binary=" + filepath.Join(bin, "edgeovn-cni")}})
+	k := daemon.Kubelet(rig, "edge-1")
+	_, err = daemon.Start(ctx, rig, daemon.Spec{Node: k.Node, BinDir: bin})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,45 @@
+// Package daemon runs the edgeovn binary inside a harness rig, configured the way the rig
+// needs (its OVSDB sockets, kubeconfig and CNI directories), for the e2e suite, the demo and
+// the bench commands alike, with a podsim kubelet wired to the same directories.
+package daemon
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/edgeovn/edgeovn/e2e/harness"
+	"github.com/edgeovn/edgeovn/e2e/podsim"
+)
+
+// Spec says which binaries run as which node.
+type Spec struct {
+	Name   string   // process and log name, default "edgeovn"
+	Node   string   // Node name
+	BinDir string   // holds edgeovn and edgeovn-cni
+	Extra  []string // more flags
+}
+
+// Kubelet returns the simulated kubelet of node, reading the CNI config edgeovn writes.
+func Kubelet(rig *harness.Rig, node string) *podsim.Kubelet {
+	return &podsim.Kubelet{Kube: rig.Kube(), Node: node, ConfDir: filepath.Join(rig.Dir, "net.d"),
+		BinDir: filepath.Join(rig.Dir, "cnibin"), CacheDir: filepath.Join(rig.Dir, "cnicache")}
+}
+
+// IPAMDatabase is where edgeovn keeps its IPAM in the rig.
+func IPAMDatabase(rig *harness.Rig) string { return filepath.Join(rig.Dir, "ipam.db") }
+
+// Start starts edgeovn in the rig's network namespace.
+func Start(ctx context.Context, rig *harness.Rig, s Spec) (*harness.Process, error) {
+	if s.Name == "" {
+		s.Name = "edgeovn"
+	}
+	k := Kubelet(rig, s.Node)
+	args := []string{"run",
+		"--node-name=" + s.Node, "--kubeconfig=" + rig.Kubeconfig,
+		"--ovn-nb=" + rig.NBEndpoint, "--ovn-sb=" + rig.SBEndpoint, "--ovs-db=" + rig.OVSEndpoint,
+		"--ipam-db=" + IPAMDatabase(rig), "--cni-socket=" + filepath.Join(rig.Dir, "cni.sock"),
+		"--cni-conf-dir=" + k.ConfDir, "--cni-bin-dir=" + k.BinDir,
+		"--cni-binary=" + filepath.Join(s.BinDir, "edgeovn-cni")}
+	return rig.Start(ctx, harness.ProcessSpec{Name: s.Name, Path: filepath.Join(s.BinDir, "edgeovn"),
+		Args: append(args, s.Extra...)})
+}
