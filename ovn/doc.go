@@ -1,16 +1,22 @@
 // Package ovn holds what edgeovn's two OVSDB clients share: the ownership tags every row
 // edgeovn creates carries (external_ids vendor=edgeovn, owner-kind, owner), the sentinel
-// errors callers branch on, the connection helper and the checked transaction helper.
+// errors callers branch on, the connection helper (reconnect forever, leader-only with several
+// endpoints, an Echo watchdog for TCP/SSL endpoints), the checked transaction helper and the
+// per-client transaction metrics (Metrics, Stats; slow transactions are logged).
 //
 // Sub-packages: nbdb and vswitchdb are generated libovsdb models (do not edit; regenerate with
 // modelgen -extended from schema/), northbound writes the OVN northbound topology (router,
 // switches, pod ports), vswitch writes the host's Open_vSwitch database (bridge, ports, the
-// ovn-controller settings) and waits for ovn-installed.
+// ovn-controller settings) and waits for ovn-installed. internal/ovsdbtest starts throwaway
+// servers and raft clusters for tests; internal/nbbench holds the benchmarks that both
+// `go test -bench` and cmd/ovnbench run.
 //
 // Invariants: edgeovn changes or deletes only rows that carry VendorKey=Vendor; every write is
 // one transaction per logical change whose every operation result is checked (Transact);
 // ensures are idempotent and issue no write when the database already matches.
 //
 // Concurrency: a libovsdb client is safe for concurrent use. Connect uses one monitor per
-// client and a reconnect backoff that never stops (libovsdb panics when it does).
+// client and a reconnect backoff that never stops (libovsdb panics when it does). The
+// watchdog is one goroutine per TCP/SSL client, stopped by the client's Close. Metrics is
+// safe for concurrent use.
 package ovn

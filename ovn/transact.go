@@ -27,6 +27,9 @@ func Transact(ctx context.Context, c client.Client, ops []ovsdb.Operation) error
 		return nil
 	}
 	if len(opErrs) == 0 {
+		if isDuplicate(err) {
+			return fmt.Errorf("transact: %w: %w", ErrConflict, err)
+		}
 		return fmt.Errorf("transact: %w", err)
 	}
 	errs := make(opErrors, 0, len(opErrs)+1)
@@ -38,6 +41,14 @@ func Transact(ctx context.Context, c client.Client, ops []ovsdb.Operation) error
 		errs = append(errs, describeOpError(e))
 	}
 	return fmt.Errorf("transact: %w", errs)
+}
+
+// isDuplicate reports the commit failing on a schema index (two rows with one name in
+// Logical_Switch_Port, say): another writer created the row after the cache was read. For
+// tables with such an index that check is free, where a wait guard costs the server a scan.
+func isDuplicate(err error) bool {
+	var cv *ovsdb.ConstraintViolation
+	return errors.As(err, &cv) && strings.Contains(cv.Error(), "identical values")
 }
 
 // opErrors keeps every failed operation visible in one line while errors.Is/As still reach

@@ -1,7 +1,14 @@
 // Package northbound writes edgeovn's part of the OVN northbound database: the cluster
 // router and join switch (EnsureCluster), one logical switch per Subnet attached to the router
-// at its gateway (EnsureSubnet), and pod logical switch ports (EnsurePodPort, DeletePodPort,
-// PodPorts).
+// at its gateway (EnsureSubnet), pod logical switch ports (EnsurePodPort, EnsurePodPorts,
+// DeletePodPort, PodPorts), a node's join port and distributed-gateway policies (EnsureNode),
+// and the building blocks: static routes, router policies, address sets, port groups, ACLs
+// and load balancers (Ensure*). GC deletes edgeovn rows whose owner is no longer desired.
+//
+// Builders append operations (the unexported *Ops functions take and return the slice), so
+// one logical change, such as a node, is one transaction. Lookups go through indexes: the
+// schema's name indexes, client indexes on switch, router and load balancer names (set up
+// by Connect), and _uuid for the rows a parent references; only GC reads whole tables.
 //
 // Invariants: every row it creates carries ovn.OwnedBy tags and it never changes or deletes a
 // row without them (ovn.ErrNotOwned). Each call reads the client's cache, computes the
@@ -10,6 +17,10 @@
 // the names they create and attachments by wait operations on the parents they touch, so a
 // stale cache yields ovn.ErrConflict (retry) rather than a duplicate or an orphan. Bad input
 // is rejected with ovn.ErrInvalid before anything is read or written.
+//
+// GC never deletes a row without edgeovn's tags; it removes references to its own rows from
+// foreign parents, and keeps an undesired switch, router or port group that still holds a
+// row that stays (a foreign port, say).
 //
 // Concurrency: a Client is safe for concurrent use. Two concurrent calls for the same rows
 // may both build the same insert; the guard makes one of them fail with ovn.ErrConflict.

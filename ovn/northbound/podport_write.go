@@ -19,7 +19,7 @@ func (c *Client) EnsurePodPort(ctx context.Context, spec PodPortSpec) error {
 	if err := spec.Validate(); err != nil {
 		return fmt.Errorf("ensure pod port: %w", err)
 	}
-	ops, err := c.podPortOps(ctx, spec)
+	ops, err := c.podPortOps(ctx, spec, "new_pod_port")
 	if err == nil {
 		err = c.commit(ctx, ops)
 	}
@@ -29,22 +29,35 @@ func (c *Client) EnsurePodPort(ctx context.Context, spec PodPortSpec) error {
 	return nil
 }
 
-func (c *Client) podPortOps(ctx context.Context, spec PodPortSpec) ([]ovsdb.Operation, error) {
-	sw, err := c.switchByName(ctx, spec.Switch)
+func (c *Client) podPortOps(ctx context.Context, spec PodPortSpec, ref string) ([]ovsdb.Operation, error) {
+	sw, err := c.ownedSwitch(ctx, spec.Switch)
+	if err != nil {
+		return nil, err
+	}
+	return c.podPortOpsOn(ctx, spec, ref, sw)
+}
+
+// ownedSwitch returns the switch name, which must exist and be edgeovn's.
+func (c *Client) ownedSwitch(ctx context.Context, name string) (*nbdb.LogicalSwitch, error) {
+	sw, err := c.switchByName(ctx, name)
 	switch {
 	case err != nil:
 		return nil, err
 	case sw == nil:
-		return nil, fmt.Errorf("logical switch %s: %w", spec.Switch, ovn.ErrNotFound)
+		return nil, fmt.Errorf("logical switch %s: %w", name, ovn.ErrNotFound)
 	case !ovn.IsOwned(sw.ExternalIDs):
-		return nil, fmt.Errorf("logical switch %s: %w", spec.Switch, ovn.ErrNotOwned)
+		return nil, fmt.Errorf("logical switch %s: %w", name, ovn.ErrNotOwned)
 	}
+	return sw, nil
+}
+
+func (c *Client) podPortOpsOn(ctx context.Context, spec PodPortSpec, ref string, sw *nbdb.LogicalSwitch) ([]ovsdb.Operation, error) {
 	cur, err := c.switchPortByName(ctx, spec.Name)
 	if err != nil {
 		return nil, err
 	}
 	if cur == nil {
-		return c.createPodPortOps(spec, sw)
+		return c.createPodPortOps(spec, sw, ref)
 	}
 	if !isPodPort(cur) {
 		return nil, fmt.Errorf("logical switch port %s (not an edgeovn pod port): %w", spec.Name, ovn.ErrNotOwned)
@@ -52,9 +65,9 @@ func (c *Client) podPortOps(ctx context.Context, spec PodPortSpec) ([]ovsdb.Oper
 	return c.repairPodPortOps(ctx, spec, sw, cur)
 }
 
-func (c *Client) createPodPortOps(spec PodPortSpec, sw *nbdb.LogicalSwitch) ([]ovsdb.Operation, error) {
+func (c *Client) createPodPortOps(spec PodPortSpec, sw *nbdb.LogicalSwitch, ref string) ([]ovsdb.Operation, error) {
 	lsp := &nbdb.LogicalSwitchPort{
-		UUID:         "new_pod_port",
+		UUID:         ref,
 		Name:         spec.Name,
 		Addresses:    []string{spec.addresses()},
 		PortSecurity: []string{spec.addresses()},
@@ -64,8 +77,9 @@ func (c *Client) createPodPortOps(spec PodPortSpec, sw *nbdb.LogicalSwitch) ([]o
 	if err != nil {
 		return nil, fmt.Errorf("build logical switch port: %w", err)
 	}
+	// No WaitAbsent on the name: the schema's unique name index already fails a duplicate
+	// (ErrConflict), and a wait on a non-_uuid column is a table scan on the server.
 	ops := []ovsdb.Operation{
-		ovn.WaitAbsent(nbdb.LogicalSwitchPortTable, "name", spec.Name),
 		ovn.WaitPresent(nbdb.LogicalSwitchTable, sw.UUID, "name", sw.Name),
 	}
 	ops = append(ops, insert...)

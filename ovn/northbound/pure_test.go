@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ovn-org/libovsdb/ovsdb"
+
 	"github.com/edgeovn/edgeovn/ovn"
+	"github.com/edgeovn/edgeovn/ovn/nbdb"
 )
 
 func TestGatewayMAC(t *testing.T) {
@@ -113,4 +116,38 @@ func TestParseAddresses(t *testing.T) {
 
 func contains(err error, s string) bool {
 	return err != nil && len(s) > 0 && strings.Contains(err.Error(), s)
+}
+
+func TestCoalesceRefInserts(t *testing.T) {
+	ops := []ovsdb.Operation{
+		ovn.WaitPresent(nbdb.LogicalSwitchTable, "s1", "name", "a"),
+		{Op: ovsdb.OperationInsert, Table: nbdb.LogicalSwitchPortTable, UUIDName: "p1"},
+		ovn.MutateRefs(nbdb.LogicalSwitchTable, "s1", "ports", ovsdb.MutateOperationInsert, "p1"),
+		{Op: ovsdb.OperationInsert, Table: nbdb.LogicalSwitchPortTable, UUIDName: "p2"},
+		ovn.MutateRefs(nbdb.LogicalSwitchTable, "s2", "ports", ovsdb.MutateOperationInsert, "p2"),
+		{Op: ovsdb.OperationInsert, Table: nbdb.LogicalSwitchPortTable, UUIDName: "p3"},
+		ovn.MutateRefs(nbdb.LogicalSwitchTable, "s1", "ports", ovsdb.MutateOperationInsert, "p3"),
+		ovn.MutateRefs(nbdb.LogicalSwitchTable, "s1", "ports", ovsdb.MutateOperationDelete, "old"),
+	}
+	got := coalesceRefInserts(ops)
+	if len(got) != 7 {
+		t.Fatalf("%d operations, want 7: %v", len(got), got)
+	}
+	for i, want := range []string{ovsdb.OperationWait, ovsdb.OperationInsert, ovsdb.OperationInsert,
+		ovsdb.OperationInsert, ovsdb.OperationMutate} {
+		if got[i].Op != want {
+			t.Fatalf("op %d = %s, want %s (order of the rest must be kept)", i, got[i].Op, want)
+		}
+	}
+	s1 := got[5].Mutations[0].Value.(ovsdb.OvsSet).GoSet
+	if got[5].Where[0].Value.(ovsdb.UUID).GoUUID != "s1" || len(s1) != 2 ||
+		s1[0].(ovsdb.UUID).GoUUID != "p1" || s1[1].(ovsdb.UUID).GoUUID != "p3" {
+		t.Fatalf("merged s1 mutation = %+v", got[5])
+	}
+	if got[6].Where[0].Value.(ovsdb.UUID).GoUUID != "s2" {
+		t.Fatalf("s2 mutation = %+v", got[6])
+	}
+	if ops[2].Mutations[0].Value.(ovsdb.OvsSet).GoSet[0].(ovsdb.UUID).GoUUID != "p1" || len(ops[2].Mutations[0].Value.(ovsdb.OvsSet).GoSet) != 1 {
+		t.Fatal("input operations changed")
+	}
 }

@@ -319,7 +319,7 @@ func TestStaleCacheCannotDuplicate(t *testing.T) {
 	f := newFixture(t)
 	ensureClusterAndSubnet(t, f)
 	spec := podSpec("ovn-default", "10.42.0.5")
-	ops, err := f.c.podPortOps(f.ctx, spec)
+	ops, err := f.c.podPortOps(f.ctx, spec, "new_pod_port")
 	if err != nil {
 		t.Fatal(err)
 	}

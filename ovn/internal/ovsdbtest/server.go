@@ -2,6 +2,7 @@ package ovsdbtest
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,9 +17,12 @@ type Server struct {
 	Dir      string // run directory holding the database, socket, log and pidfile
 	Socket   string // path of the unix socket
 	Endpoint string // "unix:" + Socket, for libovsdb and ovn-nbctl/ovs-vsctl --db
+	// TCPEndpoint is "tcp:127.0.0.1:PORT", where the server also listens.
+	TCPEndpoint string
 
-	db   string
-	proc *process
+	db      string
+	remotes []string
+	proc    *process
 }
 
 // SchemaPath returns the path of a schema file in the repository's ovn/schema directory, the
@@ -43,7 +47,10 @@ func Start(t testing.TB, schema string) *Server {
 	}
 	s := &Server{Dir: dir, Socket: filepath.Join(dir, "db.sock"), db: db}
 	s.Endpoint = "unix:" + s.Socket
-	s.proc = startServer(t, dir, db, "punix:"+s.Socket)
+	port := freePorts(t, 1)[0]
+	s.TCPEndpoint = fmt.Sprintf("tcp:127.0.0.1:%d", port)
+	s.remotes = []string{"punix:" + s.Socket, fmt.Sprintf("ptcp:%d:127.0.0.1", port)}
+	s.proc = startServer(t, dir, db, s.remotes...)
 	s.waitSocket(t)
 	return s
 }
@@ -59,9 +66,16 @@ func (s *Server) Restart(t testing.TB) {
 	t.Helper()
 	s.proc.stop()
 	_ = os.Remove(s.Socket)
-	s.proc = startServer(t, s.Dir, s.db, "punix:"+s.Socket)
+	s.proc = startServer(t, s.Dir, s.db, s.remotes...)
 	s.waitSocket(t)
 }
+
+// Pause freezes the server with SIGSTOP: its connections stay open but nothing answers, as
+// with a hung server or a partition. Resume (or the end of the test) thaws it.
+func (s *Server) Pause() { _ = s.proc.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume thaws a paused server with SIGCONT.
+func (s *Server) Resume() { _ = s.proc.cmd.Process.Signal(syscall.SIGCONT) }
 
 func requireTools(t testing.TB) {
 	t.Helper()
@@ -96,15 +110,18 @@ type process struct {
 
 // startServer runs ovsdb-server on db in dir, listening on remote; it is stopped by PID when
 // the test ends at the latest.
-func startServer(t testing.TB, dir, db, remote string) *process {
+func startServer(t testing.TB, dir, db string, remotes ...string) *process {
 	t.Helper()
-	cmd := exec.Command("ovsdb-server",
-		"--remote="+remote,
+	args := make([]string, 0, len(remotes)+5)
+	for _, r := range remotes {
+		args = append(args, "--remote="+r)
+	}
+	cmd := exec.Command("ovsdb-server", append(args,
 		"--unixctl="+filepath.Join(dir, "ctl"),
 		"--pidfile="+filepath.Join(dir, "pid"),
 		"--no-chdir",
 		"--log-file="+filepath.Join(dir, "log"),
-		db)
+		db)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start ovsdb-server: %v", err)
 	}
@@ -122,6 +139,7 @@ func (p *process) stop() {
 	default:
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_ = p.cmd.Process.Signal(syscall.SIGCONT) // a paused server must wake to exit
 	select {
 	case <-p.exited:
 	case <-time.After(5 * time.Second):

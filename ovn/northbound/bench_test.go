@@ -1,0 +1,14 @@
+package northbound_test
+
+import (
+	"testing"
+
+	"github.com/edgeovn/edgeovn/ovn/internal/nbbench"
+)
+
+// Run with: sudo go test -run '^$' -bench . ./ovn/northbound (or go run ./ovn/cmd/ovnbench).
+
+func BenchmarkPortCreateSingle(b *testing.B)    { nbbench.PortCreateSingle(b) }
+func BenchmarkPortCreateBatched(b *testing.B)   { nbbench.PortCreateBatched(b) }
+func BenchmarkClusterAnd50Subnets(b *testing.B) { nbbench.ClusterAnd50Subnets(b) }
+func BenchmarkStartup10000Ports(b *testing.B)   { nbbench.Startup(b, 10000) }

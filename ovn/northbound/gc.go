@@ -1,0 +1,190 @@
+package northbound
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ovn-org/libovsdb/model"
+	"github.com/ovn-org/libovsdb/ovsdb"
+
+	"github.com/edgeovn/edgeovn/ovn"
+	"github.com/edgeovn/edgeovn/ovn/nbdb"
+)
+
+// GCBatch is the number of rows GC deletes per transaction, so that a large clean-up does
+// not hold the database in one huge transaction.
+const GCBatch = 200
+
+// Desired is what GC keeps: every edgeovn row whose owner (owner-kind, owner) is listed.
+type Desired struct {
+	Owners map[OwnerRef]bool
+}
+
+func (d Desired) keeps(ids map[string]string) bool {
+	return !ovn.IsOwned(ids) || d.Owners[OwnerRef{Kind: ids[ovn.OwnerKindKey], Name: ids[ovn.OwnerKey]}]
+}
+
+// GC deletes the edgeovn rows whose owner is not desired, in transactions of at most
+// GCBatch rows, and returns how many rows it deleted. Rows without edgeovn's tags are never
+// touched, and a switch, router or port group still holding a row that is kept is kept too.
+// An empty Desired is ovn.ErrInvalid: it would delete everything, and is more likely a
+// caller that has not synced yet than an intent.
+func (c *Client) GC(ctx context.Context, d Desired) (int, error) {
+	if len(d.Owners) == 0 {
+		return 0, fmt.Errorf("gc: %w: no desired owners (refusing to delete every edgeovn row)", ovn.ErrInvalid)
+	}
+	units, err := c.gcUnits(ctx, d)
+	if err != nil {
+		return 0, fmt.Errorf("gc: %w", err)
+	}
+	deleted := 0
+	for start := 0; start < len(units); start += GCBatch {
+		batch := units[start:min(start+GCBatch, len(units))]
+		var ops []ovsdb.Operation
+		for _, u := range batch {
+			ops = append(ops, u...)
+		}
+		if err := c.commit(ctx, ops); err != nil {
+			return deleted, fmt.Errorf("gc: delete %d rows: %w", len(batch), err)
+		}
+		deleted += len(batch)
+	}
+	if deleted > 0 {
+		c.log.Info("garbage-collected northbound rows", "rows", deleted)
+	}
+	return deleted, nil
+}
+
+// gcUnits returns, per row to delete, the operations that delete it: children (ports,
+// routes, policies, ACLs) first, each unhooked from its parent, then the parents.
+func (c *Client) gcUnits(ctx context.Context, d Desired) ([][]ovsdb.Operation, error) {
+	var switches []*nbdb.LogicalSwitch
+	var routers []*nbdb.LogicalRouter
+	var groups []*nbdb.PortGroup
+	for _, l := range []any{&switches, &routers, &groups} {
+		if err := c.nb.List(ctx, l); err != nil {
+			return nil, fmt.Errorf("list parents from cache: %w", err)
+		}
+	}
+	var children, parents [][]ovsdb.Operation
+	for _, ls := range switches {
+		kids, keep, err := c.gcChildren(ctx, d, nbdb.LogicalSwitchTable, ls.UUID, map[string][]string{"ports": ls.Ports, "acls": ls.ACLs})
+		if err != nil {
+			return nil, err
+		}
+		children = append(children, kids...)
+		if !keep && !d.keeps(ls.ExternalIDs) {
+			parents = append(parents, []ovsdb.Operation{ovn.DeleteRow(nbdb.LogicalSwitchTable, ls.UUID)})
+		}
+	}
+	for _, lr := range routers {
+		kids, keep, err := c.gcChildren(ctx, d, nbdb.LogicalRouterTable, lr.UUID,
+			map[string][]string{"ports": lr.Ports, "static_routes": lr.StaticRoutes, "policies": lr.Policies, "nat": lr.Nat})
+		if err != nil {
+			return nil, err
+		}
+		children = append(children, kids...)
+		if !keep && !d.keeps(lr.ExternalIDs) {
+			parents = append(parents, []ovsdb.Operation{ovn.DeleteRow(nbdb.LogicalRouterTable, lr.UUID)})
+		}
+	}
+	for _, pg := range groups {
+		kids, keep, err := c.gcChildren(ctx, d, nbdb.PortGroupTable, pg.UUID, map[string][]string{"acls": pg.ACLs})
+		if err != nil {
+			return nil, err
+		}
+		children = append(children, kids...)
+		if !keep && !d.keeps(pg.ExternalIDs) {
+			parents = append(parents, []ovsdb.Operation{ovn.DeleteRow(nbdb.PortGroupTable, pg.UUID)})
+		}
+	}
+	roots, err := c.gcRoots(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(children, parents...), roots...), nil
+}
+
+// gcChildren returns the deletions of the parent's undesired children and whether the
+// parent holds any child that stays (so it must stay too).
+func (c *Client) gcChildren(ctx context.Context, d Desired, table, uuid string, cols map[string][]string) ([][]ovsdb.Operation, bool, error) {
+	var units [][]ovsdb.Operation
+	keep := false
+	for col, refs := range cols {
+		childTable := childTables[table+"."+col]
+		for _, ref := range refs {
+			ids, err := c.externalIDs(ctx, childTable, ref)
+			if err != nil {
+				return nil, false, err
+			}
+			if d.keeps(ids) {
+				keep = true
+				continue
+			}
+			units = append(units, []ovsdb.Operation{
+				ovn.MutateRefs(table, uuid, col, ovsdb.MutateOperationDelete, ref),
+				ovn.DeleteRow(childTable, ref),
+			})
+		}
+	}
+	return units, keep, nil
+}
+
+var childTables = map[string]string{
+	nbdb.LogicalSwitchTable + ".ports":         nbdb.LogicalSwitchPortTable,
+	nbdb.LogicalSwitchTable + ".acls":          nbdb.ACLTable,
+	nbdb.LogicalRouterTable + ".ports":         nbdb.LogicalRouterPortTable,
+	nbdb.LogicalRouterTable + ".static_routes": nbdb.LogicalRouterStaticRouteTable,
+	nbdb.LogicalRouterTable + ".policies":      nbdb.LogicalRouterPolicyTable,
+	nbdb.LogicalRouterTable + ".nat":           nbdb.NATTable,
+	nbdb.PortGroupTable + ".acls":              nbdb.ACLTable,
+}
+
+// externalIDs reads a child row's external_ids through the _uuid index.
+func (c *Client) externalIDs(ctx context.Context, table, uuid string) (map[string]string, error) {
+	var row model.Model
+	switch table {
+	case nbdb.LogicalSwitchPortTable:
+		row = &nbdb.LogicalSwitchPort{UUID: uuid}
+	case nbdb.ACLTable:
+		row = &nbdb.ACL{UUID: uuid}
+	case nbdb.LogicalRouterPortTable:
+		row = &nbdb.LogicalRouterPort{UUID: uuid}
+	case nbdb.LogicalRouterStaticRouteTable:
+		row = &nbdb.LogicalRouterStaticRoute{UUID: uuid}
+	case nbdb.LogicalRouterPolicyTable:
+		row = &nbdb.LogicalRouterPolicy{UUID: uuid}
+	case nbdb.NATTable:
+		row = &nbdb.NAT{UUID: uuid}
+	default:
+		return nil, fmt.Errorf("gc: no child table %q", table)
+	}
+	if err := c.nb.Get(ctx, row); err != nil {
+		return nil, fmt.Errorf("read %s %s from cache: %w", table, uuid, err)
+	}
+	return model.Model(row).(interface{ GetExternalIDs() map[string]string }).GetExternalIDs(), nil
+}
+
+// gcRoots returns the deletions of undesired rows of the root tables without children.
+func (c *Client) gcRoots(ctx context.Context, d Desired) ([][]ovsdb.Operation, error) {
+	var sets []*nbdb.AddressSet
+	var lbs []*nbdb.LoadBalancer
+	if err := c.nb.List(ctx, &sets); err != nil {
+		return nil, fmt.Errorf("list address sets from cache: %w", err)
+	}
+	if err := c.nb.List(ctx, &lbs); err != nil {
+		return nil, fmt.Errorf("list load balancers from cache: %w", err)
+	}
+	var units [][]ovsdb.Operation
+	for _, s := range sets {
+		if !d.keeps(s.ExternalIDs) {
+			units = append(units, []ovsdb.Operation{ovn.DeleteRow(nbdb.AddressSetTable, s.UUID)})
+		}
+	}
+	for _, lb := range lbs {
+		if !d.keeps(lb.ExternalIDs) {
+			units = append(units, []ovsdb.Operation{ovn.DeleteRow(nbdb.LoadBalancerTable, lb.UUID)})
+		}
+	}
+	return units, nil
+}

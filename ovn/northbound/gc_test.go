@@ -1,0 +1,96 @@
+package northbound
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/edgeovn/edgeovn/ovn"
+)
+
+func TestGCDeletesOnlyUndesiredOwnedRows(t *testing.T) {
+	f := newFixture(t)
+	ensureClusterAndSubnet(t, f)
+	for i := range 3 {
+		f.mustWrite(t, 1, "pod port", func() error { return f.c.EnsurePodPort(f.ctx, numberedPod(i)) })
+	}
+	f.mustWrite(t, 1, "node", func() error { return f.c.EnsureNode(f.ctx, node1()) })
+	// Foreign rows: a switch of its own, a port on our subnet switch, a route on our router.
+	f.srv.Run(t, "ovn-nbctl", "ls-add", "admin-net", "--", "lsp-add", "admin-net", "admin.port")
+	f.srv.Run(t, "ovn-nbctl", "lsp-add", "ovn-default", "foreign.port")
+	f.srv.Run(t, "ovn-nbctl", "lr-route-add", "ovn-cluster", "10.99.0.0/16", "100.64.0.9")
+	f.srv.Run(t, "ovn-nbctl", "create", "Address_Set", "name=foreign_set")
+	before := f.srv.Run(t, "ovn-nbctl", "show")
+
+	if _, err := f.c.GC(f.ctx, Desired{}); !errors.Is(err, ovn.ErrInvalid) {
+		t.Fatalf("GC with nothing desired = %v, want ErrInvalid", err)
+	}
+	desired := Desired{Owners: map[OwnerRef]bool{
+		{Kind: ovn.KindCluster, Name: "ovn-cluster"}: true,
+		{Kind: ovn.KindSubnet, Name: "ovn-default"}:  true,
+		{Kind: ovn.KindPod, Name: "default/p1"}:      true,
+	}}
+	n, err := f.c.GC(f.ctx, desired)
+	// p0, p2, the node port, its address set and its two policies.
+	if err != nil || n != 6 {
+		t.Fatalf("GC = %d, %v; want 6 rows deleted", n, err)
+	}
+	ports := serverPortNames(f.srv.Run(t, "ovn-nbctl", "--bare", "--columns=name", "list", "Logical_Switch_Port"))
+	want := []string{"admin.port", "foreign.port", "join-ovn-cluster", "ovn-default-ovn-cluster", "p1.default"}
+	if strings.Join(ports, " ") != strings.Join(want, " ") {
+		t.Errorf("ports after GC = %v, want %v", ports, want)
+	}
+	if out := f.srv.Run(t, "ovn-nbctl", "lr-policy-list", "ovn-cluster"); strings.Contains(out, "reroute") {
+		t.Errorf("node policies survived GC:\n%s", out)
+	}
+	for _, want := range []string{"10.99.0.0/16"} {
+		if out := f.srv.Run(t, "ovn-nbctl", "lr-route-list", "ovn-cluster"); !strings.Contains(out, want) {
+			t.Errorf("foreign route %s deleted:\n%s", want, out)
+		}
+	}
+	if out := f.srv.Run(t, "ovn-nbctl", "--bare", "--columns=name", "list", "Address_Set"); strings.TrimSpace(out) != "foreign_set" {
+		t.Errorf("address sets after GC = %q, want only foreign_set", out)
+	}
+	f.mustWrite(t, 0, "GC again", func() error { _, err := f.c.GC(f.ctx, desired); return err })
+
+	// Dropping the subnet deletes its router ports but keeps its switch: a foreign port is on it.
+	delete(desired.Owners, OwnerRef{Kind: ovn.KindSubnet, Name: "ovn-default"})
+	if _, err := f.c.GC(f.ctx, desired); err != nil {
+		t.Fatal(err)
+	}
+	after := f.srv.Run(t, "ovn-nbctl", "show")
+	for _, want := range []string{"(ovn-default)", "foreign.port", "(admin-net)", "admin.port", "p1.default"} {
+		if !strings.Contains(after, want) {
+			t.Errorf("%q gone after GC:\nbefore:\n%s\nafter:\n%s", want, before, after)
+		}
+	}
+	if strings.Contains(after, "ovn-cluster-ovn-default") {
+		t.Errorf("undesired subnet router port kept:\n%s", after)
+	}
+}
+
+func TestGCDeletesInBatches(t *testing.T) {
+	f := newFixture(t)
+	ensureClusterAndSubnet(t, f)
+	const pods = 2*GCBatch + 50
+	specs := make([]PodPortSpec, pods)
+	for i := range specs {
+		specs[i] = numberedPod(i)
+	}
+	f.mustWrite(t, 1, "create pods in one transaction", func() error { return f.c.EnsurePodPorts(f.ctx, specs) })
+	desired := Desired{Owners: map[OwnerRef]bool{
+		{Kind: ovn.KindCluster, Name: "ovn-cluster"}: true,
+		{Kind: ovn.KindSubnet, Name: "ovn-default"}:  true,
+	}}
+	f.mustWrite(t, 3, "GC of every pod", func() error {
+		n, err := f.c.GC(f.ctx, desired)
+		if err == nil && n != pods {
+			t.Errorf("GC deleted %d rows, want %d", n, pods)
+		}
+		return err
+	})
+	ports := serverPortNames(f.srv.Run(t, "ovn-nbctl", "--bare", "--columns=name", "list", "Logical_Switch_Port"))
+	if strings.Join(ports, " ") != "join-ovn-cluster ovn-default-ovn-cluster" {
+		t.Errorf("ports after GC = %v", ports)
+	}
+}

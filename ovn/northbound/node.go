@@ -1,0 +1,153 @@
+package northbound
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net"
+	"net/netip"
+	"slices"
+	"strings"
+
+	"github.com/ovn-org/libovsdb/ovsdb"
+
+	"github.com/edgeovn/edgeovn/ovn"
+	"github.com/edgeovn/edgeovn/ovn/nbdb"
+)
+
+// Router policy priorities of Kube-OVN's distributed gateway: traffic to a node's own
+// address goes to that node, and pod traffic for the outside leaves through the pod's host.
+const (
+	NodeRoutePriority   = 31000
+	NodeGatewayPriority = 29000
+)
+
+// NodeSpec is one node's part of the topology: its port on the join switch ("node-<name>",
+// bound to the host's ovn0) and the router policies of the distributed gateway.
+type NodeSpec struct {
+	Name       string
+	Router     string       // cluster router ("ovn-cluster")
+	JoinSwitch string       // join switch ("join")
+	JoinIP     netip.Addr   // the node's address on the join switch
+	NodeIP     netip.Addr   // the host's own address, reached through its join port
+	PodIPs     []netip.Addr // pods on this node whose outside traffic leaves through it
+}
+
+// Validate reports what is wrong with the spec.
+func (s NodeSpec) Validate() error {
+	for what, name := range map[string]string{"node": s.Name, "router": s.Router, "join switch": s.JoinSwitch} {
+		if err := validateName(what, name); err != nil {
+			return err
+		}
+	}
+	if !s.JoinIP.IsValid() || !s.JoinIP.Is4() {
+		return fmt.Errorf("%w: node %s: join IP %q is not an IPv4 address", ovn.ErrInvalid, s.Name, s.JoinIP)
+	}
+	if !s.NodeIP.IsValid() || !s.NodeIP.Is4() {
+		return fmt.Errorf("%w: node %s: node IP %q is not an IPv4 address", ovn.ErrInvalid, s.Name, s.NodeIP)
+	}
+	for _, ip := range s.PodIPs {
+		if !ip.Is4() {
+			return fmt.Errorf("%w: node %s: pod IP %q is not an IPv4 address", ovn.ErrInvalid, s.Name, ip)
+		}
+	}
+	return nil
+}
+
+// NodePortName is the node's join switch port, as Kube-OVN names it.
+func NodePortName(node string) string { return "node-" + node }
+
+// NodeAddressSet is the address set of the node's pod IPv4 addresses.
+func NodeAddressSet(node string) string {
+	return strings.NewReplacer("-", "_").Replace(node) + ".pods_ip4"
+}
+
+func (s NodeSpec) owner() OwnerRef { return OwnerRef{Kind: ovn.KindNode, Name: s.Name} }
+
+// JoinMAC is the MAC of the node's join port, derived from its join IP.
+func (s NodeSpec) JoinMAC() net.HardwareAddr { return GatewayMAC(s.JoinIP) }
+
+// EnsureNode creates or repairs, in one transaction, the node's join port, the address set
+// of its pods, and the two router policies: to the node's IP via its join IP, and from its
+// pods via its join IP. If everything is right, nothing is written.
+func (c *Client) EnsureNode(ctx context.Context, spec NodeSpec) error {
+	ops, err := c.nodeOps(ctx, spec)
+	if err == nil {
+		err = c.commit(ctx, ops)
+	}
+	if err != nil {
+		return fmt.Errorf("ensure node %s: %w", spec.Name, err)
+	}
+	return nil
+}
+
+func (c *Client) nodeOps(ctx context.Context, spec NodeSpec) ([]ovsdb.Operation, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	ops, err := c.nodePortOps(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	pods := make([]netip.Prefix, len(spec.PodIPs))
+	for i, ip := range spec.PodIPs {
+		pods[i] = netip.PrefixFrom(ip, 32)
+	}
+	set := AddressSetSpec{Name: NodeAddressSet(spec.Name), Addresses: pods, Owner: spec.owner()}
+	if ops, err = c.addressSetOps(ctx, set, ops); err != nil {
+		return nil, err
+	}
+	toNode := RouterPolicySpec{Router: spec.Router, Priority: NodeRoutePriority, Owner: spec.owner(),
+		Match:  "ip4.dst == " + spec.NodeIP.String(),
+		Action: nbdb.LogicalRouterPolicyActionReroute, NextHops: []netip.Addr{spec.JoinIP}}
+	if ops, err = c.routerPolicyOps(ctx, toNode, ops); err != nil {
+		return nil, err
+	}
+	fromPods := toNode
+	fromPods.Priority = NodeGatewayPriority
+	fromPods.Match = "ip4.src == $" + set.Name
+	return c.routerPolicyOps(ctx, fromPods, ops)
+}
+
+// nodePortOps creates or repairs "node-<name>" on the join switch.
+func (c *Client) nodePortOps(ctx context.Context, spec NodeSpec) ([]ovsdb.Operation, error) {
+	join, err := c.switchByName(ctx, spec.JoinSwitch)
+	switch {
+	case err != nil:
+		return nil, err
+	case join == nil:
+		return nil, fmt.Errorf("join switch %s: %w", spec.JoinSwitch, ovn.ErrNotFound)
+	case !ovn.IsOwned(join.ExternalIDs):
+		return nil, fmt.Errorf("join switch %s: %w", spec.JoinSwitch, ovn.ErrNotOwned)
+	}
+	name := NodePortName(spec.Name)
+	addr := spec.JoinMAC().String() + " " + spec.JoinIP.String()
+	want := &nbdb.LogicalSwitchPort{Name: name, Addresses: []string{addr}, ExternalIDs: maps.Clone(spec.owner().ids())}
+	cur, err := c.switchPortByName(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if cur == nil {
+		want.UUID = "new_node_port"
+		return c.insertChild([]ovsdb.Operation{ovn.WaitAbsent(nbdb.LogicalSwitchPortTable, "name", name)},
+			want, want.UUID, parentRef{nbdb.LogicalSwitchTable, join.UUID, join.Name, "ports"})
+	}
+	if !ovn.IsOwned(cur.ExternalIDs) {
+		return nil, fmt.Errorf("logical switch port %s: %w", name, ovn.ErrNotOwned)
+	}
+	var ops []ovsdb.Operation
+	if !slices.Contains(join.Ports, cur.UUID) {
+		ops = append(ops, ovn.WaitPresent(nbdb.LogicalSwitchTable, join.UUID, "name", join.Name),
+			ovn.MutateRefs(nbdb.LogicalSwitchTable, join.UUID, "ports", ovsdb.MutateOperationInsert, cur.UUID))
+	}
+	if sameSet(cur.Addresses, want.Addresses) && ovn.HasAll(cur.ExternalIDs, want.ExternalIDs) {
+		return ops, nil
+	}
+	want.UUID = cur.UUID
+	want.ExternalIDs = merged(cur.ExternalIDs, want.ExternalIDs)
+	upd, err := c.nb.Where(want).Update(want, &want.Addresses, &want.ExternalIDs)
+	if err != nil {
+		return nil, fmt.Errorf("build update of node port: %w", err)
+	}
+	return append(ops, upd...), nil
+}
