@@ -155,6 +155,27 @@ func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= h.min && h.Handler.Enabled(ctx, l)
 }
 
+// Handle downgrades libovsdb's reconnect failures from ERROR to WARN. The client logs every
+// failed reconnect attempt with logr's Error, which has no level of its own and so arrives
+// here as ERROR; but a failed attempt is expected while a server restarts or a raft leader
+// changes, and the client keeps retrying forever (foreverBackoff), so it is not an error
+// until it lasts, which the callers' own timeouts and the watchdog report.
+func (h minLevel) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelError && isExpectedReconnectFailure(r.Message) {
+		r.Level = slog.LevelWarn
+		if !h.Handler.Enabled(ctx, r.Level) {
+			return nil
+		}
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+// isExpectedReconnectFailure matches libovsdb's messages for one failed reconnect attempt
+// and for the note that it stops logging them after five.
+func isExpectedReconnectFailure(msg string) bool {
+	return strings.HasPrefix(msg, "failed to reconnect") || strings.HasPrefix(msg, "reconnect has failed")
+}
+
 func (h minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
 	return minLevel{Handler: h.Handler.WithAttrs(attrs), min: h.min}
 }

@@ -11,6 +11,10 @@
 // servers and raft clusters for tests; internal/nbbench holds the benchmarks that both
 // `go test -bench` and cmd/ovnbench run.
 //
+// libovsdb logs through the injected slog handler at Info and above; its failed reconnect
+// attempts, expected while a server restarts or a raft leader changes, arrive as WARN, not
+// ERROR (connect.go).
+//
 // Invariants: edgeovn changes or deletes only rows that carry VendorKey=Vendor; every write is
 // one transaction per logical change whose every operation result is checked (Transact);
 // ensures are idempotent and issue no write when the database already matches.

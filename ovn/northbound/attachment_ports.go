@@ -2,8 +2,6 @@ package northbound
 
 import (
 	"fmt"
-	"maps"
-	"net/netip"
 	"slices"
 
 	"github.com/ovn-org/libovsdb/ovsdb"
@@ -15,13 +13,7 @@ import (
 // routerPortOps returns the reference to use for the router port (its UUID, or the named
 // UUID of its insert) and the operations that create or repair it.
 func (c *Client) routerPortOps(a attachment, cur *nbdb.LogicalRouterPort) (string, []ovsdb.Operation, error) {
-	want := nbdb.LogicalRouterPort{
-		UUID:        "new_lrp",
-		Name:        a.routerPortName(),
-		MAC:         GatewayMAC(a.Gateway).String(),
-		Networks:    []string{netip.PrefixFrom(a.Gateway, a.CIDR.Bits()).String()},
-		ExternalIDs: maps.Clone(a.Owner),
-	}
+	want := a.routerPortRow()
 	if cur == nil {
 		ops, err := c.nb.Create(&want)
 		if err != nil {
@@ -45,14 +37,7 @@ func (c *Client) routerPortOps(a attachment, cur *nbdb.LogicalRouterPort) (strin
 
 // switchPortOps is routerPortOps for the switch side: a port of type router.
 func (c *Client) switchPortOps(a attachment, cur *nbdb.LogicalSwitchPort) (string, []ovsdb.Operation, error) {
-	want := nbdb.LogicalSwitchPort{
-		UUID:        "new_lsp",
-		Name:        a.switchPortName(),
-		Type:        "router",
-		Addresses:   []string{"router"},
-		Options:     map[string]string{"router-port": a.routerPortName()},
-		ExternalIDs: maps.Clone(a.Owner),
-	}
+	want := a.switchPortRow()
 	if cur == nil {
 		ops, err := c.nb.Create(&want)
 		if err != nil {

@@ -38,6 +38,17 @@ func (s ClusterSpec) Validate() error {
 	return validateNetwork("join switch "+s.JoinSwitch, s.JoinCIDR, s.JoinGateway)
 }
 
+func (s ClusterSpec) attachment() attachment {
+	return attachment{
+		Router:       s.Router,
+		Switch:       s.JoinSwitch,
+		CIDR:         s.JoinCIDR,
+		Gateway:      s.JoinGateway,
+		Owner:        ovn.OwnedBy(ovn.KindCluster, s.Router),
+		CreateRouter: true,
+	}
+}
+
 // EnsureCluster creates or repairs the cluster router, the join switch, the router port
 // "<router>-<join>" at JoinGateway and the switch port "<join>-<router>" that links them.
 // Rows already right are left alone; if all are, nothing is written.
@@ -45,15 +56,7 @@ func (c *Client) EnsureCluster(ctx context.Context, spec ClusterSpec) error {
 	if err := spec.Validate(); err != nil {
 		return fmt.Errorf("ensure cluster: %w", err)
 	}
-	err := c.ensureAttachment(ctx, attachment{
-		Router:       spec.Router,
-		Switch:       spec.JoinSwitch,
-		CIDR:         spec.JoinCIDR,
-		Gateway:      spec.JoinGateway,
-		Owner:        ovn.OwnedBy(ovn.KindCluster, spec.Router),
-		CreateRouter: true,
-	})
-	if err != nil {
+	if err := c.ensureAttachment(ctx, spec.attachment()); err != nil {
 		return fmt.Errorf("ensure cluster router %s with join switch %s: %w", spec.Router, spec.JoinSwitch, err)
 	}
 	return nil

@@ -3,7 +3,6 @@ package northbound
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net"
 	"net/netip"
 	"slices"
@@ -89,24 +88,42 @@ func (c *Client) nodeOps(ctx context.Context, spec NodeSpec) ([]ovsdb.Operation,
 	if err != nil {
 		return nil, err
 	}
-	pods := make([]netip.Prefix, len(spec.PodIPs))
-	for i, ip := range spec.PodIPs {
+	if ops, err = c.addressSetOps(ctx, spec.addressSet(), ops); err != nil {
+		return nil, err
+	}
+	for _, p := range spec.policies() {
+		if ops, err = c.routerPolicyOps(ctx, p, ops); err != nil {
+			return nil, err
+		}
+	}
+	return ops, nil
+}
+
+// addressSet is the set of the node's pod addresses, as /32 prefixes.
+func (s NodeSpec) addressSet() AddressSetSpec {
+	pods := make([]netip.Prefix, len(s.PodIPs))
+	for i, ip := range s.PodIPs {
 		pods[i] = netip.PrefixFrom(ip, 32)
 	}
-	set := AddressSetSpec{Name: NodeAddressSet(spec.Name), Addresses: pods, Owner: spec.owner()}
-	if ops, err = c.addressSetOps(ctx, set, ops); err != nil {
-		return nil, err
-	}
-	toNode := RouterPolicySpec{Router: spec.Router, Priority: NodeRoutePriority, Owner: spec.owner(),
-		Match:  "ip4.dst == " + spec.NodeIP.String(),
-		Action: nbdb.LogicalRouterPolicyActionReroute, NextHops: []netip.Addr{spec.JoinIP}}
-	if ops, err = c.routerPolicyOps(ctx, toNode, ops); err != nil {
-		return nil, err
-	}
+	return AddressSetSpec{Name: NodeAddressSet(s.Name), Addresses: pods, Owner: s.owner()}
+}
+
+// policies are the distributed gateway's two reroutes through the node's join IP: traffic
+// to the node itself, and traffic from the node's pods (matched by their address set).
+func (s NodeSpec) policies() []RouterPolicySpec {
+	toNode := RouterPolicySpec{Router: s.Router, Priority: NodeRoutePriority, Owner: s.owner(),
+		Match:  "ip4.dst == " + s.NodeIP.String(),
+		Action: nbdb.LogicalRouterPolicyActionReroute, NextHops: []netip.Addr{s.JoinIP}}
 	fromPods := toNode
 	fromPods.Priority = NodeGatewayPriority
-	fromPods.Match = "ip4.src == $" + set.Name
-	return c.routerPolicyOps(ctx, fromPods, ops)
+	fromPods.Match = "ip4.src == $" + s.addressSet().Name
+	return []RouterPolicySpec{toNode, fromPods}
+}
+
+// joinPortRow is the node's port on the join switch, addressed "<join MAC> <join IP>".
+func (s NodeSpec) joinPortRow() *nbdb.LogicalSwitchPort {
+	addr := s.JoinMAC().String() + " " + s.JoinIP.String()
+	return &nbdb.LogicalSwitchPort{Name: NodePortName(s.Name), Addresses: []string{addr}, ExternalIDs: s.owner().ids()}
 }
 
 // nodePortOps creates or repairs "node-<name>" on the join switch.
@@ -120,9 +137,8 @@ func (c *Client) nodePortOps(ctx context.Context, spec NodeSpec) ([]ovsdb.Operat
 	case !ovn.IsOwned(join.ExternalIDs):
 		return nil, fmt.Errorf("join switch %s: %w", spec.JoinSwitch, ovn.ErrNotOwned)
 	}
-	name := NodePortName(spec.Name)
-	addr := spec.JoinMAC().String() + " " + spec.JoinIP.String()
-	want := &nbdb.LogicalSwitchPort{Name: name, Addresses: []string{addr}, ExternalIDs: maps.Clone(spec.owner().ids())}
+	want := spec.joinPortRow()
+	name := want.Name
 	cur, err := c.switchPortByName(ctx, name)
 	if err != nil {
 		return nil, err

@@ -27,6 +27,16 @@ func (s SubnetSpec) Validate() error {
 	return validateNetwork("subnet "+s.Name, s.CIDR, s.Gateway)
 }
 
+func (s SubnetSpec) attachment() attachment {
+	return attachment{
+		Router:  s.Router,
+		Switch:  s.Name,
+		CIDR:    s.CIDR,
+		Gateway: s.Gateway,
+		Owner:   ovn.OwnedBy(ovn.KindSubnet, s.Name),
+	}
+}
+
 // EnsureSubnet creates or repairs the switch spec.Name (other_config subnet), the router port
 // "<router>-<name>" at the gateway with a MAC derived from it, and the switch port
 // "<name>-<router>". The router must already exist (ovn.ErrNotFound otherwise). If everything
@@ -35,14 +45,7 @@ func (c *Client) EnsureSubnet(ctx context.Context, spec SubnetSpec) error {
 	if err := spec.Validate(); err != nil {
 		return fmt.Errorf("ensure subnet: %w", err)
 	}
-	err := c.ensureAttachment(ctx, attachment{
-		Router:  spec.Router,
-		Switch:  spec.Name,
-		CIDR:    spec.CIDR,
-		Gateway: spec.Gateway,
-		Owner:   ovn.OwnedBy(ovn.KindSubnet, spec.Name),
-	})
-	if err != nil {
+	if err := c.ensureAttachment(ctx, spec.attachment()); err != nil {
 		return fmt.Errorf("ensure subnet %s on router %s: %w", spec.Name, spec.Router, err)
 	}
 	return nil

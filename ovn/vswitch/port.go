@@ -154,7 +154,8 @@ func updateInterfaceOps(spec PortSpec, iface *vswitchdb.Interface) []ovsdb.Opera
 	}
 }
 
-// DeletePort removes the port (and so its interface) from the bridge. A missing bridge or
+// DeletePort removes the port (and so its interface, and the QoS row SetPortQoS gave it)
+// from the bridge. A missing bridge or
 // port, or a port on another bridge, is success; a port not created by edgeovn is
 // ovn.ErrNotOwned.
 func (c *Client) DeletePort(ctx context.Context, bridge, name string) error {
@@ -186,31 +187,53 @@ func (c *Client) deletePortOps(ctx context.Context, bridge, name string) ([]ovsd
 	if err != nil || br == nil || !slices.Contains(br.Ports, port.UUID) {
 		return nil, err
 	}
-	return []ovsdb.Operation{
+	ops := []ovsdb.Operation{
 		ovn.MutateRefs(vswitchdb.BridgeTable, br.UUID, "ports", ovsdb.MutateOperationDelete, port.UUID),
 		ovn.DeleteRow(vswitchdb.PortTable, port.UUID),
-	}, nil
+	}
+	return append(ops, c.ownedQoSDelete(ctx, port)...), nil
 }
 
 // Ports lists the edgeovn ports on bridge that carry an iface-id (so not the bridge's own
 // internal port), sorted by name. A missing bridge has none.
 func (c *Client) Ports(ctx context.Context, bridge string) ([]Port, error) {
+	_, owned, err := c.podPorts(ctx, bridge)
+	out := make([]Port, len(owned))
+	for i, p := range owned {
+		out[i] = p.Port
+	}
+	return out, err
+}
+
+// podPort is an edgeovn pod port with the row it was read from.
+type podPort struct {
+	Port
+	row *vswitchdb.Port
+}
+
+// podPorts returns the bridge and its edgeovn ports that carry an iface-id, sorted by name:
+// never a foreign port and never the bridge's own internal port (which has no iface-id, and
+// is skipped by name as well). A missing bridge is nil with no ports.
+func (c *Client) podPorts(ctx context.Context, bridge string) (*vswitchdb.Bridge, []podPort, error) {
 	br, err := c.bridgeByName(ctx, bridge)
 	if err != nil || br == nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []Port
+	var out []podPort
 	for _, uuid := range br.Ports {
 		p := &vswitchdb.Port{UUID: uuid}
-		if err := c.ovs.Get(ctx, p); err != nil || !ovn.IsOwned(p.ExternalIDs) || len(p.Interfaces) == 0 {
+		if err := c.ovs.Get(ctx, p); err != nil || !ovn.IsOwned(p.ExternalIDs) || len(p.Interfaces) == 0 || p.Name == bridge {
 			continue
 		}
 		iface := &vswitchdb.Interface{UUID: p.Interfaces[0]}
 		if err := c.ovs.Get(ctx, iface); err != nil || iface.ExternalIDs[KeyIfaceID] == "" {
 			continue
 		}
-		out = append(out, Port{Name: p.Name, IfaceID: iface.ExternalIDs[KeyIfaceID], ExternalIDs: maps.Clone(iface.ExternalIDs)})
+		out = append(out, podPort{
+			Port: Port{Name: p.Name, IfaceID: iface.ExternalIDs[KeyIfaceID], ExternalIDs: maps.Clone(iface.ExternalIDs)},
+			row:  p,
+		})
 	}
-	slices.SortFunc(out, func(a, b Port) int { return strings.Compare(a.Name, b.Name) })
-	return out, nil
+	slices.SortFunc(out, func(a, b podPort) int { return strings.Compare(a.Name, b.Name) })
+	return br, out, nil
 }

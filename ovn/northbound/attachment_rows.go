@@ -1,0 +1,35 @@
+package northbound
+
+import (
+	"maps"
+	"net/netip"
+
+	"github.com/edgeovn/edgeovn/ovn/nbdb"
+)
+
+// The desired rows of an attachment, computed from the spec alone so that they can be
+// checked without a server. UUIDs are the named UUIDs used when the rows are inserted.
+
+// routerPortRow is the router's port on the switch: the gateway address with the subnet's
+// prefix length, and a MAC derived from the gateway so that it is stable across ensures.
+func (a attachment) routerPortRow() nbdb.LogicalRouterPort {
+	return nbdb.LogicalRouterPort{
+		UUID:        "new_lrp",
+		Name:        a.routerPortName(),
+		MAC:         GatewayMAC(a.Gateway).String(),
+		Networks:    []string{netip.PrefixFrom(a.Gateway, a.CIDR.Bits()).String()},
+		ExternalIDs: maps.Clone(a.Owner),
+	}
+}
+
+// switchPortRow is the switch's port of type router peering with routerPortRow.
+func (a attachment) switchPortRow() nbdb.LogicalSwitchPort {
+	return nbdb.LogicalSwitchPort{
+		UUID:        "new_lsp",
+		Name:        a.switchPortName(),
+		Type:        "router",
+		Addresses:   []string{"router"},
+		Options:     map[string]string{"router-port": a.routerPortName()},
+		ExternalIDs: maps.Clone(a.Owner),
+	}
+}

@@ -1,0 +1,148 @@
+package vswitch
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/edgeovn/edgeovn/ovn"
+)
+
+func (f fixture) countRows(t *testing.T, table string) int {
+	t.Helper()
+	return len(strings.Fields(f.vsctl(t, "--bare", "--columns=_uuid", "list", table)))
+}
+
+// portQoS returns the port's QoS row column, "" when the port has none.
+func (f fixture) portQoS(t *testing.T, port, column string) string {
+	t.Helper()
+	uuid := f.vsctl(t, "--bare", "--columns=qos", "list", "Port", port)
+	if uuid == "" {
+		return ""
+	}
+	return f.vsctl(t, "get", "QoS", uuid, column)
+}
+
+// waitCache waits until the client's cache shows what ovs-vsctl wrote (it arrives
+// asynchronously) or the fixture's context ends.
+func (f fixture) waitCache(t *testing.T, ok func() bool) {
+	t.Helper()
+	for !ok() {
+		select {
+		case <-f.ctx.Done():
+			t.Fatal("cache never showed the change made with ovs-vsctl")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func TestSetPortQoS(t *testing.T) {
+	f := newFixture(t)
+	f.mustWrite(t, 1, "create bridge", func() error { return f.c.EnsureBridge(f.ctx, brInt) })
+	f.mustWrite(t, 1, "add port", func() error {
+		return f.c.AddPort(f.ctx, PortSpec{Bridge: "br-int", Name: "veth1_h", IfaceID: "web.default"})
+	})
+	spec := QoSSpec{Port: "veth1_h", IngressPolicingRate: 10000, IngressPolicingBurst: 1000, MaxRate: 50_000_000}
+	f.mustWrite(t, 1, "set qos", func() error { return f.c.SetPortQoS(f.ctx, spec) })
+	checks := []struct{ what, got, want string }{
+		{"policing rate", f.vsctl(t, "get", "Interface", "veth1_h", "ingress_policing_rate"), "10000"},
+		{"policing burst", f.vsctl(t, "get", "Interface", "veth1_h", "ingress_policing_burst"), "1000"},
+		{"qos type", f.portQoS(t, "veth1_h", "type"), QoSTypeHTB},
+		{"max-rate", f.portQoS(t, "veth1_h", "other_config:max-rate"), "50000000"},
+		{"vendor tag", f.portQoS(t, "veth1_h", "external_ids:"+ovn.VendorKey), ovn.Vendor},
+		{"port tag", f.portQoS(t, "veth1_h", "external_ids:"+KeyQoSPort), "veth1_h"},
+		{"iface-id tag", f.portQoS(t, "veth1_h", "external_ids:"+KeyIfaceID), "web.default"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %q, want %q", c.what, c.got, c.want)
+		}
+	}
+	f.mustWrite(t, 0, "set same qos", func() error { return f.c.SetPortQoS(f.ctx, spec) })
+
+	spec.MaxRate = 20_000_000
+	f.mustWrite(t, 1, "change max rate", func() error { return f.c.SetPortQoS(f.ctx, spec) })
+	if got, n := f.portQoS(t, "veth1_h", "other_config:max-rate"), f.countRows(t, "QoS"); got != "20000000" || n != 1 {
+		t.Errorf("after change: max-rate %q with %d QoS rows, want 20000000 in one row", got, n)
+	}
+
+	f.mustWrite(t, 1, "clear qos", func() error { return f.c.SetPortQoS(f.ctx, QoSSpec{Port: "veth1_h"}) })
+	if rate, n := f.vsctl(t, "get", "Interface", "veth1_h", "ingress_policing_rate"), f.countRows(t, "QoS"); rate != "0" || n != 0 {
+		t.Errorf("after clear: policing rate %q, %d QoS rows; want 0 and none", rate, n)
+	}
+	f.mustWrite(t, 0, "clear again", func() error { return f.c.SetPortQoS(f.ctx, QoSSpec{Port: "veth1_h"}) })
+
+	f.mustWrite(t, 1, "shape again", func() error { return f.c.SetPortQoS(f.ctx, QoSSpec{Port: "veth1_h", MaxRate: 1e6}) })
+	f.mustWrite(t, 1, "delete port", func() error { return f.c.DeletePort(f.ctx, "br-int", "veth1_h") })
+	if n := f.countRows(t, "QoS"); n != 0 {
+		t.Errorf("DeletePort left %d QoS rows behind", n)
+	}
+}
+
+func TestSetPortQoSRefusesBadInputAndForeignRows(t *testing.T) {
+	f := newFixture(t)
+	f.mustWrite(t, 1, "create bridge", func() error { return f.c.EnsureBridge(f.ctx, brInt) })
+	f.mustWrite(t, 1, "add port", func() error {
+		return f.c.AddPort(f.ctx, PortSpec{Bridge: "br-int", Name: "veth1_h", IfaceID: "web.default"})
+	})
+	f.insertForeignPort(t, "br-int", "eth9")
+	// An administrator's QoS row on an edgeovn port.
+	f.vsctl(t, "set", "Port", "veth1_h", "qos=@q", "--", "--id=@q", "create", "QoS", "type=linux-htb", "other_config:max-rate=7")
+	f.waitCache(t, func() bool {
+		p, err := f.c.portByName(f.ctx, "veth1_h")
+		return err == nil && p != nil && p.QOS != nil
+	})
+	before := f.c.writes.Load()
+	tests := []struct {
+		name string
+		spec QoSSpec
+		want error
+	}{
+		{"negative rate", QoSSpec{Port: "veth1_h", IngressPolicingRate: -1}, ovn.ErrInvalid},
+		{"burst without rate", QoSSpec{Port: "veth1_h", IngressPolicingBurst: 10}, ovn.ErrInvalid},
+		{"empty port", QoSSpec{MaxRate: 1}, ovn.ErrInvalid},
+		{"missing port", QoSSpec{Port: "veth9_h", MaxRate: 1}, ovn.ErrNotFound},
+		{"foreign port", QoSSpec{Port: "eth9", MaxRate: 1}, ovn.ErrNotOwned},
+		{"foreign qos row", QoSSpec{Port: "veth1_h", IngressPolicingRate: 5, MaxRate: 1}, ovn.ErrNotOwned},
+	}
+	for _, tt := range tests {
+		if err := f.c.SetPortQoS(f.ctx, tt.spec); !errors.Is(err, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
+		}
+	}
+	if n := f.c.writes.Load() - before; n != 0 {
+		t.Fatalf("refused requests made %d writes", n)
+	}
+	if got := f.portQoS(t, "veth1_h", "other_config:max-rate"); got != "7" {
+		t.Errorf("foreign QoS row changed: max-rate %q", got)
+	}
+	if got := f.vsctl(t, "get", "Interface", "veth1_h", "ingress_policing_rate"); got != "0" {
+		t.Errorf("policing written although the request was refused: %q", got)
+	}
+	f.mustWrite(t, 1, "delete port", func() error { return f.c.DeletePort(f.ctx, "br-int", "veth1_h") })
+	if n := f.countRows(t, "QoS"); n != 1 {
+		t.Errorf("DeletePort removed a foreign QoS row (%d left)", n)
+	}
+}
+
+// TestSetPortQoSStaleCacheConflicts builds the QoS insert from a cache that does not yet
+// know of an administrator's QoS row and checks that the guard refuses it as a conflict.
+func TestSetPortQoSStaleCacheConflicts(t *testing.T) {
+	f := newFixture(t)
+	f.mustWrite(t, 1, "create bridge", func() error { return f.c.EnsureBridge(f.ctx, brInt) })
+	f.mustWrite(t, 1, "add port", func() error {
+		return f.c.AddPort(f.ctx, PortSpec{Bridge: "br-int", Name: "veth1_h", IfaceID: "web.default"})
+	})
+	ops, err := f.c.portQoSOps(f.ctx, QoSSpec{Port: "veth1_h", MaxRate: 1e6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.vsctl(t, "set", "Port", "veth1_h", "qos=@q", "--", "--id=@q", "create", "QoS", "type=linux-htb", "other_config:max-rate=7")
+	if err := f.c.commit(f.ctx, ops); !errors.Is(err, ovn.ErrConflict) {
+		t.Fatalf("stale QoS insert: %v, want ErrConflict", err)
+	}
+	if got, n := f.portQoS(t, "veth1_h", "other_config:max-rate"), f.countRows(t, "QoS"); got != "7" || n != 1 {
+		t.Errorf("after the refused insert: max-rate %q, %d QoS rows; want the administrator's row alone", got, n)
+	}
+}
