@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"time"
@@ -29,30 +30,34 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	ovnTLS, err := cfg.ovnTLS()
+	if err != nil {
+		return err
+	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		return node.Run(ctx, node.Request{Kube: kube, NodeName: cfg.NodeName, OVSEndpoint: cfg.OVSEndpoint,
 			SBEndpoint: cfg.SBEndpoint, EncapIP: cfg.EncapIP, DatapathType: cfg.DatapathType, MTU: cfg.MTU,
 			CNISocket: cfg.CNISocket, CNIConfDir: cfg.CNIConfDir, CNIBinDir: cfg.CNIBinDir,
-			CNIBinarySource: cfg.CNIBinarySource, CNITimeout: cfg.CNITimeout, Ready: hooks.NodeReady,
+			CNIBinarySource: cfg.CNIBinarySource, CNITimeout: cfg.CNITimeout, Ready: hooks.NodeReady, TLS: ovnTLS,
 			Log: log.With("role", "node")})
 	})
 	g.Go(func() error {
 		return elect(ctx, election{cfg: cfg, kube: kube, log: log.With("role", "controller"),
-			lead: func(ctx context.Context) error { return runController(ctx, cfg, kube, log) }})
+			lead: func(ctx context.Context) error { return runController(ctx, cfg, kube, ovnTLS, log) }})
 	})
 	return g.Wait()
 }
 
 // runController retries the controller role while leading: an unreachable NB at boot is a
 // wait, not a reason to give up the Lease.
-func runController(ctx context.Context, cfg Config, kube kubernetes.Interface, log *slog.Logger) error {
+func runController(ctx context.Context, cfg Config, kube kubernetes.Interface, ovnTLS *tls.Config, log *slog.Logger) error {
 	log = log.With("role", "controller")
 	backoff := time.Second
 	for {
 		err := controller.Run(ctx, controller.Request{Kube: kube, NBEndpoints: cfg.NBEndpoints,
 			IPAMDatabase: cfg.IPAMDatabase, ClusterCIDR: cfg.ClusterCIDR, ClusterGateway: cfg.ClusterGateway,
-			JoinCIDR: cfg.JoinCIDR, Router: Router, Log: log})
+			JoinCIDR: cfg.JoinCIDR, Router: Router, TLS: ovnTLS, Log: log})
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -33,6 +33,10 @@ type Config struct {
 	SBEndpoint string
 	// OVSEndpoint is the host's Open_vSwitch database.
 	OVSEndpoint string
+	// OVNCACert, OVNCert and OVNKey are PEM files for ssl: database endpoints.
+	OVNCACert string
+	OVNCert   string
+	OVNKey    string
 	// EncapIP is this host's tunnel endpoint; invalid means the default route's source.
 	EncapIP netip.Addr
 	// DatapathType is "system" or "netdev"; empty means detect the openvswitch kernel module.
@@ -98,6 +102,9 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.Var(&listFlag{l: &c.NBEndpoints}, "ovn-nb", "OVN northbound endpoint; repeat for a raft cluster")
 	fs.StringVar(&c.SBEndpoint, "ovn-sb", c.SBEndpoint, "OVN southbound endpoint ovn-controller connects to")
 	fs.StringVar(&c.OVSEndpoint, "ovs-db", c.OVSEndpoint, "local Open_vSwitch database endpoint")
+	fs.StringVar(&c.OVNCACert, "ovn-ca-cert", c.OVNCACert, "CA certificate (PEM) for ssl: database endpoints")
+	fs.StringVar(&c.OVNCert, "ovn-cert", c.OVNCert, "client certificate (PEM) for ssl: database endpoints")
+	fs.StringVar(&c.OVNKey, "ovn-key", c.OVNKey, "client private key (PEM) for ssl: database endpoints")
 	fs.Var(addrFlag{&c.EncapIP}, "encap-ip", "tunnel endpoint address of this host (default: source of the default route)")
 	fs.StringVar(&c.DatapathType, "datapath-type", c.DatapathType, `"system" or "netdev" (default: detected)`)
 	fs.StringVar(&c.IPAMDatabase, "ipam-db", c.IPAMDatabase, "SQLite IPAM database")
@@ -145,6 +152,9 @@ func (c *Config) Validate() error {
 		if err := checkEndpoint(e); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if anySSL(append(c.NBEndpoints, c.OVSEndpoint)...) && (c.OVNCACert == "" || c.OVNCert == "" || c.OVNKey == "") {
+		errs = append(errs, errors.New("ssl: endpoint given: set ovn-ca-cert, ovn-cert and ovn-key"))
 	}
 	if c.DatapathType != "" && c.DatapathType != "system" && c.DatapathType != "netdev" {
 		errs = append(errs, fmt.Errorf("datapath-type %q: want system or netdev", c.DatapathType))

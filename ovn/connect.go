@@ -2,6 +2,7 @@ package ovn
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -27,6 +28,8 @@ type ConnectRequest struct {
 	// SlowTransaction is the latency above which the database clients log a transaction
 	// as slow (zero: DefaultSlowTransaction).
 	SlowTransaction time.Duration
+	// TLS is required for ssl: endpoints (the OVN CA, this client's certificate and key).
+	TLS *tls.Config
 }
 
 // Timing of the connection; variables so that tests could shorten them.
@@ -45,6 +48,9 @@ func (r ConnectRequest) Validate() error {
 		scheme, rest, ok := strings.Cut(ep, ":")
 		if !ok || rest == "" || (scheme != "unix" && scheme != "tcp" && scheme != "ssl") {
 			return fmt.Errorf("%w: ovsdb endpoint %q: want unix:PATH, tcp:HOST:PORT or ssl:HOST:PORT", ErrInvalid, ep)
+		}
+		if scheme == "ssl" && r.TLS == nil {
+			return fmt.Errorf("%w: ovsdb endpoint %q: ssl needs TLS settings (CA certificate, client certificate and key)", ErrInvalid, ep)
 		}
 	}
 	return nil
@@ -98,6 +104,9 @@ func newClient(req ConnectRequest, dbModel model.ClientDBModel, log *slog.Logger
 	}
 	for _, ep := range req.Endpoints {
 		opts = append(opts, client.WithEndpoint(ep))
+	}
+	if req.TLS != nil {
+		opts = append(opts, client.WithTLSConfig(req.TLS))
 	}
 	if len(req.Endpoints) > 1 {
 		// With several endpoints this is a raft cluster: stay on the leader, so that a

@@ -2,6 +2,7 @@ package ovn_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"path/filepath"
@@ -31,17 +32,19 @@ func TestOwnedBy(t *testing.T) {
 func TestConnectRequestValidate(t *testing.T) {
 	tests := []struct {
 		endpoints []string
+		tls       *tls.Config
 		ok        bool
 	}{
-		{[]string{"unix:/run/ovn/ovnnb_db.sock"}, true},
-		{[]string{"tcp:127.0.0.1:6641", "ssl:10.0.0.1:6641"}, true},
-		{nil, false},
-		{[]string{"/run/ovn/ovnnb_db.sock"}, false},
-		{[]string{"http://127.0.0.1:6641"}, false},
-		{[]string{"unix:"}, false},
+		{[]string{"unix:/run/ovn/ovnnb_db.sock"}, nil, true},
+		{[]string{"tcp:127.0.0.1:6641", "ssl:10.0.0.1:6641"}, &tls.Config{}, true},
+		{[]string{"ssl:10.0.0.1:6641"}, nil, false}, // ssl without certificates never connects
+		{nil, nil, false},
+		{[]string{"/run/ovn/ovnnb_db.sock"}, nil, false},
+		{[]string{"http://127.0.0.1:6641"}, nil, false},
+		{[]string{"unix:"}, nil, false},
 	}
 	for _, tt := range tests {
-		err := ovn.ConnectRequest{Endpoints: tt.endpoints}.Validate()
+		err := ovn.ConnectRequest{Endpoints: tt.endpoints, TLS: tt.tls}.Validate()
 		if (err == nil) != tt.ok || (err != nil && !errors.Is(err, ovn.ErrInvalid)) {
 			t.Errorf("Validate(%v) = %v, want ok=%v", tt.endpoints, err, tt.ok)
 		}

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net/netip"
@@ -35,6 +36,7 @@ type Request struct {
 	JoinCIDR       netip.Prefix
 	Router         string // "ovn-cluster"
 	Workers        int
+	TLS            *tls.Config // for ssl: NB endpoints
 	Log            *slog.Logger
 }
 
@@ -70,7 +72,7 @@ func Run(ctx context.Context, req Request) error {
 	if err != nil {
 		return fmt.Errorf("load ipam: %w", err)
 	}
-	nb, err := northbound.Connect(ctx, ovn.ConnectRequest{Endpoints: req.NBEndpoints, Log: req.Log})
+	nb, err := northbound.Connect(ctx, ovn.ConnectRequest{Endpoints: req.NBEndpoints, TLS: req.TLS, Log: req.Log})
 	if err != nil {
 		return fmt.Errorf("connect ovn northbound: %w", err)
 	}

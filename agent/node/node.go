@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -36,6 +37,7 @@ type Request struct {
 	CNIBinDir       string
 	CNIBinarySource string
 	CNITimeout      time.Duration
+	TLS             *tls.Config // for an ssl: Open_vSwitch endpoint
 	// Ready is called once the node role is up: bridge ensured, CNI served and installed.
 	Ready func()
 	Log   *slog.Logger
@@ -52,7 +54,7 @@ type Role struct {
 // Run runs the node role until ctx ends.
 func Run(ctx context.Context, req Request) error {
 	r := &Role{req: req, log: req.Log}
-	ovs, err := vswitch.Connect(ctx, ovn.ConnectRequest{Endpoints: []string{req.OVSEndpoint}, Log: req.Log})
+	ovs, err := vswitch.Connect(ctx, ovn.ConnectRequest{Endpoints: []string{req.OVSEndpoint}, TLS: req.TLS, Log: req.Log})
 	if err != nil {
 		return fmt.Errorf("connect open_vswitch database %s: %w", req.OVSEndpoint, err)
 	}
