@@ -29,9 +29,11 @@ func (m *IPAM) tail() *ticket {
 	return m.queue[len(m.queue)-1]
 }
 
-// wait returns once t is durable or failed. Whoever gets commitMu first writes every queued
-// ticket in one store transaction (group commit): while one batch is being synced, the
-// callers arriving meanwhile queue up and the next of them writes them all at once.
+// wait returns once t is durable or failed. A caller that finds no commit in flight becomes
+// the committer: it takes every queued ticket and writes them in one store transaction
+// (group commit); callers arriving meanwhile queue up, and when that commit ends one of them
+// writes them all at once. Callers whose tickets are done return as soon as their channel
+// closes, without queueing on a lock behind each other, so the next commit starts at once.
 //
 // The write is not cancelled with ctx: a half-written batch would only be rolled back, and
 // other callers' changes ride in it.
@@ -39,18 +41,42 @@ func (m *IPAM) wait(ctx context.Context, t *ticket) error {
 	if t == nil {
 		return nil
 	}
-	m.commitMu.Lock()
-	defer m.commitMu.Unlock()
+	m.mu.Lock()
+	for m.committing {
+		turn := m.turn
+		m.mu.Unlock()
+		select {
+		case <-t.done:
+			return t.err
+		case <-turn:
+		}
+		m.mu.Lock()
+	}
 	select {
-	case <-t.done:
+	case <-t.done: // written by the commit that just ended
+		m.mu.Unlock()
 		return t.err
 	default:
 	}
-	m.mu.Lock()
+	m.committing, m.turn = true, make(chan struct{})
 	batch := m.queue
 	m.queue = nil
 	m.mu.Unlock()
-	var changes []Change
+	m.commit(ctx, batch)
+	m.mu.Lock()
+	m.committing = false
+	close(m.turn)
+	m.mu.Unlock()
+	return t.err
+}
+
+// commit writes batch in one store transaction and settles its tickets.
+func (m *IPAM) commit(ctx context.Context, batch []*ticket) {
+	n := 0
+	for _, b := range batch {
+		n += len(b.changes)
+	}
+	changes := make([]Change, 0, n)
 	for _, b := range batch {
 		changes = append(changes, b.changes...)
 	}
@@ -63,7 +89,6 @@ func (m *IPAM) wait(ctx context.Context, t *ticket) error {
 		b.err = err
 		close(b.done)
 	}
-	return t.err
 }
 
 // recover drops from memory every change that is not durable, by reloading the store, and

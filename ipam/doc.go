@@ -14,6 +14,11 @@
 //     recently released address is reused first. This order survives a restart.
 //   - A change is durable in the store before the call that made it returns; if the store
 //     fails, the IPAM reloads it, so memory never keeps a change the store does not have.
+//   - Named IP pools (IPPool) of a subnet are disjoint and inside its CIDRs. Each CIDR is split
+//     into zones, one per pool plus the pool-less rest, each with its own fresh ranges and
+//     released queue: a request naming a pool gets dynamic addresses only from its zone, a
+//     request naming none never gets a dynamic address inside a pool. A static address is
+//     checked against the pool only when the request names one.
 //   - Bad input is rejected before anything changes.
 //   - A subnet with live allocations cannot be deleted, nor changed so that a live address
 //     falls outside it or becomes its gateway; an address newly excluded stays with its owner
@@ -23,11 +28,15 @@
 // first, and reports what it adopted, released and refused; the controller runs it when it
 // gains the Lease, before allocating anything.
 //
+// Start-up: New indexes the loaded allocations in bulk, two indexes per core, checking the
+// store's uniqueness by map sizes; only if that check fails does it index them one by one,
+// logging and skipping each inconsistent record.
+//
 // Concurrency: an IPAM is safe for concurrent use. m.mu guards the in-memory state; each
 // mutating call takes it briefly to validate, apply the change in memory and queue it, then
-// waits for the change to be durable without holding it. The first waiter takes commitMu and
-// writes every queued change in one Store.Commit (group commit), so concurrent callers share
-// one fsync. Commit and Load are never called concurrently. Queries (Get, Owner,
+// waits for the change to be durable without holding it. A waiter that finds no commit in
+// flight becomes the committer and writes every queued change in one Store.Commit (group
+// commit), so concurrent callers share one fsync; the others wait on their ticket's channel. Commit and Load are never called concurrently. Queries (Get, Owner,
 // Allocations, Subnets) read memory under a read lock and may see a change whose commit is in
 // flight.
 package ipam

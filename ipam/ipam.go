@@ -14,18 +14,17 @@ type IPAM struct {
 	store Store
 	log   *slog.Logger
 
-	// commitMu is held by the one caller that is writing a batch to the store (group commit).
-	commitMu sync.Mutex
-
 	// mu guards everything below. It is never held while the store writes.
-	mu      sync.RWMutex
-	broken  error     // set when the store could not be reloaded after a failed commit
-	queue   []*ticket // changes applied in memory, not yet durable, in order
-	clock   releaseClock
-	subnets map[string]*subnet
-	owners  map[Owner]*Allocation
-	pods    map[string][]string // pod -> interfaces, for ReleasePod
-	macs    map[macKey]Owner
+	mu         sync.RWMutex
+	committing bool          // a caller is writing a batch to the store (group commit)
+	turn       chan struct{} // closed when that commit ends
+	broken     error         // set when the store could not be reloaded after a failed commit
+	queue      []*ticket     // changes applied in memory, not yet durable, in order
+	clock      releaseClock
+	subnets    map[string]*subnet
+	owners     map[Owner]*Allocation
+	pods       map[string][]string // pod -> interfaces, for ReleasePod
+	macs       map[macKey]Owner
 }
 
 // subnet is one subnet's live state.
@@ -68,15 +67,13 @@ func (m *IPAM) reset(st State) {
 		m.subnets[s.Name] = &subnet{spec: s.clone(), holders: make(map[netip.Addr]Owner, perSubnet[s.Name]),
 			released: map[netip.Addr]Released{}}
 	}
-	// One backing array for the pods' interface lists: most pods have one interface, and one
-	// allocation instead of 100,000 matters at start-up. Its capacity per pod is 1, so a
-	// second interface reallocates rather than overwriting a neighbour.
-	ifaces := make([]string, n)
-	for i := range st.Allocations {
-		a := &st.Allocations[i]
-		ifaces[i] = a.Owner.Interface
-		if err := m.adoptLoaded(a, ifaces[i:i+1:i+1]); err != nil {
-			m.log.Error("skip inconsistent stored allocation", "pod", a.Owner.Pod, "ip", fmt.Sprint(a.IPs), "err", err)
+	if !m.indexBulk(st.Allocations) {
+		m.clearIndexes()
+		for i := range st.Allocations {
+			a := &st.Allocations[i]
+			if err := m.adoptLoaded(a); err != nil {
+				m.log.Error("skip inconsistent stored allocation", "pod", a.Owner.Pod, "ip", fmt.Sprint(a.IPs), "err", err)
+			}
 		}
 	}
 	for _, r := range st.Released {
@@ -96,9 +93,9 @@ func (m *IPAM) reset(st State) {
 	}
 }
 
-// adoptLoaded indexes a loaded allocation, keeping a pointer into the loaded state rather
-// than a copy. one is a one-element slice holding a's interface, for m.pods.
-func (m *IPAM) adoptLoaded(a *Allocation, one []string) error {
+// adoptLoaded indexes a loaded allocation after checking it against those indexed before,
+// keeping a pointer into the loaded state rather than a copy.
+func (m *IPAM) adoptLoaded(a *Allocation) error {
 	sn := m.subnets[a.Subnet]
 	if sn == nil {
 		return fmt.Errorf("subnet %s: %w", a.Subnet, ErrUnknownSubnet)
@@ -117,11 +114,7 @@ func (m *IPAM) adoptLoaded(a *Allocation, one []string) error {
 			return fmt.Errorf("address %s also held by %s: %w", ip, h, ErrConflict)
 		}
 	}
-	if cur, ok := m.pods[a.Owner.Pod]; ok {
-		m.pods[a.Owner.Pod] = append(cur, a.Owner.Interface)
-	} else {
-		m.pods[a.Owner.Pod] = one
-	}
+	m.pods[a.Owner.Pod] = append(m.pods[a.Owner.Pod], a.Owner.Interface)
 	m.index(sn, a)
 	return nil
 }

@@ -8,3 +8,6 @@ func (s *Store) Pragma(ctx context.Context, name string) (string, error) {
 	err := s.db.QueryRowContext(ctx, "PRAGMA "+name).Scan(&v)
 	return v, err
 }
+
+// SchemaV1 is the first schema, for the migration test.
+const SchemaV1 = schemaV1

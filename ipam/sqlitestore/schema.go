@@ -60,8 +60,9 @@ const schemaV2 = `CREATE TABLE allocations (
 		allocated INTEGER NOT NULL, -- unix nanoseconds
 		PRIMARY KEY (pod, iface)
 	) STRICT;
-	CREATE UNIQUE INDEX allocations_ip4 ON allocations (subnet, ip4);
-	CREATE UNIQUE INDEX allocations_ip6 ON allocations (subnet, ip6);
+	-- Partial: a single-stack allocation writes no entry for its missing family.
+	CREATE UNIQUE INDEX allocations_ip4 ON allocations (subnet, ip4) WHERE ip4 IS NOT NULL;
+	CREATE UNIQUE INDEX allocations_ip6 ON allocations (subnet, ip6) WHERE ip6 IS NOT NULL;
 	CREATE TABLE released (
 		subnet   TEXT NOT NULL,
 		ip       BLOB NOT NULL,    -- 4 or 16 octets

@@ -1,0 +1,112 @@
+package sqlitestore_test
+
+import (
+	"context"
+	"database/sql"
+	"net/netip"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/edgeovn/edgeovn/ipam"
+	"github.com/edgeovn/edgeovn/ipam/sqlitestore"
+)
+
+// TestMigrateV1 opens a file written with schema 1 (text addresses and MACs) and checks that
+// every allocation and release record comes through the migration, and the IPAM works on it.
+func TestMigrateV1(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ipam.db")
+	db, err := sql.Open("sqlite", path)
+	must(t, err)
+	for _, q := range []string{
+		sqlitestore.SchemaV1,
+		`INSERT INTO subnets VALUES ('ovn-default', '{"name":"ovn-default","cidrs":["10.42.0.0/16","fd00:42::/112"],"gateways":["10.42.0.1","fd00:42::1"],"excludes":null}')`,
+		`INSERT INTO allocations VALUES ('default/a', 'eth0', 'ovn-default', '10.42.0.2', 'fd00:42::2', '0a:58:0a:2a:00:02', 1000)`,
+		`INSERT INTO allocations VALUES ('default/b', 'net1', 'ovn-default', '10.42.0.9', 'fd00:42::9', '00:00:00:01:02:03', 2000)`,
+		`INSERT INTO released VALUES ('ovn-default', '10.42.0.3', 3000)`,
+		`INSERT INTO released VALUES ('ovn-default', 'fd00:42::3', 3000)`,
+		`PRAGMA user_version = 1`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	must(t, db.Close())
+
+	st, m := open(t, path)
+	defer st.Close()
+	if v := userVersion(t, path); v != sqlitestore.SchemaVersion || v != 2 {
+		t.Fatalf("schema version %d after open, want 2", v)
+	}
+	got := m.Allocations()
+	want := []struct {
+		owner ipam.Owner
+		ips   []netip.Addr
+		mac   string
+	}{
+		{ipam.Owner{Pod: "default/a", Interface: "eth0"}, addrsOf("10.42.0.2", "fd00:42::2"), "0a:58:0a:2a:00:02"},
+		{ipam.Owner{Pod: "default/b", Interface: "net1"}, addrsOf("10.42.0.9", "fd00:42::9"), "00:00:00:01:02:03"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("migrated %d allocations, want %d: %v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if got[i].Owner != w.owner || !slices.Equal(got[i].IPs, w.ips) || got[i].MAC.String() != w.mac {
+			t.Errorf("allocation %d: got %+v, want %+v", i, got[i], w)
+		}
+	}
+	// The released records survived: never-used addresses first, then the released ones.
+	s, err := st.Load(ctx)
+	must(t, err)
+	if len(s.Released) != 2 {
+		t.Errorf("released records after migration: %v", s.Released)
+	}
+	a, err := m.Allocate(ctx, ipam.Request{Subnet: "ovn-default", Owner: owner("c")})
+	must(t, err)
+	if !slices.Equal(a.IPs, addrsOf("10.42.0.4", "fd00:42::4")) {
+		t.Errorf("first allocation after migration: %v", a.IPs)
+	}
+}
+
+func addrsOf(ss ...string) []netip.Addr {
+	var out []netip.Addr
+	for _, s := range ss {
+		out = append(out, netip.MustParseAddr(s))
+	}
+	return out
+}
+
+func TestPoolsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ipam.db")
+	st, m := open(t, path)
+	s := testSubnet
+	rs, err := ipam.ParsePoolIPs([]string{"10.42.5.0/24", "fd00:42::500..fd00:42::5ff"})
+	must(t, err)
+	s.Pools = []ipam.IPPool{{Name: "db", Ranges: rs}, {Name: "web", Ranges: []ipam.Range{{First: netip.MustParseAddr("10.42.6.1"), Last: netip.MustParseAddr("10.42.6.9")}}}}
+	must(t, m.EnsureSubnet(ctx, s))
+	a, err := m.Allocate(ctx, ipam.Request{Subnet: s.Name, Owner: owner("a"), Pool: "db"})
+	must(t, err)
+	must(t, st.Close())
+
+	st, m = open(t, path)
+	defer st.Close()
+	got := m.Subnets()[0].Pools
+	if len(got) != 2 || got[0].Name != "db" || !slices.Equal(got[0].Ranges, rs) || got[1].Name != "web" {
+		t.Fatalf("pools after reopen: %+v", got)
+	}
+	b, err := m.Allocate(ctx, ipam.Request{Subnet: s.Name, Owner: owner("b"), Pool: "db"})
+	must(t, err)
+	if !slices.Equal(a.IPs, addrsOf("10.42.5.0", "fd00:42::500")) || !slices.Equal(b.IPs, addrsOf("10.42.5.1", "fd00:42::501")) {
+		t.Errorf("from pool db: %v then %v", a.IPs, b.IPs)
+	}
+	s.Pools = s.Pools[1:]
+	must(t, m.EnsureSubnet(ctx, s))
+	must(t, st.Close())
+	st, m = open(t, path)
+	defer st.Close()
+	if got := m.Subnets()[0].Pools; len(got) != 1 || got[0].Name != "web" {
+		t.Errorf("pools after removing db: %+v", got)
+	}
+}
