@@ -30,8 +30,10 @@ e2e: build ## the end-to-end suite on real OVN, OVS, etcd and kube-apiserver (ro
 
 test: deps vet build unit e2e ## the whole suite: installs what it needs, then vet, unit and e2e tests
 
-bench: deps build ## print the README's figures (CNI latency vs the reference plugins, ...)
+bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer
 	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20
+	$(GO) run ./ipam/cmd/ipambench
+	$(GO) run ./ovn/cmd/ovnbench
 
 generate: ## regenerate the libovsdb models from ovn/schema
 	$(GO) generate ./ovn/...
