@@ -28,7 +28,7 @@ unit: ## unit and component tests (real ovsdb-server and namespaces where root)
 e2e: build ## the end-to-end suite on real OVN, OVS, etcd and kube-apiserver (root)
 	$(GO) test -count=1 -v -timeout 20m ./e2e/
 
-test: deps vet build unit e2e ## the whole suite: installs what it needs, then vet, unit and e2e tests
+test: deps vet verify-generate build unit e2e ## the whole suite: installs what it needs, then vet, unit and e2e tests
 
 bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer
 	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20
