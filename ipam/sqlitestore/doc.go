@@ -9,9 +9,12 @@
 //
 // Schema 2 stores addresses and MACs as integers and blobs (schema 1 stored text; the
 // migration converts it in Go), named IP pools in their own table, and the subnet specs as
-// JSON. Load reads the allocations in rowid chunks that SQLite concatenates into one value
-// each, because taking columns out row by row through the driver costs more than the rest of
-// the read. (mmap_size and a larger cache_size were measured and made no difference.)
+// JSON. Schema 3 adds rec to each allocation row: the row in the form Load parses, a stored
+// generated column, so SQLite writes it with the row and it cannot disagree with the columns
+// (the migration rebuilds the table). Load reads the allocations in rowid chunks that SQLite
+// concatenates from rec into one value each, because taking columns out row by row through
+// the driver, or building the text at load, costs more than the rest of the read. (mmap_size
+// and a larger cache_size were measured and made no difference.)
 //
 // The schema enforces the IPAM's uniqueness invariants on its own (one owner per subnet
 // address, one live allocation per MAC), so a logic error elsewhere fails a commit instead of

@@ -11,3 +11,6 @@ func (s *Store) Pragma(ctx context.Context, name string) (string, error) {
 
 // SchemaV1 is the first schema, for the migration test.
 const SchemaV1 = schemaV1
+
+// SchemaV2 is the second schema, for the migration test.
+const SchemaV2 = schemaV2

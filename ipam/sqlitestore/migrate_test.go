@@ -36,8 +36,8 @@ func TestMigrateV1(t *testing.T) {
 
 	st, m := open(t, path)
 	defer st.Close()
-	if v := userVersion(t, path); v != sqlitestore.SchemaVersion || v != 2 {
-		t.Fatalf("schema version %d after open, want 2", v)
+	if v := userVersion(t, path); v != sqlitestore.SchemaVersion || v != 3 {
+		t.Fatalf("schema version %d after open, want 3", v)
 	}
 	got := m.Allocations()
 	want := []struct {

@@ -15,6 +15,7 @@ type migration func(ctx context.Context, tx *sql.Tx) error
 var migrations = []migration{
 	execMigration(schemaV1),
 	migrateV1toV2,
+	migrateV2toV3,
 }
 
 func execMigration(q string) migration {
