@@ -28,7 +28,7 @@ func (m *IPAM) Allocate(ctx context.Context, r Request) (Allocation, error) {
 		m.mu.Unlock()
 		return Allocation{}, fmt.Errorf("allocate for %s in subnet %s: %w", r.Owner, r.Subnet, ErrUnknownSubnet)
 	}
-	cur := m.owners[r.Owner]
+	cur := m.owners.get(r.Owner)
 	want, err := m.plan(sn, r, cur)
 	if err != nil {
 		m.mu.Unlock()

@@ -28,9 +28,11 @@
 // first, and reports what it adopted, released and refused; the controller runs it when it
 // gains the Lease, before allocating anything.
 //
-// Start-up: New indexes the loaded allocations in bulk, two indexes per core, checking the
-// store's uniqueness by map sizes; only if that check fails does it index them one by one,
-// logging and skipping each inconsistent record.
+// Indexes: owners by pod, then interface (one map serves lookups and ReleasePod); MACs as
+// 48-bit integers; each subnet's holders by address. Start-up: New fills them in bulk, the
+// owner and MAC indexes on one core and the addresses on another, checking the store's
+// uniqueness by counts; only if that check fails does it index the records one by one,
+// logging and skipping each inconsistent one.
 //
 // Concurrency: an IPAM is safe for concurrent use. m.mu guards the in-memory state; each
 // mutating call takes it briefly to validate, apply the change in memory and queue it, then

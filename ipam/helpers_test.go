@@ -70,3 +70,10 @@ func allocateAll(t *testing.T, m *ipam.IPAM, subnet string) []netip.Addr {
 		}
 	}
 }
+
+// stateStore is a Store that loads a fixed State, however inconsistent, and accepts every
+// commit without keeping it: for tests and benchmarks of loading alone.
+type stateStore struct{ st ipam.State }
+
+func (s stateStore) Load(context.Context) (ipam.State, error)    { return s.st, nil }
+func (s stateStore) Commit(context.Context, []ipam.Change) error { return nil }

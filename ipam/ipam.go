@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
-	"slices"
 	"sync"
 )
 
@@ -22,8 +21,7 @@ type IPAM struct {
 	queue      []*ticket     // changes applied in memory, not yet durable, in order
 	clock      releaseClock
 	subnets    map[string]*subnet
-	owners     map[Owner]*Allocation
-	pods       map[string][]string // pod -> interfaces, for ReleasePod
+	owners     ownerIndex
 	macs       map[macKey]Owner
 }
 
@@ -56,8 +54,7 @@ func New(ctx context.Context, store Store, log *slog.Logger) (*IPAM, error) {
 func (m *IPAM) reset(st State) {
 	n := len(st.Allocations)
 	m.subnets = map[string]*subnet{}
-	m.owners = make(map[Owner]*Allocation, n)
-	m.pods = make(map[string][]string, n)
+	m.owners = newOwnerIndex(n)
 	m.macs = make(map[macKey]Owner, n)
 	perSubnet := map[string]int{}
 	for _, a := range st.Allocations {
@@ -100,7 +97,7 @@ func (m *IPAM) adoptLoaded(a *Allocation) error {
 	if sn == nil {
 		return fmt.Errorf("subnet %s: %w", a.Subnet, ErrUnknownSubnet)
 	}
-	if _, dup := m.owners[a.Owner]; dup {
+	if m.owners.get(a.Owner) != nil {
 		return fmt.Errorf("owner %s stored twice: %w", a.Owner, ErrConflict)
 	}
 	if err := validMAC(a.MAC); err != nil {
@@ -114,20 +111,18 @@ func (m *IPAM) adoptLoaded(a *Allocation) error {
 			return fmt.Errorf("address %s also held by %s: %w", ip, h, ErrConflict)
 		}
 	}
-	m.pods[a.Owner.Pod] = append(m.pods[a.Owner.Pod], a.Owner.Interface)
 	m.index(sn, a)
 	return nil
 }
 
 // hold records a as live in the indexes (not in the pools).
 func (m *IPAM) hold(sn *subnet, a Allocation) {
-	m.pods[a.Owner.Pod] = append(m.pods[a.Owner.Pod], a.Owner.Interface)
 	m.index(sn, &a)
 }
 
 // index records a in the owner, MAC and address indexes; a is the IPAM's own.
 func (m *IPAM) index(sn *subnet, a *Allocation) {
-	m.owners[a.Owner] = a
+	m.owners.put(a)
 	m.macs[keyOf(a.MAC)] = a.Owner
 	for _, ip := range a.IPs {
 		sn.holders[ip] = a.Owner
@@ -137,13 +132,7 @@ func (m *IPAM) index(sn *subnet, a *Allocation) {
 
 // unhold removes a from the indexes and records its addresses as released at the given time.
 func (m *IPAM) unhold(sn *subnet, a Allocation, r Released) {
-	delete(m.owners, a.Owner)
-	ifaces := slices.DeleteFunc(m.pods[a.Owner.Pod], func(i string) bool { return i == a.Owner.Interface })
-	if len(ifaces) == 0 {
-		delete(m.pods, a.Owner.Pod)
-	} else {
-		m.pods[a.Owner.Pod] = ifaces
-	}
+	m.owners.remove(a.Owner)
 	delete(m.macs, keyOf(a.MAC))
 	for _, ip := range a.IPs {
 		delete(sn.holders, ip)

@@ -4,11 +4,11 @@ import "sync"
 
 // indexBulk indexes loaded allocations on the assumption that the store kept its invariants
 // (one allocation per owner, one holder per address and per MAC), which its constraints
-// guarantee. It checks the assumption by map sizes instead of a lookup before every insert,
-// and fills the owner and pod indexes on one core while the MAC and address indexes fill on
-// another: at start-up these random map accesses are most of the time. It reports false if
-// any record is inconsistent (or names an unknown subnet or a malformed MAC); the caller
-// then starts over with the careful path, which names each bad record.
+// guarantee. It checks the assumption by counts instead of a lookup before every insert, and
+// fills the owner and MAC indexes on one core while the address indexes fill on another: at
+// start-up these random map accesses are most of the time. It reports false if any record is
+// inconsistent (or names an unknown subnet or a malformed MAC); the caller then starts over
+// with the careful path, which names each bad record.
 func (m *IPAM) indexBulk(as []Allocation) bool {
 	for i := range as {
 		if m.subnets[as[i].Subnet] == nil || validMAC(as[i].MAC) != nil {
@@ -20,7 +20,7 @@ func (m *IPAM) indexBulk(as []Allocation) bool {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		ownersOK = m.indexOwners(as)
+		ownersOK = m.owners.putLoaded(as) && m.indexMACs(as)
 	}()
 	go func() {
 		defer wg.Done()
@@ -30,31 +30,20 @@ func (m *IPAM) indexBulk(as []Allocation) bool {
 	return ownersOK && addrsOK
 }
 
-// indexOwners fills m.owners and m.pods. The pods' interface lists share one backing array:
-// most pods have one interface; capacity 1 per pod makes a second interface reallocate rather
-// than overwrite a neighbour.
-func (m *IPAM) indexOwners(as []Allocation) bool {
-	ifaces := make([]string, len(as))
+// indexMACs fills m.macs.
+func (m *IPAM) indexMACs(as []Allocation) bool {
 	for i := range as {
-		a := &as[i]
-		m.owners[a.Owner] = a
-		ifaces[i] = a.Owner.Interface
-		if cur, ok := m.pods[a.Owner.Pod]; ok {
-			m.pods[a.Owner.Pod] = append(cur, a.Owner.Interface)
-		} else {
-			m.pods[a.Owner.Pod] = ifaces[i : i+1 : i+1]
-		}
+		m.macs[keyOf(as[i].MAC)] = as[i].Owner
 	}
-	return len(m.owners) == len(as)
+	return len(m.macs) == len(as)
 }
 
-// indexAddrs fills m.macs and each subnet's holders.
+// indexAddrs fills each subnet's holders.
 func (m *IPAM) indexAddrs(as []Allocation) bool {
 	ips := 0
 	var last *subnet
 	for i := range as {
 		a := &as[i]
-		m.macs[keyOf(a.MAC)] = a.Owner
 		sn := last
 		if sn == nil || sn.spec.Name != a.Subnet {
 			sn = m.subnets[a.Subnet]
@@ -69,13 +58,12 @@ func (m *IPAM) indexAddrs(as []Allocation) bool {
 	for _, sn := range m.subnets {
 		held += len(sn.holders)
 	}
-	return len(m.macs) == len(as) && held == ips
+	return held == ips
 }
 
-// clearIndexes empties the owner, pod, MAC and address indexes, keeping their capacity.
+// clearIndexes empties the owner, MAC and address indexes, keeping their capacity.
 func (m *IPAM) clearIndexes() {
-	clear(m.owners)
-	clear(m.pods)
+	m.owners.clear()
 	clear(m.macs)
 	for _, sn := range m.subnets {
 		clear(sn.holders)

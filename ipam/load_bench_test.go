@@ -7,24 +7,20 @@ import (
 	"testing"
 
 	"github.com/edgeovn/edgeovn/ipam"
-	"github.com/edgeovn/edgeovn/ipam/fakestore"
 )
 
-// BenchmarkNew100k: building the in-memory state of 100,000 allocations (the store's part of
-// start-up is measured in sqlitestore's BenchmarkOpenLoad100k).
+// BenchmarkNew100k: building the in-memory state of 100,000 allocations from a loaded State
+// (the store's part of start-up is measured in sqlitestore's BenchmarkOpenLoad100k).
 func BenchmarkNew100k(b *testing.B) {
 	ctx := context.Background()
-	st := fakestore.New()
-	subnet := ipam.Subnet{Name: "s", CIDRs: prefixes("10.0.0.0/8")}
-	changes := []ipam.Change{{PutSubnet: &subnet}}
+	st := stateStore{ipam.State{Subnets: []ipam.Subnet{{Name: "s", CIDRs: prefixes("10.0.0.0/8")}}}}
 	ip := netip.MustParseAddr("10.0.0.1")
 	for i := 0; i < 100000; i++ {
 		a := ipam.Allocation{Subnet: "s", Owner: ipam.Owner{Pod: fmt.Sprintf("ns/p%d", i), Interface: "eth0"},
 			IPs: []netip.Addr{ip}, MAC: []byte{0x0a, 0, 0, byte(i >> 16), byte(i >> 8), byte(i)}}
-		changes = append(changes, ipam.Change{PutAllocation: &a})
+		st.st.Allocations = append(st.st.Allocations, a)
 		ip = ip.Next()
 	}
-	must2(b, st.Commit(ctx, changes))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		_, err := ipam.New(ctx, st, nil)

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/edgeovn/edgeovn/ipam"
-	"github.com/edgeovn/edgeovn/ipam/fakestore"
 )
 
 // TestLoadInconsistentStore: New indexes a consistent store in bulk; when a store breaks the
@@ -31,6 +30,14 @@ func TestLoadInconsistentStore(t *testing.T) {
 			{Subnet: "s", Owner: pod("a"), IPs: addrs("10.0.0.2"), MAC: net.HardwareAddr{0x0a, 0, 0, 0, 0, 2}},
 			{Subnet: "s", Owner: pod("b"), IPs: addrs("10.0.0.3"), MAC: net.HardwareAddr{0x0a, 0, 0, 0, 0, 2}},
 		}, 2},
+		{"one owner twice", []ipam.Allocation{
+			{Subnet: "s", Owner: pod("a"), IPs: addrs("10.0.0.2"), MAC: net.HardwareAddr{0x0a, 0, 0, 0, 0, 2}},
+			{Subnet: "s", Owner: pod("a"), IPs: addrs("10.0.0.3"), MAC: net.HardwareAddr{0x0a, 0, 0, 0, 0, 3}},
+		}, 2},
+		{"two interfaces of one pod", []ipam.Allocation{
+			{Subnet: "s", Owner: pod("a"), IPs: addrs("10.0.0.2"), MAC: net.HardwareAddr{0x0a, 0, 0, 0, 0, 2}},
+			{Subnet: "s", Owner: ipam.Owner{Pod: pod("a").Pod, Interface: "net1"}, IPs: addrs("10.0.0.3"), MAC: net.HardwareAddr{0x0a, 0, 0, 0, 0, 3}},
+		}, 3},
 		{"unknown subnet", []ipam.Allocation{
 			{Subnet: "gone", Owner: pod("a"), IPs: addrs("10.0.0.2"), MAC: net.HardwareAddr{0x0a, 0, 0, 0, 0, 2}},
 		}, 1},
@@ -41,12 +48,7 @@ func TestLoadInconsistentStore(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			st := fakestore.New()
-			changes := []ipam.Change{{PutSubnet: &subnet}, {PutAllocation: &good}}
-			for i := range tt.bad {
-				changes = append(changes, ipam.Change{PutAllocation: &tt.bad[i]})
-			}
-			must(t, st.Commit(ctx, changes))
+			st := stateStore{ipam.State{Subnets: []ipam.Subnet{subnet}, Allocations: append([]ipam.Allocation{good}, tt.bad...)}}
 			m, err := ipam.New(ctx, st, nil)
 			must(t, err)
 			live := m.Allocations()
@@ -66,5 +68,38 @@ func TestLoadInconsistentStore(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLoadedPodInterfaces: a pod's interfaces loaded in bulk are each found, released
+// together by ReleasePod, and a neighbour loaded next to them is untouched.
+func TestLoadedPodInterfaces(t *testing.T) {
+	ctx := context.Background()
+	subnet := ipam.Subnet{Name: "s", CIDRs: prefixes("10.0.0.0/24")}
+	eth0 := ipam.Owner{Pod: "ns/a", Interface: "eth0"}
+	net1 := ipam.Owner{Pod: "ns/a", Interface: "net1"}
+	other := ipam.Owner{Pod: "ns/b", Interface: "eth0"}
+	st := stateStore{ipam.State{Subnets: []ipam.Subnet{subnet}, Allocations: []ipam.Allocation{
+		{Subnet: "s", Owner: eth0, IPs: addrs("10.0.0.2"), MAC: net.HardwareAddr{0x0a, 0, 0, 0, 0, 2}},
+		{Subnet: "s", Owner: other, IPs: addrs("10.0.0.4"), MAC: net.HardwareAddr{0x0a, 0, 0, 0, 0, 4}},
+		{Subnet: "s", Owner: net1, IPs: addrs("10.0.0.3"), MAC: net.HardwareAddr{0x0a, 0, 0, 0, 0, 3}},
+	}}}
+	m, err := ipam.New(ctx, st, nil)
+	must(t, err)
+	for o, ip := range map[ipam.Owner]string{eth0: "10.0.0.2", net1: "10.0.0.3", other: "10.0.0.4"} {
+		if a, ok := m.Get(o); !ok || a.IPs[0] != addrs(ip)[0] {
+			t.Errorf("%s after load: %v %v, want %s", o, a.IPs, ok, ip)
+		}
+	}
+	must(t, m.ReleasePod(ctx, "ns/a"))
+	if got := m.Allocations(); len(got) != 1 || got[0].Owner != other {
+		t.Errorf("after ReleasePod(ns/a): %v, want only %s", got, other)
+	}
+	// A new interface of b reallocates b's list instead of writing over a's old slot.
+	b1 := ipam.Owner{Pod: "ns/b", Interface: "net1"}
+	_, err = m.Allocate(ctx, ipam.Request{Subnet: "s", Owner: b1})
+	must(t, err)
+	if _, ok := m.Get(other); !ok {
+		t.Errorf("%s lost after allocating for %s", other, b1)
 	}
 }

@@ -2,6 +2,7 @@ package ipam
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -12,14 +13,15 @@ import (
 // (0x01 clear), as Kubernetes network plugins commonly use (0a:58:...).
 const macPrefix = 0x0a
 
-// macKey indexes MACs without allocating; every MAC the IPAM holds has 6 octets (requests
-// are validated, stored ones checked at load).
-type macKey [6]byte
+// macKey indexes MACs without allocating: the 48-bit value, an integer so the map takes its
+// fast path. Every MAC the IPAM holds has 6 octets (requests are validated, stored ones
+// checked at load).
+type macKey uint64
 
 func keyOf(mac net.HardwareAddr) macKey {
-	var k macKey
-	copy(k[:], mac)
-	return k
+	var b [8]byte
+	copy(b[2:], mac)
+	return macKey(binary.BigEndian.Uint64(b[:]))
 }
 
 func validMAC(mac net.HardwareAddr) error {

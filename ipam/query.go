@@ -12,7 +12,7 @@ import (
 func (m *IPAM) Get(o Owner) (Allocation, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	a := m.owners[o]
+	a := m.owners.get(o)
 	if a == nil {
 		return Allocation{}, false
 	}
@@ -22,10 +22,8 @@ func (m *IPAM) Get(o Owner) (Allocation, bool) {
 // Allocations returns every live allocation, sorted by subnet, pod and interface.
 func (m *IPAM) Allocations() []Allocation {
 	m.mu.RLock()
-	out := make([]Allocation, 0, len(m.owners))
-	for _, a := range m.owners {
-		out = append(out, a.clone())
-	}
+	out := make([]Allocation, 0, m.owners.len())
+	m.owners.each(func(a *Allocation) { out = append(out, a.clone()) })
 	m.mu.RUnlock()
 	slices.SortFunc(out, func(a, b Allocation) int {
 		return cmp.Or(strings.Compare(a.Subnet, b.Subnet), compareOwners(a.Owner, b.Owner))

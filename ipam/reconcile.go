@@ -47,7 +47,7 @@ func (m *IPAM) Reconcile(ctx context.Context, claims []Allocation) (ReconcileRes
 	var res ReconcileResult
 	changes := m.releaseUnclaimed(claims, &res)
 	for _, c := range claims {
-		if m.owners[c.Owner] != nil {
+		if m.owners.get(c.Owner) != nil {
 			continue // matches its claim, or an older claim of the same owner won
 		}
 		ch, conflict := m.adoptClaim(c)
@@ -80,15 +80,15 @@ func (m *IPAM) releaseUnclaimed(claims []Allocation, res *ReconcileResult) []Cha
 		}
 	}
 	var stale []Allocation
-	for o, a := range m.owners {
-		c, claimed := byOwner[o]
+	m.owners.each(func(a *Allocation) {
+		c, claimed := byOwner[a.Owner]
 		if !claimed || c.Subnet != a.Subnet || !slices.Equal(c.IPs, a.IPs) || (c.MAC != nil && !bytes.Equal(c.MAC, a.MAC)) {
 			stale = append(stale, *a)
 			if !claimed {
-				res.Released = append(res.Released, o)
+				res.Released = append(res.Released, a.Owner)
 			}
 		}
-	}
+	})
 	slices.SortFunc(stale, func(a, b Allocation) int { return compareOwners(a.Owner, b.Owner) })
 	changes := make([]Change, 0, len(stale))
 	for _, a := range stale {

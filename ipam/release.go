@@ -16,8 +16,8 @@ func (m *IPAM) Release(ctx context.Context, o Owner) error {
 func (m *IPAM) ReleasePod(ctx context.Context, pod string) error {
 	return m.releaseOwners(ctx, "release pod "+pod, func() []Owner {
 		var owners []Owner
-		for _, iface := range m.pods[pod] {
-			owners = append(owners, Owner{Pod: pod, Interface: iface})
+		for _, a := range m.owners.pod(pod) {
+			owners = append(owners, a.Owner)
 		}
 		slices.SortFunc(owners, compareOwners)
 		return owners
@@ -33,7 +33,7 @@ func (m *IPAM) releaseOwners(ctx context.Context, what string, list func() []Own
 	}
 	var changes []Change
 	for _, o := range list() {
-		if a := m.owners[o]; a != nil {
+		if a := m.owners.get(o); a != nil {
 			changes = append(changes, m.release(a.clone()))
 		}
 	}
