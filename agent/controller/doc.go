@@ -6,6 +6,7 @@
 // Invariants: before the first allocation, every pod that already carries an allocation is
 // adopted into the IPAM, so a database that lost writes (a crash, a new leader) never hands an
 // address out twice. A pod's port is created in OVN before its annotations say "allocated", so
-// a node that sees the annotation can bind the port. Pods are processed by key through a rate
+// a node that sees the annotation can bind the port. A completed pod (Succeeded, Failed) holds
+// nothing: its annotations are not a claim, its port is removed and its address released. Pods are processed by key through a rate
 // limited work queue; one key is never processed by two workers at once.
 package controller

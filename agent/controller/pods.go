@@ -24,6 +24,17 @@ func wantsNetwork(p *corev1.Pod) bool {
 	return p.Spec.NodeName != "" && !p.Spec.HostNetwork
 }
 
+// completed says the pod's containers have all stopped for good (a finished Job, an evicted
+// pod): its sandbox is gone and will not come back, so, as Kube-OVN does, its port is removed
+// and its address released though the object stays. Its annotations still name the address;
+// they are no longer a claim on it.
+func completed(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+// holdsNetwork says whether the pod has, or should have, an address and a port.
+func holdsNetwork(p *corev1.Pod) bool { return wantsNetwork(p) && !completed(p) }
+
 func owner(key string) ipam.Owner { return ipam.Owner{Pod: key, Interface: "eth0"} }
 
 // syncPod brings one pod's address, port and annotations to what the pod's existence asks for.
@@ -38,6 +49,9 @@ func (c *Controller) syncPod(ctx context.Context, key string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("get pod %s: %w", key, err)
+	}
+	if wantsNetwork(pod) && completed(pod) {
+		return c.deletePod(ctx, ns, name)
 	}
 	if !wantsNetwork(pod) {
 		return nil
@@ -135,9 +149,12 @@ func (c *Controller) annotate(ctx context.Context, pod *corev1.Pod, n annotation
 	return nil
 }
 
-// deletePod removes the port of a pod that no longer exists and releases its addresses.
+// deletePod removes the port of a pod that no longer exists (or has completed) and releases
+// its addresses. It logs only when there was something to give back: completed pods come by
+// again on every update and resync.
 func (c *Controller) deletePod(ctx context.Context, ns, name string) error {
 	lsp := annotation.PortName(ns, name)
+	_, held := c.ipam.Get(owner(ns + "/" + name))
 	port, found, err := c.nb.PodPort(ctx, lsp)
 	if err != nil {
 		return fmt.Errorf("look up port %s: %w", lsp, err)
@@ -151,7 +168,9 @@ func (c *Controller) deletePod(ctx context.Context, ns, name string) error {
 	if err := c.ipam.ReleasePod(ctx, ns+"/"+name); err != nil {
 		return fmt.Errorf("release addresses of pod %s/%s: %w", ns, name, err)
 	}
-	c.log.Info("pod released", "pod", name, "namespace", ns, "lsp", lsp)
+	if found || held {
+		c.log.Info("pod released", "pod", name, "namespace", ns, "lsp", lsp)
+	}
 	return nil
 }
 

@@ -25,7 +25,7 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	byOwner := map[string]*corev1.Pod{}
 	var claims []ipam.Allocation
 	for _, pod := range pods {
-		if !wantsNetwork(pod) {
+		if !holdsNetwork(pod) {
 			continue
 		}
 		n, err := annotation.Decode(pod.Annotations)
@@ -71,12 +71,14 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	return nil
 }
 
-// stalePorts lists edgeovn's pod ports whose pod no longer exists (deleted while no
+// stalePorts lists edgeovn's pod ports whose pod no longer exists or has completed (while no
 // controller ran). Their addresses were handed out and may still be in flight.
 func (c *Controller) stalePorts(ctx context.Context, annotated map[string]*corev1.Pod, pods []*corev1.Pod) ([]northbound.PodPort, error) {
 	live := make(map[string]bool, len(pods))
 	for _, p := range pods {
-		live[p.Namespace+"/"+p.Name] = true
+		if !completed(p) {
+			live[p.Namespace+"/"+p.Name] = true
+		}
 	}
 	ports, err := c.nb.PodPorts(ctx)
 	if err != nil {
@@ -101,7 +103,7 @@ func (c *Controller) removeStale(ctx context.Context, stale []northbound.PodPort
 		if err := c.ipam.ReleasePod(ctx, p.Owner); err != nil {
 			return fmt.Errorf("release addresses of deleted pod %s: %w", p.Owner, err)
 		}
-		c.log.Info("removed port of a pod deleted while no controller ran", "lsp", p.Name, "ip", p.IPs)
+		c.log.Info("removed port of a pod deleted or completed while no controller ran", "lsp", p.Name, "ip", p.IPs)
 	}
 	return nil
 }

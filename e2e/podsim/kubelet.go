@@ -187,6 +187,20 @@ func (k *Kubelet) StopSandbox(ctx context.Context, sb *Sandbox, removeNetns bool
 	return nil
 }
 
+// Finish reports the pod's containers as stopped for good, with phase Succeeded or Failed,
+// as the kubelet does when a Job's pod ends: the object stays, its sandbox is gone.
+func (k *Kubelet) Finish(ctx context.Context, pod *corev1.Pod, phase corev1.PodPhase) error {
+	cur, err := k.Kube.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("get pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	cur.Status.Phase = phase
+	if _, err := k.Kube.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("set pod %s/%s %s: %w", pod.Namespace, pod.Name, phase, err)
+	}
+	return nil
+}
+
 // RemoveNetns unmounts and removes a namespace made by RunSandbox; a missing one is fine.
 // The unmount is lazy: the rig's daemons run in mount namespaces of their own (ip netns
 // exec), to which the bind mount propagated, and a plain unmount fails with EBUSY there.
