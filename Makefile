@@ -11,9 +11,12 @@ export EDGEOVN_KUBE_APISERVER ?= $(CACHE)/bin/kube-apiserver
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-build: ## build bin/edgeovn and bin/edgeovn-cni (static)
+PLUGINS := github.com/containernetworking/plugins/plugins/main/loopback github.com/containernetworking/plugins/plugins/meta/portmap
+
+build: ## build bin/edgeovn, bin/edgeovn-cni and the loopback and portmap plugins it ships (static)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/edgeovn .
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/edgeovn-cni ./cni/cmd/edgeovn-cni
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o bin/ $(PLUGINS)
 
 deps: ## install what the tests need (Debian packages, kube-apiserver build, cached in .cache/)
 	./e2e/scripts/install-deps.sh $(CACHE)

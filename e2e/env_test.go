@@ -33,7 +33,8 @@ var (
 	buildErr  error
 )
 
-// buildBinaries builds edgeovn and its CNI plugin from this tree, once per test binary.
+// buildBinaries builds edgeovn, its CNI plugin and the plugins it ships from this tree, once
+// per test binary.
 func buildBinaries(t *testing.T) string {
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "edgeovn-e2e-bin-")
@@ -41,7 +42,9 @@ func buildBinaries(t *testing.T) string {
 			return
 		}
 		for pkg, out := range map[string]string{"github.com/edgeovn/edgeovn": "edgeovn",
-			"github.com/edgeovn/edgeovn/cni/cmd/edgeovn-cni": "edgeovn-cni"} {
+			"github.com/edgeovn/edgeovn/cni/cmd/edgeovn-cni":               "edgeovn-cni",
+			"github.com/containernetworking/plugins/plugins/main/loopback": "loopback",
+			"github.com/containernetworking/plugins/plugins/meta/portmap":  "portmap"} {
 			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, out), pkg)
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 			if b, err := cmd.CombinedOutput(); err != nil {

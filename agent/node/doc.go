@@ -3,8 +3,11 @@
 //
 // It configures the host's Open_vSwitch database for ovn-controller (chassis name, southbound
 // remote, encapsulation, datapath type detected from the kernel), ensures br-int, installs the
-// CNI binary and config for the container runtime, and serves the CNI server that wires pods.
+// CNI binary, the loopback and portmap plugins it ships (where none exist) and the config for
+// the container runtime, and serves the CNI server that wires pods.
 // Invariants: files are replaced atomically (temporary file and rename in the same directory,
-// so containerd's watcher sees a whole file) and only when their content changes; the CNI
-// config is written only once the server answers, so the runtime never calls a dead socket.
+// so containerd's watcher sees a whole file) and only when their content changes; a plugin
+// another package installed is never replaced; the CNI config is written last, once the
+// server answers and every plugin it names is in place, so the runtime never calls a dead
+// socket or a missing plugin.
 package node

@@ -15,15 +15,23 @@ const ConfName = "01-edgeovn.conflist"
 const PluginName = "edgeovn"
 
 // conflist renders the CNI config: 1.0.0 for containerd 1.6, 1.1.0 offered to newer runtimes.
-func conflist(socket string) ([]byte, error) {
+// With portmap installed it is chained after edgeovn for hostPort, as Kube-OVN and k3s do.
+func conflist(socket string, portmap bool) ([]byte, error) {
+	plugins := []any{map[string]any{
+		"type":         PluginName,
+		"serverSocket": socket,
+	}}
+	if portmap {
+		plugins = append(plugins, map[string]any{
+			"type":         "portmap",
+			"capabilities": map[string]bool{"portMappings": true},
+		})
+	}
 	conf := map[string]any{
 		"cniVersion":  "1.0.0",
 		"cniVersions": []string{"1.0.0", "1.1.0"},
 		"name":        "edgeovn",
-		"plugins": []any{map[string]any{
-			"type":         PluginName,
-			"serverSocket": socket,
-		}},
+		"plugins":     plugins,
 	}
 	b, err := json.MarshalIndent(conf, "", "  ")
 	if err != nil {

@@ -55,23 +55,37 @@ func TestWriteFileAtomicKeepsOldOnError(t *testing.T) {
 }
 
 func TestConflist(t *testing.T) {
-	b, err := conflist("/run/edgeovn/cni.sock")
-	if err != nil {
-		t.Fatal(err)
+	type plugin struct {
+		Type         string          `json:"type"`
+		Socket       string          `json:"serverSocket"`
+		Capabilities map[string]bool `json:"capabilities"`
 	}
-	var c struct {
-		CNIVersion  string   `json:"cniVersion"`
-		CNIVersions []string `json:"cniVersions"`
-		Name        string   `json:"name"`
-		Plugins     []struct {
-			Type   string `json:"type"`
-			Socket string `json:"serverSocket"`
-		} `json:"plugins"`
-	}
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
-	}
-	if c.CNIVersion != "1.0.0" || len(c.CNIVersions) != 2 || c.Plugins[0].Type != PluginName || c.Plugins[0].Socket != "/run/edgeovn/cni.sock" {
-		t.Fatalf("conflist %s", b)
+	for _, portmap := range []bool{false, true} {
+		b, err := conflist("/run/edgeovn/cni.sock", portmap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c struct {
+			CNIVersion  string   `json:"cniVersion"`
+			CNIVersions []string `json:"cniVersions"`
+			Name        string   `json:"name"`
+			Plugins     []plugin `json:"plugins"`
+		}
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatal(err)
+		}
+		if c.CNIVersion != "1.0.0" || len(c.CNIVersions) != 2 || c.Plugins[0].Type != PluginName || c.Plugins[0].Socket != "/run/edgeovn/cni.sock" {
+			t.Fatalf("conflist %s", b)
+		}
+		want := 1
+		if portmap {
+			want = 2
+			if p := c.Plugins[len(c.Plugins)-1]; p.Type != "portmap" || !p.Capabilities["portMappings"] {
+				t.Fatalf("portmap not chained with portMappings: %s", b)
+			}
+		}
+		if len(c.Plugins) != want {
+			t.Fatalf("portmap=%v: %d plugins in %s", portmap, len(c.Plugins), b)
+		}
 	}
 }

@@ -131,7 +131,11 @@ func (r *Role) install() error {
 	if err != nil {
 		return err
 	}
-	conf, err := conflist(r.req.CNISocket)
+	present, err := installPlugins(pluginInstall{SourceDir: filepath.Dir(src), BinDir: r.req.CNIBinDir, Log: r.log})
+	if err != nil {
+		return err
+	}
+	conf, err := conflist(r.req.CNISocket, present["portmap"])
 	if err != nil {
 		return err
 	}
