@@ -34,28 +34,12 @@ func TestMigrateV1(t *testing.T) {
 	}
 	must(t, db.Close())
 
-	st, m := open(t, path)
+	st, m := openMigrated(t, path)
 	defer st.Close()
-	if v := userVersion(t, path); v != sqlitestore.SchemaVersion || v != 3 {
-		t.Fatalf("schema version %d after open, want 3", v)
-	}
-	got := m.Allocations()
-	want := []struct {
-		owner ipam.Owner
-		ips   []netip.Addr
-		mac   string
-	}{
+	checkMigrated(t, m.Allocations(), []migrated{
 		{ipam.Owner{Pod: "default/a", Interface: "eth0"}, addrsOf("10.42.0.2", "fd00:42::2"), "0a:58:0a:2a:00:02"},
 		{ipam.Owner{Pod: "default/b", Interface: "net1"}, addrsOf("10.42.0.9", "fd00:42::9"), "00:00:00:01:02:03"},
-	}
-	if len(got) != len(want) {
-		t.Fatalf("migrated %d allocations, want %d: %v", len(got), len(want), got)
-	}
-	for i, w := range want {
-		if got[i].Owner != w.owner || !slices.Equal(got[i].IPs, w.ips) || got[i].MAC.String() != w.mac {
-			t.Errorf("allocation %d: got %+v, want %+v", i, got[i], w)
-		}
-	}
+	})
 	// The released records survived: never-used addresses first, then the released ones.
 	s, err := st.Load(ctx)
 	must(t, err)
@@ -66,6 +50,36 @@ func TestMigrateV1(t *testing.T) {
 	must(t, err)
 	if !slices.Equal(a.IPs, addrsOf("10.42.0.4", "fd00:42::4")) {
 		t.Errorf("first allocation after migration: %v", a.IPs)
+	}
+}
+
+// migrated is an allocation a migration must carry over.
+type migrated struct {
+	owner ipam.Owner
+	ips   []netip.Addr
+	mac   string
+}
+
+// openMigrated opens an old file and checks it now carries the current schema version.
+func openMigrated(t *testing.T, path string) (*sqlitestore.Store, *ipam.IPAM) {
+	t.Helper()
+	st, m := open(t, path)
+	if v := userVersion(t, path); v != sqlitestore.SchemaVersion || v != 3 {
+		st.Close()
+		t.Fatalf("schema version %d after open, want 3", v)
+	}
+	return st, m
+}
+
+func checkMigrated(t *testing.T, got []ipam.Allocation, want []migrated) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("migrated %d allocations, want %d: %v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if got[i].Owner != w.owner || !slices.Equal(got[i].IPs, w.ips) || got[i].MAC.String() != w.mac {
+			t.Errorf("allocation %d: got %+v, want %+v", i, got[i], w)
+		}
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"net/netip"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/edgeovn/edgeovn/ipam"
@@ -36,28 +35,12 @@ func TestMigrateV2(t *testing.T) {
 	}
 	must(t, db.Close())
 
-	st, m := open(t, path)
+	st, m := openMigrated(t, path)
 	defer st.Close()
-	if v := userVersion(t, path); v != sqlitestore.SchemaVersion || v != 3 {
-		t.Fatalf("schema version %d after open, want 3", v)
-	}
-	got := m.Allocations()
-	want := []struct {
-		owner ipam.Owner
-		ips   []netip.Addr
-		mac   string
-	}{
+	checkMigrated(t, m.Allocations(), []migrated{
 		{ipam.Owner{Pod: "default/a b", Interface: "eth0"}, addrsOf("10.42.0.2", "fd00:42::2"), "0a:53:0a:2a:00:02"},
 		{ipam.Owner{Pod: "ns/ünï", Interface: "net 1"}, addrsOf("10.42.0.9"), "00:00:00:01:02:03"},
-	}
-	if len(got) != len(want) {
-		t.Fatalf("migrated %d allocations, want %d: %v", len(got), len(want), got)
-	}
-	for i, w := range want {
-		if got[i].Owner != w.owner || !slices.Equal(got[i].IPs, w.ips) || got[i].MAC.String() != w.mac {
-			t.Errorf("allocation %d: got %+v, want %+v", i, got[i], w)
-		}
-	}
+	})
 	s, err := st.Load(ctx)
 	must(t, err)
 	if len(s.Released) != 1 || s.Released[0].IP != netip.MustParseAddr("10.42.0.3") {
