@@ -43,7 +43,8 @@ type Sandbox struct {
 	Netns       string // path
 	ContainerID string
 	Result      *types100.Result
-	AddTime     time.Duration // wall time of the CNI ADD, runtime included
+	AddTime     time.Duration // wall time of the pod network's CNI ADD, runtime included
+	DelTime     time.Duration // the same for its last CNI DEL
 }
 
 // NetnsName is the name `ip netns exec` knows the sandbox by.
@@ -202,9 +203,11 @@ func (k *Kubelet) StopSandbox(ctx context.Context, sb *Sandbox, removeNetns bool
 		return fmt.Errorf("loopback config: %w", err)
 	}
 	if err := k.onHost(func() error {
+		start := time.Now()
 		if err := k.cni().DelNetworkList(ctx, list, k.runtimeConf(sb)); err != nil {
 			return err
 		}
+		sb.DelTime = time.Since(start)
 		return k.cni().DelNetworkList(ctx, lo, k.loopbackConf(sb))
 	}); err != nil {
 		return fmt.Errorf("cni del for pod %s: %w", sb.Pod.Name, err)
