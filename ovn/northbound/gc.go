@@ -24,6 +24,16 @@ func (d Desired) keeps(ids map[string]string) bool {
 	return !ovn.IsOwned(ids) || d.Owners[OwnerRef{Kind: ids[ovn.OwnerKindKey], Name: ids[ovn.OwnerKey]}]
 }
 
+// keeper decides, from a row's external_ids, whether a clean-up keeps it.
+type keeper interface{ keeps(ids map[string]string) bool }
+
+// allBut keeps every row except those of one owner.
+type allBut OwnerRef
+
+func (a allBut) keeps(ids map[string]string) bool {
+	return !ovn.IsOwned(ids) || OwnerRef{Kind: ids[ovn.OwnerKindKey], Name: ids[ovn.OwnerKey]} != OwnerRef(a)
+}
+
 // GC deletes the edgeovn rows whose owner is not desired, in transactions of at most
 // GCBatch rows, and returns how many rows it deleted. Rows without edgeovn's tags are never
 // touched, and a switch, router or port group still holding a row that is kept is kept too.
@@ -33,9 +43,35 @@ func (c *Client) GC(ctx context.Context, d Desired) (int, error) {
 	if len(d.Owners) == 0 {
 		return 0, fmt.Errorf("gc: %w: no desired owners (refusing to delete every edgeovn row)", ovn.ErrInvalid)
 	}
-	units, err := c.gcUnits(ctx, d)
+	n, err := c.deleteUnless(ctx, d)
 	if err != nil {
-		return 0, fmt.Errorf("gc: %w", err)
+		return n, fmt.Errorf("gc: %w", err)
+	}
+	if n > 0 {
+		c.log.Info("garbage-collected northbound rows", "rows", n)
+	}
+	return n, nil
+}
+
+// DeleteOwned deletes every edgeovn row of one owner (a node's port, address set and
+// policies; a pod's port), children unhooked from their parents first, and returns how many
+// rows it deleted. A parent that still holds another owner's row stays.
+func (c *Client) DeleteOwned(ctx context.Context, owner OwnerRef) (int, error) {
+	if owner.Kind == "" || owner.Name == "" {
+		return 0, fmt.Errorf("delete rows of %v: %w: owner kind and name must be set", owner, ovn.ErrInvalid)
+	}
+	n, err := c.deleteUnless(ctx, allBut(owner))
+	if err != nil {
+		return n, fmt.Errorf("delete rows of %s %s: %w", owner.Kind, owner.Name, err)
+	}
+	return n, nil
+}
+
+// deleteUnless deletes the edgeovn rows k does not keep, GCBatch rows per transaction.
+func (c *Client) deleteUnless(ctx context.Context, k keeper) (int, error) {
+	units, err := c.gcUnits(ctx, k)
+	if err != nil {
+		return 0, err
 	}
 	deleted := 0
 	for start := 0; start < len(units); start += GCBatch {
@@ -45,19 +81,16 @@ func (c *Client) GC(ctx context.Context, d Desired) (int, error) {
 			ops = append(ops, u...)
 		}
 		if err := c.commit(ctx, ops); err != nil {
-			return deleted, fmt.Errorf("gc: delete %d rows: %w", len(batch), err)
+			return deleted, fmt.Errorf("delete %d rows: %w", len(batch), err)
 		}
 		deleted += len(batch)
-	}
-	if deleted > 0 {
-		c.log.Info("garbage-collected northbound rows", "rows", deleted)
 	}
 	return deleted, nil
 }
 
 // gcUnits returns, per row to delete, the operations that delete it: children (ports,
 // routes, policies, ACLs) first, each unhooked from its parent, then the parents.
-func (c *Client) gcUnits(ctx context.Context, d Desired) ([][]ovsdb.Operation, error) {
+func (c *Client) gcUnits(ctx context.Context, d keeper) ([][]ovsdb.Operation, error) {
 	var switches []*nbdb.LogicalSwitch
 	var routers []*nbdb.LogicalRouter
 	var groups []*nbdb.PortGroup
@@ -107,7 +140,7 @@ func (c *Client) gcUnits(ctx context.Context, d Desired) ([][]ovsdb.Operation, e
 
 // gcChildren returns the deletions of the parent's undesired children and whether the
 // parent holds any child that stays (so it must stay too).
-func (c *Client) gcChildren(ctx context.Context, d Desired, table, uuid string, cols map[string][]string) ([][]ovsdb.Operation, bool, error) {
+func (c *Client) gcChildren(ctx context.Context, d keeper, table, uuid string, cols map[string][]string) ([][]ovsdb.Operation, bool, error) {
 	var units [][]ovsdb.Operation
 	keep := false
 	for col, refs := range cols {
@@ -166,7 +199,7 @@ func (c *Client) externalIDs(ctx context.Context, table, uuid string) (map[strin
 }
 
 // gcRoots returns the deletions of undesired rows of the root tables without children.
-func (c *Client) gcRoots(ctx context.Context, d Desired) ([][]ovsdb.Operation, error) {
+func (c *Client) gcRoots(ctx context.Context, d keeper) ([][]ovsdb.Operation, error) {
 	var sets []*nbdb.AddressSet
 	var lbs []*nbdb.LoadBalancer
 	if err := c.nb.List(ctx, &sets); err != nil {

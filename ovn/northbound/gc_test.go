@@ -94,3 +94,33 @@ func TestGCDeletesInBatches(t *testing.T) {
 		t.Errorf("ports after GC = %v", ports)
 	}
 }
+
+// TestDeleteOwned: one node's rows (join port, address set, two policies) go; another node's,
+// the cluster's and the pods' stay; a second call deletes nothing; an empty owner is refused.
+func TestDeleteOwned(t *testing.T) {
+	f := newFixture(t)
+	ensureClusterAndSubnet(t, f)
+	f.mustWrite(t, 1, "pod port", func() error { return f.c.EnsurePodPort(f.ctx, numberedPod(0)) })
+	one, two := node1(), node1()
+	two.Name, two.JoinIP, two.NodeIP = "edge-2", two.JoinIP.Next(), two.NodeIP.Next()
+	for _, n := range []NodeSpec{one, two} {
+		f.mustWrite(t, 1, "node "+n.Name, func() error { return f.c.EnsureNode(f.ctx, n) })
+	}
+	if _, err := f.c.DeleteOwned(f.ctx, OwnerRef{Kind: ovn.KindNode}); !errors.Is(err, ovn.ErrInvalid) {
+		t.Fatalf("DeleteOwned without a name = %v, want ErrInvalid", err)
+	}
+	n, err := f.c.DeleteOwned(f.ctx, OwnerRef{Kind: ovn.KindNode, Name: one.Name})
+	if err != nil || n != 4 {
+		t.Fatalf("DeleteOwned(%s) = %d, %v; want 4 rows deleted", one.Name, n, err)
+	}
+	ports := serverPortNames(f.srv.Run(t, "ovn-nbctl", "--bare", "--columns=name", "list", "Logical_Switch_Port"))
+	want := []string{"join-ovn-cluster", NodePortName(two.Name), "ovn-default-ovn-cluster", "p0.default"}
+	if strings.Join(ports, " ") != strings.Join(want, " ") {
+		t.Errorf("ports after deleting %s = %v, want %v", one.Name, ports, want)
+	}
+	policies := f.srv.Run(t, "ovn-nbctl", "lr-policy-list", "ovn-cluster")
+	if strings.Count(policies, "reroute") != 2 || strings.Contains(policies, one.NodeIP.String()) {
+		t.Errorf("policies after deleting %s:\n%s", one.Name, policies)
+	}
+	f.mustWrite(t, 0, "delete again", func() error { _, err := f.c.DeleteOwned(f.ctx, OwnerRef{Kind: ovn.KindNode, Name: one.Name}); return err })
+}
