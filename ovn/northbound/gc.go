@@ -25,7 +25,9 @@ func (d Desired) keeps(ids map[string]string) bool {
 }
 
 // keeper decides, from a row's external_ids, whether a clean-up keeps it.
-type keeper interface{ keeps(ids map[string]string) bool }
+type keeper interface {
+	keeps(ids map[string]string) bool
+}
 
 // allBut keeps every row except those of one owner.
 type allBut OwnerRef

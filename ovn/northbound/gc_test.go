@@ -122,5 +122,8 @@ func TestDeleteOwned(t *testing.T) {
 	if strings.Count(policies, "reroute") != 2 || strings.Contains(policies, one.NodeIP.String()) {
 		t.Errorf("policies after deleting %s:\n%s", one.Name, policies)
 	}
-	f.mustWrite(t, 0, "delete again", func() error { _, err := f.c.DeleteOwned(f.ctx, OwnerRef{Kind: ovn.KindNode, Name: one.Name}); return err })
+	f.mustWrite(t, 0, "delete again", func() error {
+		_, err := f.c.DeleteOwned(f.ctx, OwnerRef{Kind: ovn.KindNode, Name: one.Name})
+		return err
+	})
 }
