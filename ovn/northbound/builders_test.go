@@ -2,6 +2,7 @@ package northbound
 
 import (
 	"errors"
+	"net"
 	"net/netip"
 	"strings"
 	"testing"
@@ -96,6 +97,37 @@ func TestPortGroupACLAddressSetLoadBalancer(t *testing.T) {
 		if out := f.srv.Run(t, "ovn-nbctl", args...); !strings.Contains(out, "10.42.0.5:8080,10.42.0.6:8080") {
 			t.Errorf("%v:\n%s", args, out)
 		}
+	}
+}
+
+// TestEnsureNodeBeforeItsAddress: a node whose own address is not known yet gets its port
+// (with the MAC the IPAM chose) and the pods' reroute, and the policy to its address once it
+// is known; a bad MAC is refused and changes nothing.
+func TestEnsureNodeBeforeItsAddress(t *testing.T) {
+	f := newFixture(t)
+	ensureClusterAndSubnet(t, f)
+	spec := node1()
+	spec.NodeIP = netip.Addr{}
+	spec.MAC = net.HardwareAddr{0x0a, 0x58, 0, 0, 0, 9}
+	f.mustWrite(t, 1, "ensure node without its address", func() error { return f.c.EnsureNode(f.ctx, spec) })
+	if port := f.srv.Run(t, "ovn-nbctl", "lsp-get-addresses", "node-node1"); !strings.Contains(port, "0a:58:00:00:00:09 100.64.0.2") {
+		t.Errorf("node port addresses = %q", port)
+	}
+	if n := strings.Count(f.srv.Run(t, "ovn-nbctl", "lr-policy-list", "ovn-cluster"), "reroute"); n != 1 {
+		t.Errorf("%d reroute policies without the node's address, want 1", n)
+	}
+	bad := spec
+	bad.MAC = net.HardwareAddr{0x01, 0, 0, 0, 0, 1}
+	f.mustWrite(t, 0, "multicast MAC", func() error {
+		if err := f.c.EnsureNode(f.ctx, bad); !errors.Is(err, ovn.ErrInvalid) {
+			t.Errorf("multicast MAC: err = %v, want ErrInvalid", err)
+		}
+		return nil
+	})
+	spec.NodeIP = netip.MustParseAddr("192.168.1.10")
+	f.mustWrite(t, 1, "ensure node with its address", func() error { return f.c.EnsureNode(f.ctx, spec) })
+	if n := strings.Count(f.srv.Run(t, "ovn-nbctl", "lr-policy-list", "ovn-cluster"), "reroute"); n != 2 {
+		t.Errorf("%d reroute policies with the node's address, want 2", n)
 	}
 }
 

@@ -27,9 +27,10 @@ type NodeSpec struct {
 	Name       string
 	Router     string       // cluster router ("ovn-cluster")
 	JoinSwitch string       // join switch ("join")
-	JoinIP     netip.Addr   // the node's address on the join switch
-	NodeIP     netip.Addr   // the host's own address, reached through its join port
-	PodIPs     []netip.Addr // pods on this node whose outside traffic leaves through it
+	JoinIP     netip.Addr       // the node's address on the join switch
+	MAC        net.HardwareAddr // the join port's MAC; nil: derived from JoinIP (GatewayMAC)
+	NodeIP     netip.Addr       // the host's own address, reached through its join port; invalid: none known yet
+	PodIPs     []netip.Addr     // pods on this node whose outside traffic leaves through it
 }
 
 // Validate reports what is wrong with the spec.
@@ -42,8 +43,11 @@ func (s NodeSpec) Validate() error {
 	if !s.JoinIP.IsValid() || !s.JoinIP.Is4() {
 		return fmt.Errorf("%w: node %s: join IP %q is not an IPv4 address", ovn.ErrInvalid, s.Name, s.JoinIP)
 	}
-	if !s.NodeIP.IsValid() || !s.NodeIP.Is4() {
+	if s.NodeIP.IsValid() && !s.NodeIP.Is4() {
 		return fmt.Errorf("%w: node %s: node IP %q is not an IPv4 address", ovn.ErrInvalid, s.Name, s.NodeIP)
+	}
+	if s.MAC != nil && (len(s.MAC) != 6 || s.MAC[0]&1 != 0) {
+		return fmt.Errorf("%w: node %s: join MAC %q is not a unicast Ethernet address", ovn.ErrInvalid, s.Name, s.MAC)
 	}
 	for _, ip := range s.PodIPs {
 		if !ip.Is4() {
@@ -63,8 +67,13 @@ func NodeAddressSet(node string) string {
 
 func (s NodeSpec) owner() OwnerRef { return OwnerRef{Kind: ovn.KindNode, Name: s.Name} }
 
-// JoinMAC is the MAC of the node's join port, derived from its join IP.
-func (s NodeSpec) JoinMAC() net.HardwareAddr { return GatewayMAC(s.JoinIP) }
+// JoinMAC is the MAC of the node's join port: MAC, else derived from its join IP.
+func (s NodeSpec) JoinMAC() net.HardwareAddr {
+	if s.MAC != nil {
+		return s.MAC
+	}
+	return GatewayMAC(s.JoinIP)
+}
 
 // EnsureNode creates or repairs, in one transaction, the node's join port, the address set
 // of its pods, and the two router policies: to the node's IP via its join IP, and from its
@@ -109,14 +118,18 @@ func (s NodeSpec) addressSet() AddressSetSpec {
 }
 
 // policies are the distributed gateway's two reroutes through the node's join IP: traffic
-// to the node itself, and traffic from the node's pods (matched by their address set).
+// to the node itself (once its address is known), and traffic from the node's pods (matched
+// by their address set).
 func (s NodeSpec) policies() []RouterPolicySpec {
-	toNode := RouterPolicySpec{Router: s.Router, Priority: NodeRoutePriority, Owner: s.owner(),
-		Match:  "ip4.dst == " + s.NodeIP.String(),
+	fromPods := RouterPolicySpec{Router: s.Router, Priority: NodeGatewayPriority, Owner: s.owner(),
+		Match:  "ip4.src == $" + s.addressSet().Name,
 		Action: nbdb.LogicalRouterPolicyActionReroute, NextHops: []netip.Addr{s.JoinIP}}
-	fromPods := toNode
-	fromPods.Priority = NodeGatewayPriority
-	fromPods.Match = "ip4.src == $" + s.addressSet().Name
+	if !s.NodeIP.IsValid() {
+		return []RouterPolicySpec{fromPods}
+	}
+	toNode := fromPods
+	toNode.Priority = NodeRoutePriority
+	toNode.Match = "ip4.dst == " + s.NodeIP.String()
 	return []RouterPolicySpec{toNode, fromPods}
 }
 
