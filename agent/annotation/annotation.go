@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Kube-OVN's pod annotation keys.
+// Kube-OVN's pod (and node) annotation keys.
 const (
 	IPAddress     = "ovn.kubernetes.io/ip_address"
 	MACAddress    = "ovn.kubernetes.io/mac_address"
@@ -17,6 +17,8 @@ const (
 	LogicalSwitch = "ovn.kubernetes.io/logical_switch"
 	Allocated     = "ovn.kubernetes.io/allocated"
 	Routed        = "ovn.kubernetes.io/routed"
+	// PortNameKey is on nodes: the node's port on the join switch.
+	PortNameKey = "ovn.kubernetes.io/port_name"
 )
 
 // ErrNotAllocated means the pod carries no complete allocation yet.

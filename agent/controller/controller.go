@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -47,7 +48,11 @@ type Controller struct {
 	ipam  *ipam.IPAM
 	nb    *northbound.Client
 	pods  corelisters.PodLister
-	queue workqueue.TypedRateLimitingInterface[string]
+	nodes corelisters.NodeLister
+	queue workqueue.TypedRateLimitingInterface[string] // pod keys
+	// nodeQueue holds node names: a node's join port, and its pods' addresses for the
+	// distributed gateway, change with its own events and with its pods'.
+	nodeQueue workqueue.TypedRateLimitingInterface[string]
 	// events reports allocation problems on the pods concerned.
 	events record.EventRecorder
 	// conflicts marks pods whose annotated address lost to an older claim: their port is
@@ -77,11 +82,9 @@ func Run(ctx context.Context, req Request) error {
 		return fmt.Errorf("connect ovn northbound: %w", err)
 	}
 	defer nb.Close()
-	c := &Controller{req: req, log: req.Log, ipam: m, nb: nb,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](50*time.Millisecond, 30*time.Second),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "pods"})}
+	c := &Controller{req: req, log: req.Log, ipam: m, nb: nb, queue: newQueue("pods"), nodeQueue: newQueue("nodes")}
 	defer c.queue.ShutDown()
+	defer c.nodeQueue.ShutDown()
 	var stopEvents func()
 	c.events, stopEvents = newRecorder(ctx, req.Kube)
 	defer stopEvents()
@@ -102,32 +105,34 @@ func (c *Controller) ensureTopology(ctx context.Context) error {
 		CIDR: r.ClusterCIDR, Gateway: r.ClusterGateway}); err != nil {
 		return fmt.Errorf("ensure subnet %s: %w", DefaultSubnet, err)
 	}
-	err := c.ipam.EnsureSubnet(ctx, ipam.Subnet{Name: DefaultSubnet,
-		CIDRs: []netip.Prefix{r.ClusterCIDR}, Gateways: []netip.Addr{r.ClusterGateway}})
-	if err != nil {
-		return fmt.Errorf("ensure ipam subnet %s: %w", DefaultSubnet, err)
+	for _, sn := range []ipam.Subnet{
+		{Name: DefaultSubnet, CIDRs: []netip.Prefix{r.ClusterCIDR}, Gateways: []netip.Addr{r.ClusterGateway}},
+		{Name: JoinSubnet, CIDRs: []netip.Prefix{r.JoinCIDR}, Gateways: []netip.Addr{joinGW}},
+	} {
+		if err := c.ipam.EnsureSubnet(ctx, sn); err != nil {
+			return fmt.Errorf("ensure ipam subnet %s: %w", sn.Name, err)
+		}
 	}
 	return nil
 }
 
+func newQueue(name string) workqueue.TypedRateLimitingInterface[string] {
+	return workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](50*time.Millisecond, 30*time.Second),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: name})
+}
+
 func (c *Controller) run(ctx context.Context) error {
 	factory := informers.NewSharedInformerFactory(c.req.Kube, 0)
-	podInformer := factory.Core().V1().Pods()
-	c.pods = podInformer.Lister()
-	enqueue := func(obj any) {
-		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-			c.queue.Add(key)
-		}
-	}
-	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: enqueue, UpdateFunc: func(_, obj any) { enqueue(obj) }, DeleteFunc: enqueue,
-	}); err != nil {
-		return fmt.Errorf("watch pods: %w", err)
+	podInformer, nodeInformer := factory.Core().V1().Pods(), factory.Core().V1().Nodes()
+	c.pods, c.nodes = podInformer.Lister(), nodeInformer.Lister()
+	if err := c.watch(podInformer.Informer(), nodeInformer.Informer()); err != nil {
+		return err
 	}
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
-	if !cache.WaitForCacheSync(ctx.Done(), podInformer.Informer().HasSynced) {
-		return fmt.Errorf("sync pod cache: %w", ctx.Err())
+	if !cache.WaitForCacheSync(ctx.Done(), podInformer.Informer().HasSynced, nodeInformer.Informer().HasSynced) {
+		return fmt.Errorf("sync pod and node caches: %w", ctx.Err())
 	}
 	if err := c.reconcile(ctx); err != nil {
 		return err
@@ -136,28 +141,63 @@ func (c *Controller) run(ctx context.Context) error {
 	c.log.Info("controller role running", "workers", c.req.Workers)
 	g, ctx := errgroup.WithContext(ctx)
 	for range c.req.Workers {
-		g.Go(func() error { c.work(ctx); return nil })
+		g.Go(func() error { work(ctx, c, c.queue, "pod", c.syncPod); return nil })
 	}
+	g.Go(func() error { work(ctx, c, c.nodeQueue, "node", c.syncNode); return nil })
 	<-ctx.Done()
 	c.queue.ShutDown()
+	c.nodeQueue.ShutDown()
 	return g.Wait()
 }
 
-func (c *Controller) work(ctx context.Context) {
+// watch queues pods by key and nodes by name; a pod's event also queues its node, whose
+// distributed gateway matches the node's pods by address.
+func (c *Controller) watch(pods, nodes cache.SharedIndexInformer) error {
+	onPod := func(obj any) {
+		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+			c.queue.Add(key)
+		}
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		if p, ok := obj.(*corev1.Pod); ok && p.Spec.NodeName != "" {
+			c.nodeQueue.Add(p.Spec.NodeName)
+		}
+	}
+	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: onPod, UpdateFunc: func(_, obj any) { onPod(obj) }, DeleteFunc: onPod,
+	}); err != nil {
+		return fmt.Errorf("watch pods: %w", err)
+	}
+	onNode := func(obj any) {
+		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+			c.nodeQueue.Add(key)
+		}
+	}
+	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: onNode, UpdateFunc: func(_, obj any) { onNode(obj) }, DeleteFunc: onNode,
+	}); err != nil {
+		return fmt.Errorf("watch nodes: %w", err)
+	}
+	return nil
+}
+
+// work processes keys of one queue until it shuts down, retrying failures with backoff.
+func work(ctx context.Context, c *Controller, q workqueue.TypedRateLimitingInterface[string], kind string, sync func(context.Context, string) error) {
 	for {
-		key, quit := c.queue.Get()
+		key, quit := q.Get()
 		if quit {
 			return
 		}
 		start := time.Now()
-		err := c.syncPod(ctx, key)
-		c.queue.Done(key)
+		err := sync(ctx, key)
+		q.Done(key)
 		if err != nil {
-			c.log.Warn("sync pod, will retry", "pod", key, "err", err)
-			c.queue.AddRateLimited(key)
+			c.log.Warn("sync "+kind+", will retry", kind, key, "err", err)
+			q.AddRateLimited(key)
 			continue
 		}
-		c.queue.Forget(key)
-		c.log.Debug("synced pod", "pod", key, "duration", time.Since(start))
+		q.Forget(key)
+		c.log.Debug("synced "+kind, kind, key, "duration", time.Since(start))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -177,6 +178,10 @@ func (c *Controller) deletePod(ctx context.Context, ns, name string) error {
 // enqueueStale queues owners the IPAM or OVN still know but the API no longer has.
 func (c *Controller) enqueueStale(ctx context.Context) {
 	for _, a := range c.ipam.Allocations() {
+		if node, ok := strings.CutPrefix(a.Owner.Pod, nodeOwnerPrefix); ok && a.Subnet == JoinSubnet {
+			c.nodeQueue.Add(node)
+			continue
+		}
 		c.queue.Add(a.Owner.Pod)
 	}
 	ports, err := c.nb.PodPorts(ctx)

@@ -37,6 +37,11 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		claims = append(claims, ipam.Allocation{Subnet: n.Switch, Owner: owner(key), IPs: n.IPs, MAC: n.MAC,
 			Allocated: pod.CreationTimestamp.Time})
 	}
+	nodeClaims, err := c.reconcileNodes(ctx)
+	if err != nil {
+		return err
+	}
+	claims = append(claims, nodeClaims...)
 	stale, err := c.stalePorts(ctx, byOwner, pods)
 	if err != nil {
 		return err
@@ -106,4 +111,37 @@ func (c *Controller) removeStale(ctx context.Context, stale []northbound.PodPort
 		c.log.Info("removed port of a pod deleted or completed while no controller ran", "lsp", p.Name, "ip", p.IPs)
 	}
 	return nil
+}
+
+// reconcileNodes removes the rows of nodes deleted while no controller ran (before their join
+// addresses can be handed out again) and returns the join addresses live nodes' annotations
+// claim.
+func (c *Controller) reconcileNodes(ctx context.Context) ([]ipam.Allocation, error) {
+	nodes, err := c.nodes.List(labels.Everything())
+	if err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+	live := make(map[string]bool, len(nodes))
+	var claims []ipam.Allocation
+	for _, node := range nodes {
+		live[node.Name] = true
+		n, err := annotation.Decode(node.Annotations)
+		if err != nil || n.Switch != JoinSubnet {
+			continue
+		}
+		claims = append(claims, ipam.Allocation{Subnet: JoinSubnet, Owner: nodeOwner(node.Name), IPs: n.IPs, MAC: n.MAC,
+			Allocated: node.CreationTimestamp.Time})
+	}
+	withRows, err := c.nb.Nodes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list nodes in ovn: %w", err)
+	}
+	for _, name := range withRows {
+		if !live[name] {
+			if err := c.deleteNode(ctx, name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return claims, nil
 }

@@ -109,6 +109,9 @@ func TestDeleteOwned(t *testing.T) {
 	if _, err := f.c.DeleteOwned(f.ctx, OwnerRef{Kind: ovn.KindNode}); !errors.Is(err, ovn.ErrInvalid) {
 		t.Fatalf("DeleteOwned without a name = %v, want ErrInvalid", err)
 	}
+	if nodes, err := f.c.Nodes(f.ctx); err != nil || strings.Join(nodes, " ") != "edge-2 node1" {
+		t.Fatalf("Nodes = %v, %v; want [edge-2 node1]", nodes, err)
+	}
 	n, err := f.c.DeleteOwned(f.ctx, OwnerRef{Kind: ovn.KindNode, Name: one.Name})
 	if err != nil || n != 4 {
 		t.Fatalf("DeleteOwned(%s) = %d, %v; want 4 rows deleted", one.Name, n, err)
@@ -121,6 +124,9 @@ func TestDeleteOwned(t *testing.T) {
 	policies := f.srv.Run(t, "ovn-nbctl", "lr-policy-list", "ovn-cluster")
 	if strings.Count(policies, "reroute") != 2 || strings.Contains(policies, one.NodeIP.String()) {
 		t.Errorf("policies after deleting %s:\n%s", one.Name, policies)
+	}
+	if nodes, err := f.c.Nodes(f.ctx); err != nil || strings.Join(nodes, " ") != "edge-2" {
+		t.Fatalf("Nodes after deleting %s = %v, %v", one.Name, nodes, err)
 	}
 	f.mustWrite(t, 0, "delete again", func() error {
 		_, err := f.c.DeleteOwned(f.ctx, OwnerRef{Kind: ovn.KindNode, Name: one.Name})

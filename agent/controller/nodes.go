@@ -1,0 +1,144 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/netip"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/ipam"
+	"github.com/edgeovn/edgeovn/ovn"
+	"github.com/edgeovn/edgeovn/ovn/northbound"
+)
+
+// JoinSubnet is the logical switch and IPAM subnet of the hosts' ovn0 addresses, as in
+// Kube-OVN.
+const JoinSubnet = "join"
+
+// nodeOwner is the IPAM owner of a node's join address; no pod key has a colon.
+func nodeOwner(node string) ipam.Owner {
+	return ipam.Owner{Pod: nodeOwnerPrefix + node, Interface: "ovn0"}
+}
+
+const nodeOwnerPrefix = "node:"
+
+// syncNode gives a node its join address, its port on the join switch and the distributed
+// gateway's policies (its pods' outside traffic leaves through it), then its annotations,
+// which the node role turns into ovn0. A deleted node gives everything back.
+func (c *Controller) syncNode(ctx context.Context, name string) error {
+	node, err := c.nodes.Get(name)
+	if apierrors.IsNotFound(err) {
+		return c.deleteNode(ctx, name)
+	}
+	if err != nil {
+		return fmt.Errorf("get node %s: %w", name, err)
+	}
+	req := ipam.Request{Subnet: JoinSubnet, Owner: nodeOwner(name)}
+	if n, err := annotation.Decode(node.Annotations); err == nil && n.Switch == JoinSubnet {
+		req.IPs, req.MAC = n.IPs, n.MAC // adopt what the node already carries
+	}
+	a, err := c.ipam.Allocate(ctx, req)
+	if errors.Is(err, ipam.ErrConflict) && req.IPs != nil {
+		// The annotation is edgeovn's own record, not a user's pin: an address that another
+		// node won at reconciliation is replaced, and the annotation with it.
+		c.log.Warn("node's annotated join address is taken, allocating another", "node", name, "ip", req.IPs, "err", err)
+		req.IPs, req.MAC = nil, nil
+		a, err = c.ipam.Allocate(ctx, req)
+	}
+	if err != nil {
+		return fmt.Errorf("allocate join address of node %s: %w", name, err)
+	}
+	spec := northbound.NodeSpec{Name: name, Router: c.req.Router, JoinSwitch: JoinSubnet, JoinIP: a.IPs[0],
+		MAC: a.MAC, NodeIP: internalIP(node), PodIPs: c.podIPsOn(name)}
+	if err := c.nb.EnsureNode(ctx, spec); err != nil {
+		return err
+	}
+	return c.annotateNode(ctx, node, a)
+}
+
+// deleteNode removes a deleted node's rows from OVN, then releases its join address.
+func (c *Controller) deleteNode(ctx context.Context, name string) error {
+	n, err := c.nb.DeleteOwned(ctx, northbound.OwnerRef{Kind: ovn.KindNode, Name: name})
+	if err != nil {
+		return err
+	}
+	_, held := c.ipam.Get(nodeOwner(name))
+	if err := c.ipam.ReleasePod(ctx, nodeOwner(name).Pod); err != nil {
+		return fmt.Errorf("release join address of node %s: %w", name, err)
+	}
+	if n > 0 || held {
+		c.log.Info("node removed", "node", name, "rows", n)
+	}
+	return nil
+}
+
+// internalIP is the node's first IPv4 InternalIP, or invalid.
+func internalIP(node *corev1.Node) netip.Addr {
+	for _, a := range node.Status.Addresses {
+		if a.Type != corev1.NodeInternalIP {
+			continue
+		}
+		if ip, err := netip.ParseAddr(a.Address); err == nil && ip.Is4() {
+			return ip
+		}
+	}
+	return netip.Addr{}
+}
+
+// podIPsOn lists the IPv4 addresses of the pods on node that hold an address, sorted.
+func (c *Controller) podIPsOn(node string) []netip.Addr {
+	pods, err := c.pods.List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	var ips []netip.Addr
+	for _, p := range pods {
+		if p.Spec.NodeName != node || !holdsNetwork(p) {
+			continue
+		}
+		if a, ok := c.ipam.Get(owner(p.Namespace + "/" + p.Name)); ok {
+			for _, ip := range a.IPs {
+				if ip.Is4() {
+					ips = append(ips, ip)
+				}
+			}
+		}
+	}
+	slices.SortFunc(ips, netip.Addr.Compare)
+	return ips
+}
+
+// annotateNode writes Kube-OVN's node annotations for the join port, if they differ.
+func (c *Controller) annotateNode(ctx context.Context, node *corev1.Node, a ipam.Allocation) error {
+	joinGW := c.req.JoinCIDR.Masked().Addr().Next()
+	want := annotation.Encode(annotation.Network{Switch: JoinSubnet, IPs: a.IPs, MAC: a.MAC,
+		CIDRs: []netip.Prefix{c.req.JoinCIDR}, Gateways: []netip.Addr{joinGW}})
+	want[annotation.PortNameKey] = northbound.NodePortName(node.Name)
+	merged := maps.Clone(node.Annotations)
+	if merged == nil {
+		merged = map[string]string{}
+	}
+	maps.Copy(merged, want)
+	if maps.Equal(merged, node.Annotations) {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": want}})
+	if err != nil {
+		return fmt.Errorf("encode annotations of node %s: %w", node.Name, err)
+	}
+	_, err = c.req.Kube.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err == nil || apierrors.IsNotFound(err) {
+		return nil // deleted meanwhile: its delete event gives the address back
+	}
+	return fmt.Errorf("annotate node %s: %w", node.Name, err)
+}
