@@ -21,6 +21,7 @@ import (
 	"github.com/edgeovn/edgeovn/ipam"
 	"github.com/edgeovn/edgeovn/ipam/sqlitestore"
 	"github.com/edgeovn/edgeovn/ovn"
+	"github.com/edgeovn/edgeovn/ovn/nbdb"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
 
@@ -105,12 +106,33 @@ func (c *Controller) ensureTopology(ctx context.Context) error {
 		CIDR: r.ClusterCIDR, Gateway: r.ClusterGateway}); err != nil {
 		return fmt.Errorf("ensure subnet %s: %w", DefaultSubnet, err)
 	}
+	if err := c.ensureAllowPolicies(ctx); err != nil {
+		return err
+	}
 	for _, sn := range []ipam.Subnet{
 		{Name: DefaultSubnet, CIDRs: []netip.Prefix{r.ClusterCIDR}, Gateways: []netip.Addr{r.ClusterGateway}},
 		{Name: JoinSubnet, CIDRs: []netip.Prefix{r.JoinCIDR}, Gateways: []netip.Addr{joinGW}},
 	} {
 		if err := c.ipam.EnsureSubnet(ctx, sn); err != nil {
 			return fmt.Errorf("ensure ipam subnet %s: %w", sn.Name, err)
+		}
+	}
+	return nil
+}
+
+// ensureAllowPolicies keeps traffic to the cluster's own networks (the subnet, the join
+// network) on its way, ahead of the distributed gateway's reroutes of a node's pods, as
+// Kube-OVN does: a pod answering another host's ovn0 must not be sent to its own host.
+func (c *Controller) ensureAllowPolicies(ctx context.Context) error {
+	r := c.req
+	for _, p := range []northbound.RouterPolicySpec{
+		{Router: r.Router, Priority: northbound.NodeRoutePriority, Match: "ip4.dst == " + r.JoinCIDR.Masked().String(),
+			Action: nbdb.LogicalRouterPolicyActionAllow, Owner: northbound.OwnerRef{Kind: ovn.KindCluster, Name: r.Router}},
+		{Router: r.Router, Priority: northbound.NodeRoutePriority, Match: "ip4.dst == " + r.ClusterCIDR.Masked().String(),
+			Action: nbdb.LogicalRouterPolicyActionAllow, Owner: northbound.OwnerRef{Kind: ovn.KindSubnet, Name: DefaultSubnet}},
+	} {
+		if err := c.nb.EnsureRouterPolicy(ctx, p); err != nil {
+			return fmt.Errorf("ensure router policy %q: %w", p.Match, err)
 		}
 	}
 	return nil

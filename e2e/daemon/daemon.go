@@ -21,7 +21,7 @@ type Spec struct {
 
 // Kubelet returns the simulated kubelet of node, reading the CNI config edgeovn writes.
 func Kubelet(rig *harness.Rig, node string) *podsim.Kubelet {
-	return &podsim.Kubelet{Kube: rig.Kube(), Node: node, ConfDir: filepath.Join(rig.Dir, "net.d"),
+	return &podsim.Kubelet{Kube: rig.Kube(), Node: node, NodeIP: rig.NodeIP, ConfDir: filepath.Join(rig.Dir, "net.d"),
 		BinDir: filepath.Join(rig.Dir, "cnibin"), CacheDir: filepath.Join(rig.Dir, "cnicache")}
 }
 

@@ -25,9 +25,10 @@ import (
 type Kubelet struct {
 	Kube     kubernetes.Interface
 	Node     string
-	ConfDir  string // where edgeovn writes its conflist
-	BinDir   string // where edgeovn installs its plugin
-	CacheDir string // libcni's result cache
+	NodeIP   netip.Addr // reported as the Node's InternalIP; invalid: none
+	ConfDir  string     // where edgeovn writes its conflist
+	BinDir   string     // where edgeovn installs its plugin
+	CacheDir string     // libcni's result cache
 	// HostNetns, if set, is the network namespace the runtime runs in (the simulated host's),
 	// so plugins that create host-side links do so there. Empty: the caller's.
 	HostNetns string
@@ -59,12 +60,22 @@ func (s *Sandbox) IP() netip.Addr {
 	return a.Unmap()
 }
 
-// EnsureNode registers the Node object, as kubelet does at start.
+// EnsureNode registers the Node object with its InternalIP, as kubelet does at start.
 func (k *Kubelet) EnsureNode(ctx context.Context) error {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: k.Node}}
-	_, err := k.Kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
+	created, err := k.Kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("create node %s: %w", k.Node, err)
+	}
+	if !k.NodeIP.IsValid() {
+		return nil
+	}
+	created.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: k.NodeIP.String()}}
+	if _, err := k.Kube.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("report address of node %s: %w", k.Node, err)
 	}
 	return nil
 }
