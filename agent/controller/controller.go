@@ -106,6 +106,13 @@ func (c *Controller) ensureTopology(ctx context.Context) error {
 		CIDR: r.ClusterCIDR, Gateway: r.ClusterGateway}); err != nil {
 		return fmt.Errorf("ensure subnet %s: %w", DefaultSubnet, err)
 	}
+	// The default route points at the router's own join address, as in Kube-OVN: routing then
+	// finds a route for outside addresses, and the policies after it reroute each node's pods
+	// to their own host.
+	if err := c.nb.EnsureStaticRoute(ctx, northbound.StaticRouteSpec{Router: r.Router, Prefix: netip.MustParsePrefix("0.0.0.0/0"),
+		NextHop: joinGW, Owner: northbound.OwnerRef{Kind: ovn.KindCluster, Name: r.Router}}); err != nil {
+		return fmt.Errorf("ensure default route of %s: %w", r.Router, err)
+	}
 	if err := c.ensureAllowPolicies(ctx); err != nil {
 		return err
 	}

@@ -29,8 +29,9 @@ type Request struct {
 	NodeName        string
 	OVSEndpoint     string
 	SBEndpoint      string
-	EncapIP         netip.Addr // invalid: detect
-	DatapathType    string     // empty: detect
+	ClusterCIDR     netip.Prefix // routed to OVN through ovn0, masqueraded when leaving the host
+	EncapIP         netip.Addr   // invalid: detect
+	DatapathType    string       // empty: detect
 	MTU             int
 	CNISocket       string
 	CNIConfDir      string
@@ -78,6 +79,7 @@ func Run(ctx context.Context, req Request) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return watcher.Run(ctx) })
 	g.Go(func() error { return srv.Serve(ctx) })
+	g.Go(func() error { return r.wireHost(ctx) })
 	g.Go(func() error {
 		select {
 		case <-listening:

@@ -48,6 +48,10 @@ func TestEnsureStaticRouteLeavesForeignRoute(t *testing.T) {
 	f := newFixture(t)
 	ensureClusterAndSubnet(t, f)
 	f.srv.Run(t, "ovn-nbctl", "lr-route-add", "ovn-cluster", "10.99.0.0/16", "100.64.0.9")
+	f.waitCache(t, "the foreign route", func() bool {
+		var routes []*nbdb.LogicalRouterStaticRoute
+		return f.c.nb.List(f.ctx, &routes) == nil && len(routes) > 0
+	})
 	owner := OwnerRef{Kind: ovn.KindNode, Name: "node1"}
 	foreign := StaticRouteSpec{Router: "ovn-cluster", Prefix: netip.MustParsePrefix("10.99.0.0/16"),
 		NextHop: netip.MustParseAddr("100.64.0.2"), Owner: owner}

@@ -25,8 +25,8 @@ const (
 // bound to the host's ovn0) and the router policies of the distributed gateway.
 type NodeSpec struct {
 	Name       string
-	Router     string       // cluster router ("ovn-cluster")
-	JoinSwitch string       // join switch ("join")
+	Router     string           // cluster router ("ovn-cluster")
+	JoinSwitch string           // join switch ("join")
 	JoinIP     netip.Addr       // the node's address on the join switch
 	MAC        net.HardwareAddr // the join port's MAC; nil: derived from JoinIP (GatewayMAC)
 	NodeIP     netip.Addr       // the host's own address, reached through its join port; invalid: none known yet

@@ -39,6 +39,19 @@ func newFixture(t *testing.T) fixture {
 	return fixture{c: c, srv: srv, ctx: ctx}
 }
 
+// waitCache waits until the client's cache satisfies cond: a row another client (ovn-nbctl)
+// wrote reaches this client's monitor a moment after the command returns.
+func (f fixture) waitCache(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		select {
+		case <-f.ctx.Done():
+			t.Fatalf("cache never showed %s", what)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
 // mustWrite runs f and checks how many write transactions it committed.
 func (f fixture) mustWrite(t *testing.T, want int64, what string, fn func() error) {
 	t.Helper()

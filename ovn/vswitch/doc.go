@@ -1,6 +1,7 @@
 // Package vswitch writes edgeovn's part of the host's Open_vSwitch database: the integration
 // bridge (EnsureBridge), the settings ovn-controller reads from the Open_vSwitch row's
-// external_ids (SetOVNConfig), pod ports with their iface-id (AddPort, DeletePort, Ports), their
+// external_ids (SetOVNConfig), pod ports with their iface-id (AddPort, DeletePort, Ports), the
+// host's internal port ovn0 with its MAC and MTU (AddPort with Type PortInternal), pod ports'
 // rate limits (SetPortQoS: interface policing and a linux-htb QoS row on the port), the
 // removal of pod ports no longer desired (GC, in batches), and it waits for ovn-controller to
 // report a port's flows installed (WaitInstalled).
@@ -12,7 +13,7 @@
 // changes are made by key-wise mutations so that keys written by others (ovn-controller's
 // ovn-installed, an administrator's settings) are kept. The Open_vSwitch row itself must
 // exist (ovs-ctl / `ovs-vsctl init` create it); its absence is ovn.ErrNotFound. GC only ever
-// considers edgeovn ports that carry an iface-id, never the bridge's own internal port, and
+// considers edgeovn system ports that carry an iface-id, never an internal port, and
 // deletes an edgeovn QoS row with its port (QoS is a root table: nothing else would).
 // Creates are guarded (wait operations and the schema's name indexes), so two clients adding
 // the same port at once end with one port; the loser gets ovn.ErrConflict or, when its cache

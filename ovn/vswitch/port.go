@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net"
 	"slices"
 	"strings"
 
@@ -24,10 +25,18 @@ const (
 // PortSpec is a port on a bridge whose interface ovn-controller binds to the logical switch
 // port IfaceID.
 type PortSpec struct {
-	Bridge      string
-	Name        string // the kernel interface (the host end of a pod's veth)
-	IfaceID     string // the logical switch port, "<pod>.<namespace>"
+	Bridge string
+	Name   string // the kernel interface (the host end of a pod's veth, or ovn0)
+	// Type is PortSystem for an interface that exists already (a pod's veth) or PortInternal
+	// for one that ovs-vswitchd creates (the host's ovn0).
+	Type        string
+	IfaceID     string // the logical switch port, "<pod>.<namespace>" or "node-<node>"
 	ExternalIDs map[string]string
+	// MAC and MTU are for internal ports only, written to the interface's mac and mtu_request
+	// columns so that ovs-vswitchd gives the kernel interface it creates the logical port's
+	// address and keeps its MTU; nil and 0 leave the columns as they are.
+	MAC net.HardwareAddr
+	MTU int
 }
 
 // Port is an edgeovn port as the database has it.
@@ -48,7 +57,7 @@ func (s PortSpec) Validate() error {
 	if s.IfaceID == "" || strings.ContainsAny(s.IfaceID, " \t\n\"") {
 		return fmt.Errorf("%w: port %s: iface-id %q is empty or has whitespace or quotes", ovn.ErrInvalid, s.Name, s.IfaceID)
 	}
-	return nil
+	return s.validateType()
 }
 
 // interfaceIDs are the keys edgeovn sets on the interface; spec.ExternalIDs cannot override
@@ -64,9 +73,9 @@ func (s PortSpec) interfaceIDs() map[string]string {
 }
 
 // AddPort adds the port and its interface to the bridge in one transaction. If the port is
-// already there with the same iface-id and tags nothing is written; if the iface-id or a tag
-// differs, only the interface's external_ids are changed (dropping a stale ovn-installed when
-// the iface-id changes). A same-named port not created by edgeovn is ovn.ErrNotOwned, one on
+// already there with the same iface-id, tags, type, mac and mtu_request nothing is written;
+// otherwise only what differs is changed: the interface's external_ids key-wise (dropping a
+// stale ovn-installed when the iface-id changes) and its type, mac and mtu_request columns. A same-named port not created by edgeovn is ovn.ErrNotOwned, one on
 // another bridge ovn.ErrConflict.
 func (c *Client) AddPort(ctx context.Context, spec PortSpec) error {
 	if err := spec.Validate(); err != nil {
@@ -107,7 +116,7 @@ func (c *Client) addPortOps(ctx context.Context, spec PortSpec) ([]ovsdb.Operati
 	if err != nil || iface == nil || !slices.Contains(port.Interfaces, iface.UUID) {
 		return nil, fmt.Errorf("%w: port %s has no interface of its name (err %v)", ovn.ErrConflict, spec.Name, err)
 	}
-	return updateInterfaceOps(spec, iface), nil
+	return c.updateInterfaceOps(spec, iface)
 }
 
 func (c *Client) ownedBridge(ctx context.Context, name string) (*vswitchdb.Bridge, error) {
@@ -122,7 +131,8 @@ func (c *Client) ownedBridge(ctx context.Context, name string) (*vswitchdb.Bridg
 }
 
 func (c *Client) createPortOps(spec PortSpec, br *vswitchdb.Bridge) ([]ovsdb.Operation, error) {
-	iface := &vswitchdb.Interface{UUID: "new_iface", Name: spec.Name, ExternalIDs: spec.interfaceIDs()}
+	iface := &vswitchdb.Interface{UUID: "new_iface", Name: spec.Name, Type: spec.Type, ExternalIDs: spec.interfaceIDs()}
+	spec.setInternalColumns(iface)
 	port := &vswitchdb.Port{UUID: "new_port", Name: spec.Name, Interfaces: []string{iface.UUID},
 		ExternalIDs: map[string]string{ovn.VendorKey: ovn.Vendor}}
 	inserts, err := c.ovs.Create(iface, port)
@@ -138,20 +148,25 @@ func (c *Client) createPortOps(spec PortSpec, br *vswitchdb.Bridge) ([]ovsdb.Ope
 	return append(ops, ovn.MutateRefs(vswitchdb.BridgeTable, br.UUID, "ports", ovsdb.MutateOperationInsert, port.UUID)), nil
 }
 
-func updateInterfaceOps(spec PortSpec, iface *vswitchdb.Interface) []ovsdb.Operation {
-	want := spec.interfaceIDs()
-	if ovn.HasAll(iface.ExternalIDs, want) {
-		return nil
+func (c *Client) updateInterfaceOps(spec PortSpec, iface *vswitchdb.Interface) ([]ovsdb.Operation, error) {
+	var ops []ovsdb.Operation
+	if want := spec.interfaceIDs(); !ovn.HasAll(iface.ExternalIDs, want) {
+		var drop []string
+		if iface.ExternalIDs[KeyIfaceID] != spec.IfaceID {
+			// ovn-installed was about the old logical port.
+			drop = []string{KeyOVNInstalled, keyInstalledTS}
+		}
+		ops = append(ops, setKeys(vswitchdb.InterfaceTable, iface.UUID, "external_ids", want, drop))
 	}
-	var drop []string
-	if iface.ExternalIDs[KeyIfaceID] != spec.IfaceID {
-		// ovn-installed was about the old logical port.
-		drop = []string{KeyOVNInstalled, keyInstalledTS}
+	cols, err := c.interfaceColumnOps(spec, iface)
+	if err != nil {
+		return nil, err
 	}
-	return []ovsdb.Operation{
-		ovn.WaitPresent(vswitchdb.InterfaceTable, iface.UUID, "name", iface.Name),
-		setKeys(vswitchdb.InterfaceTable, iface.UUID, "external_ids", want, drop),
+	ops = append(ops, cols...)
+	if len(ops) == 0 {
+		return nil, nil
 	}
+	return append([]ovsdb.Operation{ovn.WaitPresent(vswitchdb.InterfaceTable, iface.UUID, "name", iface.Name)}, ops...), nil
 }
 
 // DeletePort removes the port (and so its interface, and the QoS row SetPortQoS gave it)
@@ -194,8 +209,8 @@ func (c *Client) deletePortOps(ctx context.Context, bridge, name string) ([]ovsd
 	return append(ops, c.ownedQoSDelete(ctx, port)...), nil
 }
 
-// Ports lists the edgeovn ports on bridge that carry an iface-id (so not the bridge's own
-// internal port), sorted by name. A missing bridge has none.
+// Ports lists the edgeovn system ports on bridge that carry an iface-id (so not the bridge's
+// own internal port, nor the host's ovn0), sorted by name. A missing bridge has none.
 func (c *Client) Ports(ctx context.Context, bridge string) ([]Port, error) {
 	_, owned, err := c.podPorts(ctx, bridge)
 	out := make([]Port, len(owned))
@@ -212,8 +227,9 @@ type podPort struct {
 }
 
 // podPorts returns the bridge and its edgeovn ports that carry an iface-id, sorted by name:
-// never a foreign port and never the bridge's own internal port (which has no iface-id, and
-// is skipped by name as well). A missing bridge is nil with no ports.
+// never a foreign port, never the bridge's own internal port (which has no iface-id, and
+// is skipped by name as well), and never another internal port (the host's ovn0 has an
+// iface-id but is no pod's, so a pod GC must not see it). A missing bridge is nil with no ports.
 func (c *Client) podPorts(ctx context.Context, bridge string) (*vswitchdb.Bridge, []podPort, error) {
 	br, err := c.bridgeByName(ctx, bridge)
 	if err != nil || br == nil {
@@ -226,7 +242,7 @@ func (c *Client) podPorts(ctx context.Context, bridge string) (*vswitchdb.Bridge
 			continue
 		}
 		iface := &vswitchdb.Interface{UUID: p.Interfaces[0]}
-		if err := c.ovs.Get(ctx, iface); err != nil || iface.ExternalIDs[KeyIfaceID] == "" {
+		if err := c.ovs.Get(ctx, iface); err != nil || iface.ExternalIDs[KeyIfaceID] == "" || iface.Type == PortInternal {
 			continue
 		}
 		out = append(out, podPort{

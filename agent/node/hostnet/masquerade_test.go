@@ -1,0 +1,127 @@
+package hostnet
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/containernetworking/plugins/pkg/netlinksafe"
+	"github.com/containernetworking/plugins/pkg/ns"
+	"github.com/vishvananda/netlink"
+)
+
+// TestMasqueradeReachesOutside sends UDP from a pod address, routed through the host, to an
+// outside namespace that has no route back to the pods: without masquerade the outside sees
+// the pod's address and cannot answer; with it, it sees the host's and the answer comes back.
+//
+//	pod (10.42.0.5, router 100.64.0.1) eth0 ── ovn0 host (100.64.0.2) eth1 ── eth0 outside (192.0.2.2)
+//	                                                      192.0.2.1
+func TestMasqueradeReachesOutside(t *testing.T) {
+	needRoot(t)
+	host, pod, outside := newNS(t), newNS(t), newNS(t)
+	inNS(t, host, func() error {
+		if err := addVeth("ovn0", "eth0", pod); err != nil {
+			return err
+		}
+		if err := addVeth("eth1", "eth0", outside); err != nil {
+			return err
+		}
+		return configure("eth1", "192.0.2.1/24")
+	})
+	inNS(t, pod, func() error {
+		if err := configure("eth0", "100.64.0.1/16", "10.42.0.5/16"); err != nil {
+			return err
+		}
+		eth0, err := netlinksafe.LinkByName("eth0")
+		if err != nil {
+			return err
+		}
+		return netlink.RouteAdd(&netlink.Route{LinkIndex: eth0.Attrs().Index, Gw: net.ParseIP("100.64.0.2")})
+	})
+	inNS(t, outside, func() error { return configure("eth0", "192.0.2.2/24") })
+
+	spec := testSpec()
+	spec.Masquerade = nil
+	inNS(t, host, func() error { return wireLink(context.Background(), spec, nil) })
+	if src, _ := udpRoundTrip(t, pod, outside, false); src != "10.42.0.5" {
+		t.Fatalf("without masquerade: outside saw %s, want the pod's address", src)
+	}
+	spec.Masquerade = testSpec().Masquerade
+	inNS(t, host, func() error { return wireLink(context.Background(), spec, nil) })
+	if src, answered := udpRoundTrip(t, pod, outside, true); src != "192.0.2.1" || !answered {
+		t.Fatalf("with masquerade: outside saw %s, answer arrived %v; want the host's address 192.0.2.1 and an answer", src, answered)
+	}
+}
+
+// udpRoundTrip sends a datagram from the pod to the outside, which echoes it. It returns the
+// source address the outside saw and, when asked to wait for it, whether the echo reached the
+// pod.
+func udpRoundTrip(t *testing.T, pod, outside ns.NetNS, waitAnswer bool) (string, bool) {
+	t.Helper()
+	var server, client *net.UDPConn
+	inNS(t, outside, func() (err error) {
+		server, err = net.ListenUDP("udp4", &net.UDPAddr{IP: net.ParseIP("192.0.2.2")})
+		return err
+	})
+	defer server.Close()
+	inNS(t, pod, func() (err error) {
+		client, err = net.ListenUDP("udp4", &net.UDPAddr{IP: net.ParseIP("10.42.0.5")})
+		return err
+	})
+	defer client.Close()
+	// Bounds the test only: a lost datagram shows up as "no source" or "no answer".
+	deadline := time.Now().Add(3 * time.Second)
+	_ = server.SetDeadline(deadline)
+	_ = client.SetDeadline(deadline)
+	seen := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 64)
+		n, from, err := server.ReadFromUDP(buf)
+		if err != nil {
+			seen <- "none: " + err.Error()
+			return
+		}
+		seen <- from.IP.String()
+		_, _ = server.WriteToUDP(buf[:n], from)
+	}()
+	// OVS or not, the first datagram may wait for ARP; a few are sent.
+	for range 3 {
+		if _, err := client.WriteToUDP([]byte("ping"), server.LocalAddr().(*net.UDPAddr)); err != nil {
+			t.Fatalf("send from pod: %v", err)
+		}
+	}
+	src := <-seen
+	if !waitAnswer {
+		return src, false
+	}
+	buf := make([]byte, 64)
+	_, err := client.Read(buf)
+	return src, err == nil
+}
+
+// addVeth adds a veth in the current namespace whose peer, peerName, lives in peerNS.
+func addVeth(name, peerName string, peerNS ns.NetNS) error {
+	veth := &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: name}, PeerName: peerName,
+		PeerNamespace: netlink.NsFd(int(peerNS.Fd()))}
+	if err := netlink.LinkAdd(veth); err != nil {
+		return fmt.Errorf("add veth %s: %w", name, err)
+	}
+	return nil
+}
+
+// configure gives the link its addresses and brings it up.
+func configure(name string, prefixes ...string) error {
+	link, err := netlinksafe.LinkByName(name)
+	if err != nil {
+		return err
+	}
+	for _, p := range prefixes {
+		if err := netlink.AddrAdd(link, &netlink.Addr{IPNet: prefixToIPNet(netip.MustParsePrefix(p))}); err != nil {
+			return fmt.Errorf("add %s to %s: %w", p, name, err)
+		}
+	}
+	return netlink.LinkSetUp(link)
+}

@@ -1,0 +1,109 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/agent/node/hostnet"
+)
+
+// HostInterface is the host's port into OVN, as in Kube-OVN.
+const HostInterface = "ovn0"
+
+// errNoJoinPort: the controller has not given this node its join port yet.
+var errNoJoinPort = errors.New("node has no join port yet")
+
+// wireHost keeps the host wired to the cluster network as the controller describes it in this
+// Node's annotations (its join address and port): ovn0 on br-int, the route to the pods, and
+// masquerading of pod traffic leaving the host. It never holds up readiness: pods on this node
+// reach each other without it, the host and the outside need it. It re-applies on every
+// change of the Node and retries a failure with backoff.
+func (r *Role) wireHost(ctx context.Context) error {
+	factory := informers.NewSharedInformerFactoryWithOptions(r.req.Kube, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", r.req.NodeName).String()
+		}))
+	nodes := factory.Core().V1().Nodes()
+	changed := make(chan struct{}, 1)
+	poke := func(any) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	if _, err := nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: poke, UpdateFunc: func(_, obj any) { poke(obj) },
+	}); err != nil {
+		return fmt.Errorf("watch node %s: %w", r.req.NodeName, err)
+	}
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	backoff := time.Duration(0)
+	var applied string
+	for {
+		var retry <-chan time.Time // nil, never ready, unless a failure is waiting for its retry
+		if backoff > 0 {
+			retry = time.After(backoff)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		case <-retry:
+		}
+		node, err := nodes.Lister().Get(r.req.NodeName)
+		if err != nil {
+			continue // not registered yet: its add event wakes us
+		}
+		spec, err := r.hostSpec(node)
+		if errors.Is(err, errNoJoinPort) {
+			continue
+		}
+		if err == nil {
+			err = hostnet.Ensure(ctx, r.ovs, spec, r.log)
+		}
+		if err != nil {
+			backoff = min(max(2*backoff, 200*time.Millisecond), 30*time.Second)
+			r.log.Warn("wire host to the cluster network, will retry", "node", r.req.NodeName, "err", err, "retry_in", backoff)
+			continue
+		}
+		backoff = 0
+		if s := fmt.Sprint(spec); s != applied {
+			applied = s
+			r.log.Info("host wired to the cluster network", "interface", spec.Interface, "ip", spec.Address.String(),
+				"gateway", spec.Gateway.String(), "routes", fmt.Sprint(spec.Routes))
+		}
+	}
+}
+
+// hostSpec is the host wiring the Node's annotations describe.
+func (r *Role) hostSpec(node *corev1.Node) (hostnet.Spec, error) {
+	n, err := annotation.Decode(node.Annotations)
+	if errors.Is(err, annotation.ErrNotAllocated) {
+		return hostnet.Spec{}, errNoJoinPort
+	}
+	if err != nil {
+		return hostnet.Spec{}, fmt.Errorf("node %s annotations: %w", node.Name, err)
+	}
+	prefixes := n.Prefixes()
+	if len(prefixes) == 0 || len(n.Gateways) == 0 || !prefixes[0].Addr().Is4() {
+		return hostnet.Spec{}, fmt.Errorf("node %s annotations: want an IPv4 join address and gateway, have %v via %v", node.Name, n.IPs, n.Gateways)
+	}
+	port := node.Annotations[annotation.PortNameKey]
+	if port == "" {
+		return hostnet.Spec{}, fmt.Errorf("node %s annotations: %s is empty", node.Name, annotation.PortNameKey)
+	}
+	return hostnet.Spec{Bridge: Bridge, Interface: HostInterface, IfaceID: port, MAC: n.MAC, Address: prefixes[0],
+		Gateway: n.Gateways[0], Routes: []netip.Prefix{r.req.ClusterCIDR}, MTU: r.req.MTU,
+		Masquerade: []netip.Prefix{r.req.ClusterCIDR}}, nil
+}
