@@ -35,6 +35,7 @@ test: deps vet verify-generate build unit e2e ## the whole suite: installs what 
 
 bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer
 	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20
+	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20 -after-ovn0
 	$(GO) run ./ipam/cmd/ipambench
 	$(GO) run ./ovn/cmd/ovnbench
 
