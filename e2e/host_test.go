@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
@@ -101,4 +102,42 @@ func nftRules(ctx context.Context, env *env) string {
 		return "(nft list ruleset: " + err.Error() + ")"
 	}
 	return string(out)
+}
+
+// TestHostPort: a pod's hostPort (portmap, chained after edgeovn in the config edgeovn wrote)
+// takes a connection from outside the host to the pod, and the reply finds its way back
+// through ovn0 and the host's connection tracking.
+func TestHostPort(t *testing.T) {
+	env, ctx := startNode(t)
+	withHostPort := func(p *corev1.Pod) {
+		p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 8080, HostPort: 18080, Protocol: corev1.ProtocolTCP}}
+	}
+	pod, err := env.kubelet.CreatePod(ctx, "default", "web", nil, withHostPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodeJoin(ctx, t, env)
+	eventually(ctx, t, "ovn0 bound", func() bool {
+		out, err := env.rig.Run(ctx, "ovs-vsctl", "--db="+env.rig.OVSEndpoint, "--if-exists", "get", "Interface", "ovn0", "external_ids:ovn-installed")
+		return err == nil && strings.Contains(string(out), "true")
+	})
+	sb, err := env.kubelet.RunSandbox(ctx, pod)
+	if sb != nil {
+		t.Cleanup(func() { _ = podsim.RemoveNetns(sb.Netns) })
+	}
+	if err != nil {
+		t.Fatalf("%v\n%s", err, env.daemonLog())
+	}
+	_, outsideNetns := addOutside(ctx, t, env)
+	err = podsim.TCPEcho(ctx, podsim.Echo{ClientNetns: outsideNetns, ServerNetns: sb.Netns,
+		Listen: netip.AddrPortFrom(sb.IP(), 8080), Dial: netip.MustParseAddrPort("198.51.100.1:18080")})
+	if err != nil {
+		t.Fatalf("outside -> host port 18080 -> pod %s:8080: %v\n%s", sb.IP(), err, nftRules(ctx, env))
+	}
+	if err := env.kubelet.StopSandbox(ctx, sb, true); err != nil {
+		t.Fatal(err)
+	}
+	if rules := nftRules(ctx, env); strings.Contains(rules, "18080") {
+		t.Fatalf("host port rules left after CNI DEL:\n%s", rules)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/containernetworking/cni/libcni"
@@ -82,7 +83,8 @@ func (k *Kubelet) EnsureNode(ctx context.Context) error {
 
 // CreatePod creates a pod already scheduled to this node (and the namespace's default
 // ServiceAccount, which admission requires and no controller-manager creates here).
-func (k *Kubelet) CreatePod(ctx context.Context, namespace, name string, annotations map[string]string) (*corev1.Pod, error) {
+// Options, if any, change the pod before it is created (ports, for instance).
+func (k *Kubelet) CreatePod(ctx context.Context, namespace, name string, annotations map[string]string, options ...func(*corev1.Pod)) (*corev1.Pod, error) {
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "default"}}
 	if _, err := k.Kube.CoreV1().ServiceAccounts(namespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("create service account %s/default: %w", namespace, err)
@@ -94,6 +96,9 @@ func (k *Kubelet) CreatePod(ctx context.Context, namespace, name string, annotat
 			AutomountServiceAccountToken: new(bool),
 			Containers:                   []corev1.Container{{Name: "c", Image: "registry.invalid/pause:1"}},
 		},
+	}
+	for _, o := range options {
+		o(pod)
 	}
 	p, err := k.Kube.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
@@ -273,7 +278,7 @@ func (k *Kubelet) cni() *libcni.CNIConfig {
 }
 
 func (k *Kubelet) runtimeConf(sb *Sandbox) *libcni.RuntimeConf {
-	return &libcni.RuntimeConf{
+	rc := &libcni.RuntimeConf{
 		ContainerID: sb.ContainerID,
 		NetNS:       sb.Netns,
 		IfName:      "eth0",
@@ -285,6 +290,10 @@ func (k *Kubelet) runtimeConf(sb *Sandbox) *libcni.RuntimeConf {
 			{"K8S_POD_UID", string(sb.Pod.UID)},
 		},
 	}
+	if pm := portMappings(sb.Pod); len(pm) > 0 {
+		rc.CapabilityArgs = map[string]any{"portMappings": pm}
+	}
+	return rc
 }
 
 // loopbackConf is the runtime config of the sandbox's lo network.
@@ -298,4 +307,23 @@ func randomID() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// portMappings are the pod's hostPorts as the kubelet hands them to the CNI "portMappings"
+// capability (which portmap, chained after edgeovn, serves).
+func portMappings(pod *corev1.Pod) []map[string]any {
+	var out []map[string]any
+	for _, c := range pod.Spec.Containers {
+		for _, p := range c.Ports {
+			if p.HostPort == 0 {
+				continue
+			}
+			proto := strings.ToLower(string(p.Protocol))
+			if proto == "" {
+				proto = "tcp"
+			}
+			out = append(out, map[string]any{"hostPort": p.HostPort, "containerPort": p.ContainerPort, "protocol": proto})
+		}
+	}
+	return out
 }

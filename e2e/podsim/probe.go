@@ -35,13 +35,30 @@ func TCP(ctx context.Context, client, server *Sandbox) error {
 // clientNetns and echoes 140 KB: enough segments that a checksum the datapath left unfilled
 // would show.
 func TCPBetween(ctx context.Context, clientNetns, serverNetns string, serverIP netip.Addr) error {
+	return TCPEcho(ctx, Echo{ClientNetns: clientNetns, ServerNetns: serverNetns, Listen: netip.AddrPortFrom(serverIP, 0)})
+}
+
+// Echo is a TCP echo between two network namespaces.
+type Echo struct {
+	ClientNetns, ServerNetns string
+	Listen                   netip.AddrPort // port 0: any
+	Dial                     netip.AddrPort // invalid: the listener's own address (no NAT between)
+}
+
+// TCPEcho listens in the server's namespace, connects from the client's to Dial (a hostPort,
+// say, that NAT leads to the listener) and echoes 140 KB.
+func TCPEcho(ctx context.Context, e Echo) error {
 	var ln net.Listener
-	err := inNetns(serverNetns, func() (err error) {
-		ln, err = net.Listen("tcp", net.JoinHostPort(serverIP.String(), "0"))
+	err := inNetns(e.ServerNetns, func() (err error) {
+		ln, err = net.Listen("tcp", e.Listen.String())
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", serverIP, err)
+		return fmt.Errorf("listen on %s: %w", e.Listen, err)
+	}
+	dial := e.Dial.String()
+	if !e.Dial.IsValid() {
+		dial = ln.Addr().String()
 	}
 	defer ln.Close()
 	go func() {
@@ -53,13 +70,13 @@ func TCPBetween(ctx context.Context, clientNetns, serverNetns string, serverIP n
 		_, _ = io.Copy(c, c)
 	}()
 	var conn net.Conn
-	err = inNetns(clientNetns, func() (err error) {
+	err = inNetns(e.ClientNetns, func() (err error) {
 		d := net.Dialer{Timeout: 5 * time.Second}
-		conn, err = d.DialContext(ctx, "tcp", ln.Addr().String())
+		conn, err = d.DialContext(ctx, "tcp", dial)
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("connect to %s: %w", ln.Addr(), err)
+		return fmt.Errorf("connect to %s: %w", dial, err)
 	}
 	defer conn.Close()
 	payload := bytes.Repeat([]byte("edgeovn"), 20000)
@@ -67,10 +84,10 @@ func TCPBetween(ctx context.Context, clientNetns, serverNetns string, serverIP n
 	go func() { _, _ = conn.Write(payload) }()
 	got := make([]byte, len(payload))
 	if _, err := io.ReadFull(conn, got); err != nil {
-		return fmt.Errorf("tcp echo with %s: %w", ln.Addr(), err)
+		return fmt.Errorf("tcp echo with %s: %w", dial, err)
 	}
 	if !bytes.Equal(got, payload) {
-		return fmt.Errorf("tcp echo with %s: payload corrupted", ln.Addr())
+		return fmt.Errorf("tcp echo with %s: payload corrupted", dial)
 	}
 	return nil
 }
