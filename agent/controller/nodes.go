@@ -2,10 +2,8 @@ package controller
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/netip"
 	"slices"
 
@@ -124,17 +122,9 @@ func (c *Controller) annotateNode(ctx context.Context, node *corev1.Node, a ipam
 	want := annotation.Encode(annotation.Network{Switch: JoinSubnet, IPs: a.IPs, MAC: a.MAC,
 		CIDRs: []netip.Prefix{c.req.JoinCIDR}, Gateways: []netip.Addr{joinGW}})
 	want[annotation.PortNameKey] = northbound.NodePortName(node.Name)
-	merged := maps.Clone(node.Annotations)
-	if merged == nil {
-		merged = map[string]string{}
-	}
-	maps.Copy(merged, want)
-	if maps.Equal(merged, node.Annotations) {
-		return nil
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": want}})
-	if err != nil {
-		return fmt.Errorf("encode annotations of node %s: %w", node.Name, err)
+	patch, err := annotationPatch(node.Annotations, want)
+	if err != nil || patch == nil {
+		return err
 	}
 	_, err = c.req.Kube.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err == nil || apierrors.IsNotFound(err) {

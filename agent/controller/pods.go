@@ -127,18 +127,9 @@ func (c *Controller) ensurePort(ctx context.Context, pod *corev1.Pod, n annotati
 }
 
 func (c *Controller) annotate(ctx context.Context, pod *corev1.Pod, n annotation.Network) error {
-	want := annotation.Encode(n)
-	merged := maps.Clone(pod.Annotations)
-	if merged == nil {
-		merged = map[string]string{}
-	}
-	maps.Copy(merged, want)
-	if maps.Equal(merged, pod.Annotations) {
-		return nil
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": want}})
-	if err != nil {
-		return fmt.Errorf("encode annotations of pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	patch, err := annotationPatch(pod.Annotations, annotation.Encode(n))
+	if err != nil || patch == nil {
+		return err
 	}
 	_, err = c.req.Kube.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if apierrors.IsNotFound(err) {
@@ -148,6 +139,24 @@ func (c *Controller) annotate(ctx context.Context, pod *corev1.Pod, n annotation
 		return fmt.Errorf("annotate pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
 	return nil
+}
+
+// annotationPatch is the merge patch that sets want on an object annotated current, or nil
+// when current already carries all of want.
+func annotationPatch(current, want map[string]string) ([]byte, error) {
+	merged := maps.Clone(current)
+	if merged == nil {
+		merged = map[string]string{}
+	}
+	maps.Copy(merged, want)
+	if maps.Equal(merged, current) {
+		return nil, nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": want}})
+	if err != nil {
+		return nil, fmt.Errorf("encode annotations: %w", err)
+	}
+	return patch, nil
 }
 
 // deletePod removes the port of a pod that no longer exists (or has completed) and releases

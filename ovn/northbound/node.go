@@ -46,7 +46,7 @@ func (s NodeSpec) Validate() error {
 	if s.NodeIP.IsValid() && !s.NodeIP.Is4() {
 		return fmt.Errorf("%w: node %s: node IP %q is not an IPv4 address", ovn.ErrInvalid, s.Name, s.NodeIP)
 	}
-	if s.MAC != nil && (len(s.MAC) != 6 || s.MAC[0]&1 != 0) {
+	if s.MAC != nil && !ovn.UnicastMAC(s.MAC) {
 		return fmt.Errorf("%w: node %s: join MAC %q is not a unicast Ethernet address", ovn.ErrInvalid, s.Name, s.MAC)
 	}
 	for _, ip := range s.PodIPs {

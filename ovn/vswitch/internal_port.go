@@ -2,7 +2,6 @@ package vswitch
 
 import (
 	"fmt"
-	"net"
 	"strings"
 
 	"github.com/ovn-org/libovsdb/ovsdb"
@@ -34,27 +33,13 @@ func (s PortSpec) validateType() error {
 	default:
 		return fmt.Errorf("%w: port %s: type %q is neither %q nor %q", ovn.ErrInvalid, s.Name, s.Type, PortSystem, PortInternal)
 	}
-	if s.MAC != nil && !validUnicastMAC(s.MAC) {
+	if s.MAC != nil && !ovn.UnicastMAC(s.MAC) {
 		return fmt.Errorf("%w: port %s: mac %q is not a unicast ethernet address", ovn.ErrInvalid, s.Name, s.MAC)
 	}
 	if s.MTU < 0 || s.MTU > maxMTU || (s.MTU > 0 && s.MTU < 68) {
 		return fmt.Errorf("%w: port %s: mtu %d is outside 68..%d", ovn.ErrInvalid, s.Name, s.MTU, maxMTU)
 	}
 	return nil
-}
-
-// validUnicastMAC rejects what the kernel refuses as a link address: not 6 bytes, multicast
-// (which includes broadcast) or all zero.
-func validUnicastMAC(mac net.HardwareAddr) bool {
-	if len(mac) != 6 || mac[0]&1 == 1 {
-		return false
-	}
-	for _, b := range mac {
-		if b != 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // setInternalColumns fills the columns an internal interface is created with.

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+
+	"github.com/edgeovn/edgeovn/ovn"
 )
 
 // ErrInvalid means a Spec is incomplete or inconsistent; nothing was changed.
@@ -38,7 +40,7 @@ func (s Spec) Validate() error {
 	if s.IfaceID == "" || strings.ContainsAny(s.IfaceID, " \t\n\"") {
 		return invalid("iface-id %q is empty or has whitespace or quotes", s.IfaceID)
 	}
-	if !validUnicastMAC(s.MAC) {
+	if !ovn.UnicastMAC(s.MAC) {
 		// OVN's port security drops frames from any MAC but the port's own.
 		return invalid("mac %q is not a unicast ethernet address (the join port's MAC is required)", s.MAC)
 	}
@@ -86,20 +88,6 @@ func validateName(field, name string) error {
 			field, name, maxIfaceName)
 	}
 	return nil
-}
-
-// validUnicastMAC rejects what the kernel and OVN refuse as a port address: not 6 bytes,
-// multicast (which includes broadcast) or all zero.
-func validUnicastMAC(mac net.HardwareAddr) bool {
-	if len(mac) != 6 || mac[0]&1 == 1 {
-		return false
-	}
-	for _, b := range mac {
-		if b != 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func invalid(format string, args ...any) error {
