@@ -13,6 +13,7 @@ import (
 
 // TestRestartReconciles is Kube-OVN's duplicate-address bug turned into a test: edgeovn is
 // killed (SIGKILL), a pod is deleted while it is down, and its IPAM database is destroyed.
+// Pods and the host keep their network while it is down.
 // The restarted daemon moves the damaged file aside, rebuilds the IPAM from the pods'
 // annotations before allocating anything, removes the dead pod's port, and a new pod gets an
 // address nobody holds. The surviving pod kept its network throughout.
@@ -21,6 +22,11 @@ func TestRestartReconciles(t *testing.T) {
 	k := env.kubelet
 	a := runPod(ctx, t, env, "keep")
 	b := runPod(ctx, t, env, "gone")
+	nodeJoin(ctx, t, env)
+	eventually(ctx, t, "host reaches pod keep through ovn0", func() bool {
+		_, err := env.rig.Run(ctx, "ping", "-c", "1", "-W", "1", a.IP().String())
+		return err == nil
+	})
 
 	if err := syscall.Kill(env.daemon.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -28,6 +34,9 @@ func TestRestartReconciles(t *testing.T) {
 	_ = env.daemon.Wait()
 	if out, err := podsim.Ping(ctx, a, b.IP()); err != nil {
 		t.Fatalf("datapath must keep working while edgeovn is down: %v\n%s", err, out)
+	}
+	if out, err := env.rig.Run(ctx, "ping", "-c", "1", "-W", "1", a.IP().String()); err != nil {
+		t.Fatalf("the host must keep reaching its pods through ovn0 while edgeovn is down: %v\n%s", err, out)
 	}
 	if err := k.DeletePod(ctx, b.Pod); err != nil {
 		t.Fatal(err)
@@ -43,6 +52,13 @@ func TestRestartReconciles(t *testing.T) {
 	}
 
 	env.startDaemon(ctx, t, "edgeovn-restarted")
+	// The restarted node role finds ovn0 as it left it and changes nothing.
+	eventually(ctx, t, "restarted node role wires the host", func() bool {
+		return strings.Contains(env.daemonLog(), "host wired to the cluster network")
+	})
+	if log := env.daemonLog(); strings.Contains(log, "added address to host interface") || strings.Contains(log, "wrote masquerade rules") {
+		t.Fatalf("restart rewrote the host wiring that was right:\n%s", log)
+	}
 	c := runPod(ctx, t, env, "new")
 	if c.IP() == a.IP() || c.IP() == b.IP() {
 		t.Fatalf("new pod got %s; live pod holds %s, deleted pod held %s", c.IP(), a.IP(), b.IP())
