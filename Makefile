@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 CACHE := $(CURDIR)/.cache
 export EDGEOVN_KUBE_APISERVER ?= $(CACHE)/bin/kube-apiserver
 
-.PHONY: help build test unit e2e deps vet bench generate verify-generate demo demo-down clean
+.PHONY: help build package test unit e2e deps vet bench generate verify-generate demo demo-down clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -17,6 +17,15 @@ build: ## build bin/edgeovn, bin/edgeovn-cni and the loopback and portmap plugin
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/edgeovn .
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/edgeovn-cni ./cni/cmd/edgeovn-cni
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o bin/ $(PLUGINS)
+
+# Debian and RPM versions must start with a digit; nfpm is run from the module proxy at a
+# version whose dependencies the proxy serves, and never enters go.mod.
+PKG_VERSION ?= 0.1.0~g$(shell git rev-parse --short HEAD 2>/dev/null || echo dev)
+NFPM := github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.44.0
+
+package: build ## build dist/edgeovn_<version>_amd64.deb and the .rpm (nfpm.yaml)
+	mkdir -p dist
+	for p in deb rpm; do VERSION=$(PKG_VERSION) GOARCH=$$($(GO) env GOARCH) $(GO) run $(NFPM) pkg --config nfpm.yaml --packager $$p --target dist/ || exit 1; done
 
 deps: ## install what the tests need (Debian packages, kube-apiserver build, cached in .cache/)
 	./e2e/scripts/install-deps.sh $(CACHE)
