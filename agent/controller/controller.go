@@ -50,7 +50,9 @@ type Controller struct {
 	nb    *northbound.Client
 	pods  corelisters.PodLister
 	nodes corelisters.NodeLister
-	queue workqueue.TypedRateLimitingInterface[string] // pod keys
+	// podsByNode finds a node's pods (index byNodeIndex) without a scan of every pod.
+	podsByNode cache.Indexer
+	queue      workqueue.TypedRateLimitingInterface[string] // pod keys
 	// nodeQueue holds node names: a node's join port, and its pods' addresses for the
 	// distributed gateway, change with its own events and with its pods'.
 	nodeQueue workqueue.TypedRateLimitingInterface[string]
@@ -155,6 +157,10 @@ func (c *Controller) run(ctx context.Context) error {
 	factory := informers.NewSharedInformerFactory(c.req.Kube, 0)
 	podInformer, nodeInformer := factory.Core().V1().Pods(), factory.Core().V1().Nodes()
 	c.pods, c.nodes = podInformer.Lister(), nodeInformer.Lister()
+	if err := podInformer.Informer().AddIndexers(cache.Indexers{byNodeIndex: podNodeName}); err != nil {
+		return fmt.Errorf("index pods by node: %w", err)
+	}
+	c.podsByNode = podInformer.Informer().GetIndexer()
 	if err := c.watch(podInformer.Informer(), nodeInformer.Informer()); err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
@@ -56,8 +55,12 @@ func (c *Controller) syncNode(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("allocate join address of node %s: %w", name, err)
 	}
+	pods, err := c.podIPsOn(name)
+	if err != nil {
+		return err
+	}
 	spec := northbound.NodeSpec{Name: name, Router: c.req.Router, JoinSwitch: JoinSubnet, JoinIP: a.IPs[0],
-		MAC: a.MAC, NodeIP: internalIP(node), PodIPs: c.podIPsOn(name)}
+		MAC: a.MAC, NodeIP: internalIP(node), PodIPs: pods}
 	if err := c.nb.EnsureNode(ctx, spec); err != nil {
 		return err
 	}
@@ -93,15 +96,26 @@ func internalIP(node *corev1.Node) netip.Addr {
 	return netip.Addr{}
 }
 
+// byNodeIndex indexes pods by spec.nodeName.
+const byNodeIndex = "node"
+
+func podNodeName(obj any) ([]string, error) {
+	if p, ok := obj.(*corev1.Pod); ok && p.Spec.NodeName != "" {
+		return []string{p.Spec.NodeName}, nil
+	}
+	return nil, nil
+}
+
 // podIPsOn lists the IPv4 addresses of the pods on node that hold an address, sorted.
-func (c *Controller) podIPsOn(node string) []netip.Addr {
-	pods, err := c.pods.List(labels.Everything())
+func (c *Controller) podIPsOn(node string) ([]netip.Addr, error) {
+	objs, err := c.podsByNode.ByIndex(byNodeIndex, node)
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("list pods of node %s: %w", node, err)
 	}
 	var ips []netip.Addr
-	for _, p := range pods {
-		if p.Spec.NodeName != node || !holdsNetwork(p) {
+	for _, obj := range objs {
+		p, ok := obj.(*corev1.Pod)
+		if !ok || !holdsNetwork(p) {
 			continue
 		}
 		if a, ok := c.ipam.Get(owner(p.Namespace + "/" + p.Name)); ok {
@@ -113,7 +127,7 @@ func (c *Controller) podIPsOn(node string) []netip.Addr {
 		}
 	}
 	slices.SortFunc(ips, netip.Addr.Compare)
-	return ips
+	return ips, nil
 }
 
 // annotateNode writes Kube-OVN's node annotations for the join port, if they differ.
