@@ -3,13 +3,11 @@ package agent
 import (
 	"context"
 	"crypto/tls"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/edgeovn/edgeovn/agent/controller"
 	"github.com/edgeovn/edgeovn/agent/node"
@@ -26,23 +24,27 @@ type Hooks struct {
 
 // Run runs both roles until ctx ends. cfg must have passed Validate.
 func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
-	kube, err := kubeClient(cfg.Kubeconfig)
-	if err != nil {
-		return err
-	}
+	kubes := &kubeSource{path: cfg.Kubeconfig, log: log}
 	ovnTLS, err := cfg.ovnTLS()
 	if err != nil {
 		return err
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		return node.Run(ctx, node.Request{Kube: kube, NodeName: cfg.NodeName, OVSEndpoint: cfg.OVSEndpoint,
+		return node.Run(ctx, node.Request{Kube: kubes.Get, NodeName: cfg.NodeName, OVSEndpoint: cfg.OVSEndpoint,
 			SBEndpoint: cfg.SBEndpoint, ClusterCIDR: cfg.ClusterCIDR, EncapIP: cfg.EncapIP, DatapathType: cfg.DatapathType, MTU: cfg.MTU,
 			CNISocket: cfg.CNISocket, CNIConfDir: cfg.CNIConfDir, CNIBinDir: cfg.CNIBinDir,
 			CNIBinarySource: cfg.CNIBinarySource, CNITimeout: cfg.CNITimeout, Ready: hooks.NodeReady, TLS: ovnTLS,
 			Log: log.With("role", "node")})
 	})
 	g.Go(func() error {
+		kube, err := kubes.Get(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 		return elect(ctx, election{cfg: cfg, kube: kube, log: log.With("role", "controller"),
 			lead: func(ctx context.Context) error { return runController(ctx, cfg, kube, ovnTLS, log) }})
 	})
@@ -69,18 +71,4 @@ func runController(ctx context.Context, cfg Config, kube kubernetes.Interface, o
 		}
 		backoff = min(2*backoff, 30*time.Second)
 	}
-}
-
-func kubeClient(kubeconfig string) (kubernetes.Interface, error) {
-	rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("load kubeconfig %q: %w", kubeconfig, err)
-	}
-	rc.QPS, rc.Burst = 50, 100
-	rc.UserAgent = "edgeovn"
-	kube, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return nil, fmt.Errorf("create kubernetes client: %w", err)
-	}
-	return kube, nil
 }

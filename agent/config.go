@@ -59,14 +59,17 @@ type Config struct {
 	RetryPeriod    time.Duration
 }
 
+// K3sKubeconfig is where k3s writes the admin kubeconfig.
+const K3sKubeconfig = "/etc/rancher/k3s/k3s.yaml"
+
 // DefaultConfig returns the configuration of a k3s host with Debian's OVN packages.
 func DefaultConfig() Config {
 	host, _ := os.Hostname()
+	// k3s writes its kubeconfig when it starts, after edgeovn: the default names the file
+	// even before it exists (edgeovn waits for it); in a pod, the in-cluster config.
 	kubeconfig := os.Getenv("KUBECONFIG")
-	if kubeconfig == "" {
-		if _, err := os.Stat("/etc/rancher/k3s/k3s.yaml"); err == nil {
-			kubeconfig = "/etc/rancher/k3s/k3s.yaml"
-		}
+	if kubeconfig == "" && os.Getenv("KUBERNETES_SERVICE_HOST") == "" {
+		kubeconfig = K3sKubeconfig
 	}
 	return Config{
 		NodeName:        strings.ToLower(host),

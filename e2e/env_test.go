@@ -107,14 +107,16 @@ func startNode(t *testing.T) (*env, context.Context) {
 	return e, ctx
 }
 
-// startDaemon starts edgeovn in the rig with its log in <rig dir>/<name>.log.
-func (e *env) startDaemon(ctx context.Context, t *testing.T, name string) {
+// startDaemon starts edgeovn in the rig with its log in <rig dir>/<name>.log, and waits for
+// CNI STATUS to succeed.
+// Extra flags come last and override the defaults.
+func (e *env) startDaemon(ctx context.Context, t *testing.T, name string, extra ...string) {
 	t.Helper()
 	var err error
-	e.daemon, err = daemon.Start(ctx, e.rig, daemon.Spec{Name: name, Node: node, BinDir: e.bins, Extra: []string{
+	e.daemon, err = daemon.Start(ctx, e.rig, daemon.Spec{Name: name, Node: node, BinDir: e.bins, Extra: append([]string{
 		"--log-level=debug",
 		// A restarted daemon takes the Lease over from its dead self only after it expires.
-		"--lease-duration=4s", "--lease-renew-deadline=3s", "--lease-retry-period=500ms"}})
+		"--lease-duration=4s", "--lease-renew-deadline=3s", "--lease-retry-period=500ms"}, extra...)})
 	if err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
@@ -28,8 +29,8 @@ var errNoJoinPort = errors.New("node has no join port yet")
 // masquerading of pod traffic leaving the host. It never holds up readiness: pods on this node
 // reach each other without it, the host and the outside need it. It re-applies on every
 // change of the Node and retries a failure with backoff.
-func (r *Role) wireHost(ctx context.Context) error {
-	factory := informers.NewSharedInformerFactoryWithOptions(r.req.Kube, 0,
+func (r *Role) wireHost(ctx context.Context, kube kubernetes.Interface) error {
+	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", r.req.NodeName).String()
 		}))

@@ -14,7 +14,6 @@ import (
 	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/edgeovn/edgeovn/agent/podwatch"
 	"github.com/edgeovn/edgeovn/cni/server"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/vswitch"
@@ -25,7 +24,9 @@ const Bridge = "br-int"
 
 // Request is what the node role runs with.
 type Request struct {
-	Kube            kubernetes.Interface
+	// Kube returns the API client, waiting until it can be made (the kubeconfig may not exist
+	// yet at boot): the node role serves and reports ready without it.
+	Kube            func(context.Context) (kubernetes.Interface, error)
 	NodeName        string
 	OVSEndpoint     string
 	SBEndpoint      string
@@ -65,21 +66,17 @@ func Run(ctx context.Context, req Request) error {
 	if err != nil {
 		return err
 	}
-	watcher, err := podwatch.New(podwatch.Request{Kube: req.Kube, NodeName: req.NodeName, MTU: req.MTU, Log: req.Log})
-	if err != nil {
-		return err
-	}
+	pods := newPendingPods()
 	listening := make(chan struct{})
-	srv, err := server.New(server.Config{Socket: req.CNISocket, Pods: watcher, Ports: ports{ovs},
+	srv, err := server.New(server.Config{Socket: req.CNISocket, Pods: pods, Ports: ports{ovs},
 		Ready: r.checkReady, DisableTxChecksum: datapath == "netdev", Timeout: req.CNITimeout, Log: req.Log,
 		Listening: func() { close(listening) }})
 	if err != nil {
 		return fmt.Errorf("create cni server: %w", err)
 	}
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return watcher.Run(ctx) })
 	g.Go(func() error { return srv.Serve(ctx) })
-	g.Go(func() error { return r.wireHost(ctx) })
+	g.Go(func() error { return r.runWithAPI(ctx, pods) })
 	g.Go(func() error {
 		select {
 		case <-listening:

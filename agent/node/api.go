@@ -1,0 +1,56 @@
+package node
+
+import (
+	"context"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/edgeovn/edgeovn/agent/podwatch"
+	"github.com/edgeovn/edgeovn/cni/server"
+)
+
+// runWithAPI runs what needs the API server, once there is a client: the watch on this node's
+// pods (which CNI ADD waits on) and the host wiring (from this Node's annotations).
+func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
+	kube, err := r.req.Kube(ctx)
+	if ctx.Err() != nil {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	watcher, err := podwatch.New(podwatch.Request{Kube: kube, NodeName: r.req.NodeName, MTU: r.req.MTU, Log: r.log})
+	if err != nil {
+		return err
+	}
+	pods.set(watcher)
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return watcher.Run(ctx) })
+	g.Go(func() error { return r.wireHost(ctx, kube) })
+	return g.Wait()
+}
+
+// pendingPods serves server.Pods before the pod watch exists: a CNI ADD that comes before the
+// API client does waits for it, within its own deadline, and says why if that ends first.
+type pendingPods struct {
+	ready   chan struct{}
+	watcher server.Pods
+}
+
+func newPendingPods() *pendingPods { return &pendingPods{ready: make(chan struct{})} }
+
+// set hands over to the watcher; called once.
+func (p *pendingPods) set(w server.Pods) {
+	p.watcher = w
+	close(p.ready)
+}
+
+func (p *pendingPods) WaitPodNetwork(ctx context.Context, k server.PodKey) (server.PodNetwork, error) {
+	select {
+	case <-p.ready:
+		return p.watcher.WaitPodNetwork(ctx, k)
+	case <-ctx.Done():
+		return server.PodNetwork{}, fmt.Errorf("pod %s/%s: no API server connection yet (waiting for the kubeconfig): %w", k.Namespace, k.Name, ctx.Err())
+	}
+}
