@@ -42,4 +42,3 @@ func TestKubeconfigLater(t *testing.T) {
 	a := runPod(ctx, t, env, "first")
 	checkAnnotations(ctx, t, env, a, netip.MustParsePrefix("10.42.0.0/16"))
 }
-
