@@ -5,6 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 CACHE := $(CURDIR)/.cache
 export EDGEOVN_KUBE_APISERVER ?= $(CACHE)/bin/kube-apiserver
+export EDGEOVN_PKGROOT ?= $(CACHE)/pkgroot
 
 .PHONY: help build package test unit e2e deps vet bench generate verify-generate demo demo-down clean
 
@@ -24,7 +25,7 @@ PKG_VERSION ?= 0.1.0~g$(shell git rev-parse --short HEAD 2>/dev/null || echo dev
 NFPM := github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.44.0
 
 package: build ## build dist/edgeovn_<version>_amd64.deb and the .rpm (nfpm.yaml)
-	mkdir -p dist
+	rm -rf dist && mkdir -p dist
 	for p in deb rpm; do VERSION=$(PKG_VERSION) GOARCH=$$($(GO) env GOARCH) $(GO) run $(NFPM) pkg --config nfpm.yaml --packager $$p --target dist/ || exit 1; done
 
 deps: ## install what the tests need (Debian packages, kube-apiserver build, cached in .cache/)
@@ -37,7 +38,7 @@ vet: ## gofmt and go vet
 unit: ## unit and component tests (real ovsdb-server and namespaces where root)
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /e2e$$)
 
-e2e: build ## the end-to-end suite on real OVN, OVS, etcd and kube-apiserver (root)
+e2e: package ## the end-to-end suite on real OVN, OVS, etcd and kube-apiserver, and the .deb under systemd (root)
 	$(GO) test -count=1 -v -timeout 20m ./e2e/
 
 test: deps vet verify-generate build unit e2e ## the whole suite: installs what it needs, then vet, unit and e2e tests

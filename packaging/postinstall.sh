@@ -1,8 +1,11 @@
 #!/bin/sh
-# Enables and (re)starts edgeovn where systemd runs; harmless in a chroot or image build.
+# Enables edgeovn (also in a chroot or image build, where systemctl enable works offline) and
+# (re)starts it where systemd runs.
 set -e
-if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
-	systemctl daemon-reload || true
-	systemctl enable edgeovn.service || true
-	systemctl restart edgeovn.service || true
+if command -v systemctl >/dev/null 2>&1; then
+	systemctl enable edgeovn.service >/dev/null 2>&1 || true
+	if [ -d /run/systemd/system ]; then
+		systemctl daemon-reload || true
+		systemctl restart edgeovn.service || true
+	fi
 fi
