@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
 
@@ -117,10 +118,7 @@ func TestHostPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	nodeJoin(ctx, t, env)
-	eventually(ctx, t, "ovn0 bound", func() bool {
-		out, err := env.rig.Run(ctx, "ovs-vsctl", "--db="+env.rig.OVSEndpoint, "--if-exists", "get", "Interface", "ovn0", "external_ids:ovn-installed")
-		return err == nil && strings.Contains(string(out), "true")
-	})
+	eventually(ctx, t, "ovn0 bound", func() bool { return daemon.HostInterfaceBound(ctx, env.rig) })
 	sb, err := env.kubelet.RunSandbox(ctx, pod)
 	if sb != nil {
 		t.Cleanup(func() { _ = podsim.RemoveNetns(sb.Netns) })

@@ -74,7 +74,7 @@ func (c *Controller) deleteNode(ctx context.Context, name string) error {
 		return err
 	}
 	_, held := c.ipam.Get(nodeOwner(name))
-	if err := c.ipam.ReleasePod(ctx, nodeOwner(name).Pod); err != nil {
+	if err := c.ipam.Release(ctx, nodeOwner(name)); err != nil {
 		return fmt.Errorf("release join address of node %s: %w", name, err)
 	}
 	if n > 0 || held {

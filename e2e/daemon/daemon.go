@@ -6,6 +6,7 @@ package daemon
 import (
 	"context"
 	"path/filepath"
+	"strings"
 
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
@@ -44,4 +45,11 @@ func Start(ctx context.Context, rig *harness.Rig, s Spec) (*harness.Process, err
 		"--cni-binary=" + filepath.Join(s.BinDir, "edgeovn-cni")}
 	return rig.Start(ctx, harness.ProcessSpec{Name: s.Name, Path: filepath.Join(s.BinDir, "edgeovn"),
 		Args: append(args, s.Extra...)})
+}
+
+// HostInterfaceBound reports whether ovn-controller has bound edgeovn's ovn0 in the rig
+// (ovn-installed on its interface): its datapaths are then local and their flows computed.
+func HostInterfaceBound(ctx context.Context, rig *harness.Rig) bool {
+	out, err := rig.Run(ctx, "ovs-vsctl", "--db="+rig.OVSEndpoint, "--if-exists", "get", "Interface", "ovn0", "external_ids:ovn-installed")
+	return err == nil && strings.Contains(string(out), "true")
 }

@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -191,8 +190,7 @@ func buildPeers(work string) (string, error) {
 // and their flows computed, which the first pod otherwise waits for.
 func waitOVN0(ctx context.Context, rig *harness.Rig) error {
 	for {
-		out, err := rig.Run(ctx, "ovs-vsctl", "--db="+rig.OVSEndpoint, "--if-exists", "get", "Interface", "ovn0", "external_ids:ovn-installed")
-		if err == nil && strings.Contains(string(out), "true") {
+		if daemon.HostInterfaceBound(ctx, rig) {
 			return nil
 		}
 		select {

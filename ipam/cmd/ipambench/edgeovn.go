@@ -8,8 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/edgeovn/edgeovn/ipam"
@@ -36,16 +34,26 @@ func owner(i int64) ipam.Owner {
 	return ipam.Owner{Pod: fmt.Sprintf("bench/p%d", i), Interface: "eth0"}
 }
 
+// openBenchIPAM opens the IPAM at path with the bench subnet in place.
+func openBenchIPAM(ctx context.Context, path string) (*sqlitestore.Store, *ipam.IPAM, error) {
+	st, m, err := openIPAM(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := m.EnsureSubnet(ctx, benchSubnet); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, m, nil
+}
+
 // edgeovnSerial allocates n addresses one after the other, each durable before the next.
 func edgeovnSerial(ctx context.Context, path string, n int) (rate, error) {
-	st, m, err := openIPAM(ctx, path)
+	st, m, err := openBenchIPAM(ctx, path)
 	if err != nil {
 		return rate{}, err
 	}
 	defer st.Close()
-	if err := m.EnsureSubnet(ctx, benchSubnet); err != nil {
-		return rate{}, err
-	}
 	start := time.Now()
 	for i := range n {
 		if _, err := m.Allocate(ctx, ipam.Request{Subnet: benchSubnet.Name, Owner: owner(int64(i))}); err != nil {
@@ -58,37 +66,17 @@ func edgeovnSerial(ctx context.Context, path string, n int) (rate, error) {
 // edgeovnConcurrent allocates n addresses from workers goroutines; group commit shares the
 // fsyncs between them.
 func edgeovnConcurrent(ctx context.Context, path string, n, workers int) (rate, error) {
-	st, m, err := openIPAM(ctx, path)
+	st, m, err := openBenchIPAM(ctx, path)
 	if err != nil {
 		return rate{}, err
 	}
 	defer st.Close()
-	if err := m.EnsureSubnet(ctx, benchSubnet); err != nil {
-		return rate{}, err
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	start := time.Now()
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := next.Add(1); i <= int64(n); i = next.Add(1) {
-				if _, err := m.Allocate(ctx, ipam.Request{Subnet: benchSubnet.Name, Owner: owner(i)}); err != nil {
-					errs <- fmt.Errorf("concurrent allocation %d: %w", i, err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	d := time.Since(start)
-	close(errs)
-	if err := <-errs; err != nil {
-		return rate{}, err
-	}
-	return rate{n, d}, nil
+	return concurrently(n, workers, func(i int64) error {
+		if _, err := m.Allocate(ctx, ipam.Request{Subnet: benchSubnet.Name, Owner: owner(i)}); err != nil {
+			return fmt.Errorf("concurrent allocation %d: %w", i, err)
+		}
+		return nil
+	})
 }
 
 // edgeovnOpenLoad fills a database with n allocations, then times opening it (with its

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/containernetworking/cni/pkg/types"
 	"github.com/containernetworking/plugins/plugins/ipam/host-local/backend/allocator"
@@ -39,27 +37,10 @@ func hostLocalAllocate(dir string, n, workers int) (rate, error) {
 		_, err := a.Get(id, "eth0", nil)
 		return err
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	start := time.Now()
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := next.Add(1); i <= int64(n); i = next.Add(1) {
-				if err := get(fmt.Sprintf("c%d", i)); err != nil {
-					errs <- fmt.Errorf("host-local allocation %d: %w", i, err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	d := time.Since(start)
-	close(errs)
-	if err := <-errs; err != nil {
-		return rate{}, err
-	}
-	return rate{n, d}, nil
+	return concurrently(n, workers, func(i int64) error {
+		if err := get(fmt.Sprintf("c%d", i)); err != nil {
+			return fmt.Errorf("host-local allocation %d: %w", i, err)
+		}
+		return nil
+	})
 }
