@@ -59,7 +59,7 @@ func runController(ctx context.Context, cfg Config, kube kubernetes.Interface, o
 	for {
 		err := controller.Run(ctx, controller.Request{Kube: kube, NBEndpoints: cfg.NBEndpoints,
 			IPAMDatabase: cfg.IPAMDatabase, ClusterCIDR: cfg.ClusterCIDR, ClusterGateway: cfg.ClusterGateway,
-			JoinCIDR: cfg.JoinCIDR, Router: Router, TLS: ovnTLS, Log: log})
+			JoinCIDR: cfg.JoinCIDR, Router: Router, TLS: ovnTLS, Services: cfg.Services, NetworkPolicy: cfg.NetworkPolicy, Log: log})
 		if ctx.Err() != nil {
 			return nil
 		}

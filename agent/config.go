@@ -26,6 +26,18 @@ type Config struct {
 	JoinCIDR netip.Prefix
 	// MTU of pod interfaces: 1400 leaves room for Geneve on a 1500 underlay.
 	MTU int
+	// ServiceCIDRs are the Service ClusterIP ranges (k3s: 10.43.0.0/16; one per family).
+	ServiceCIDRs []netip.Prefix
+
+	// Services turns Services into OVN load balancers on every pod switch (off: another
+	// implementation serves them). NetworkPolicy turns NetworkPolicies into OVN ACLs (off:
+	// another policy engine).
+	Services      bool
+	NetworkPolicy bool
+	// KubeProxy says who serves host-originated ClusterIP traffic and NodePorts: "auto"
+	// (detect kube-proxy's rules on this host), "present" (kube-proxy does) or "absent"
+	// (edgeovn does, as with k3s --disable-kube-proxy).
+	KubeProxy string
 
 	// NBEndpoints are the OVN northbound database endpoints (several for a raft cluster).
 	NBEndpoints []string
@@ -77,6 +89,10 @@ func DefaultConfig() Config {
 		ClusterCIDR:     netip.MustParsePrefix("10.42.0.0/16"),
 		JoinCIDR:        netip.MustParsePrefix("100.64.0.0/16"),
 		MTU:             1400,
+		ServiceCIDRs:    []netip.Prefix{netip.MustParsePrefix("10.43.0.0/16")},
+		Services:        true,
+		NetworkPolicy:   true,
+		KubeProxy:       KubeProxyAuto,
 		NBEndpoints:     []string{"unix:/var/run/ovn/ovnnb_db.sock"},
 		SBEndpoint:      "unix:/var/run/ovn/ovnsb_db.sock",
 		OVSEndpoint:     "unix:/var/run/openvswitch/db.sock",
@@ -102,6 +118,10 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.Var(addrFlag{&c.ClusterGateway}, "cluster-gateway", "gateway of ovn-default (default: first address of --cluster-cidr)")
 	fs.Var(prefixFlag{&c.JoinCIDR}, "join-cidr", "CIDR of the join switch")
 	fs.IntVar(&c.MTU, "mtu", c.MTU, "MTU of pod interfaces")
+	fs.Var(&prefixListFlag{l: &c.ServiceCIDRs}, "service-cidr", "Service ClusterIP range; repeat for dual stack")
+	fs.BoolVar(&c.Services, "services", c.Services, "serve Services as OVN load balancers (false: leave them to another implementation)")
+	fs.BoolVar(&c.NetworkPolicy, "network-policy", c.NetworkPolicy, "enforce NetworkPolicies as OVN ACLs (false: leave them to another engine)")
+	fs.StringVar(&c.KubeProxy, "kube-proxy", c.KubeProxy, `who serves host traffic to ClusterIPs and NodePorts: "auto" (detect), "present" (kube-proxy) or "absent" (edgeovn)`)
 	fs.Var(&listFlag{l: &c.NBEndpoints}, "ovn-nb", "OVN northbound endpoint; repeat for a raft cluster")
 	fs.StringVar(&c.SBEndpoint, "ovn-sb", c.SBEndpoint, "OVN southbound endpoint ovn-controller connects to")
 	fs.StringVar(&c.OVSEndpoint, "ovs-db", c.OVSEndpoint, "local Open_vSwitch database endpoint")
@@ -145,6 +165,7 @@ func (c *Config) Validate() error {
 	} else if c.ClusterCIDR.IsValid() && c.JoinCIDR.Overlaps(c.ClusterCIDR) {
 		errs = append(errs, fmt.Errorf("join-cidr %s: overlaps cluster-cidr %s", c.JoinCIDR, c.ClusterCIDR))
 	}
+	errs = append(errs, c.validateServices()...)
 	if c.MTU < 576 || c.MTU > 9000 {
 		errs = append(errs, fmt.Errorf("mtu %d: outside 576..9000", c.MTU))
 	}

@@ -66,3 +66,32 @@ func (f *listFlag) Set(s string) error {
 	*f.l = append(*f.l, s)
 	return nil
 }
+
+// prefixListFlag is listFlag for prefixes: the defaults go on first use.
+type prefixListFlag struct {
+	l       *[]netip.Prefix
+	touched bool
+}
+
+func (f *prefixListFlag) String() string {
+	if f.l == nil {
+		return ""
+	}
+	s := make([]string, len(*f.l))
+	for i, p := range *f.l {
+		s[i] = p.String()
+	}
+	return strings.Join(s, " ")
+}
+
+func (f *prefixListFlag) Set(s string) error {
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return err
+	}
+	if !f.touched {
+		*f.l, f.touched = nil, true
+	}
+	*f.l = append(*f.l, p)
+	return nil
+}

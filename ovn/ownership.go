@@ -15,6 +15,12 @@ const (
 	KindSubnet  = "Subnet"
 	KindPod     = "Pod"
 	KindNode    = "Node"
+	// KindService owns a Service's load balancers ("namespace/name").
+	KindService = "Service"
+	// KindNetworkPolicy owns a policy's port group, address sets and ACLs ("namespace/name").
+	KindNetworkPolicy = "NetworkPolicy"
+	// KindNamespace owns rows shared by a namespace's policies ("name").
+	KindNamespace = "Namespace"
 )
 
 // OwnedBy returns the external_ids that tag a row as created by edgeovn for the owner of the

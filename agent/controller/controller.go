@@ -39,7 +39,11 @@ type Request struct {
 	Router         string // "ovn-cluster"
 	Workers        int
 	TLS            *tls.Config // for ssl: NB endpoints
-	Log            *slog.Logger
+	// Services turns Services into OVN load balancers; NetworkPolicy turns NetworkPolicies
+	// into port groups, address sets and ACLs. Off: edgeovn leaves them to another engine.
+	Services      bool
+	NetworkPolicy bool
+	Log           *slog.Logger
 }
 
 // Controller holds the role's state for one term of leadership.
@@ -61,6 +65,8 @@ type Controller struct {
 	// conflicts marks pods whose annotated address lost to an older claim: their port is
 	// never (re)created, so OVN never holds one address twice.
 	conflicts sync.Map
+	// features are the enabled parts with informers of their own (Services, policies).
+	features []feature
 }
 
 // Run runs the controller role until ctx ends (leadership lost or shutdown).
@@ -86,6 +92,7 @@ func Run(ctx context.Context, req Request) error {
 	}
 	defer nb.Close()
 	c := &Controller{req: req, log: req.Log, ipam: m, nb: nb, queue: newQueue("pods"), nodeQueue: newQueue("nodes")}
+	c.features = c.enabledFeatures()
 	defer c.queue.ShutDown()
 	defer c.nodeQueue.ShutDown()
 	var stopEvents func()
@@ -164,21 +171,37 @@ func (c *Controller) run(ctx context.Context) error {
 	if err := c.watch(podInformer.Informer(), nodeInformer.Informer()); err != nil {
 		return err
 	}
+	synced := []cache.InformerSynced{podInformer.Informer().HasSynced, nodeInformer.Informer().HasSynced}
+	for _, f := range c.features {
+		s, err := f.register(factory)
+		if err != nil {
+			return fmt.Errorf("register %s: %w", f.name(), err)
+		}
+		synced = append(synced, s...)
+	}
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
-	if !cache.WaitForCacheSync(ctx.Done(), podInformer.Informer().HasSynced, nodeInformer.Informer().HasSynced) {
-		return fmt.Errorf("sync pod and node caches: %w", ctx.Err())
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		return fmt.Errorf("sync caches: %w", ctx.Err())
 	}
 	if err := c.reconcile(ctx); err != nil {
 		return err
 	}
 	c.enqueueStale(ctx)
-	c.log.Info("controller role running", "workers", c.req.Workers)
+	for _, f := range c.features {
+		if err := f.reconcile(ctx); err != nil {
+			return fmt.Errorf("reconcile %s: %w", f.name(), err)
+		}
+	}
+	c.log.Info("controller role running", "workers", c.req.Workers, "features", len(c.features))
 	g, ctx := errgroup.WithContext(ctx)
 	for range c.req.Workers {
 		g.Go(func() error { work(ctx, c, c.queue, "pod", c.syncPod); return nil })
 	}
 	g.Go(func() error { work(ctx, c, c.nodeQueue, "node", c.syncNode); return nil })
+	for _, f := range c.features {
+		g.Go(func() error { f.run(ctx); return nil })
+	}
 	<-ctx.Done()
 	c.queue.ShutDown()
 	c.nodeQueue.ShutDown()
