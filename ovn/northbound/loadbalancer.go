@@ -20,7 +20,9 @@ type LoadBalancerSpec struct {
 	Name     string
 	Protocol nbdb.LoadBalancerProtocol // tcp, udp or sctp
 	// VIPs maps "ip:port" to its backends ("ip:port,ip:port").
-	VIPs     map[netip.AddrPort][]netip.AddrPort
+	VIPs map[netip.AddrPort][]netip.AddrPort
+	// Options are the row's options (reject, affinity_timeout, ...).
+	Options  map[string]string
 	Switches []string // edgeovn switches to attach it to
 	Routers  []string // edgeovn routers to attach it to
 	Owner    OwnerRef
@@ -84,7 +86,11 @@ func (c *Client) loadBalancerOps(ctx context.Context, spec LoadBalancerSpec, ops
 		return nil, err
 	}
 	proto := spec.Protocol
-	want := &nbdb.LoadBalancer{Name: spec.Name, Protocol: &proto, Vips: spec.vips(), ExternalIDs: maps.Clone(spec.Owner.ids())}
+	want := &nbdb.LoadBalancer{Name: spec.Name, Protocol: &proto, Vips: spec.vips(), Options: maps.Clone(spec.Options),
+		ExternalIDs: maps.Clone(spec.Owner.ids())}
+	if want.Options == nil {
+		want.Options = map[string]string{}
+	}
 	ref := ""
 	switch {
 	case cur == nil:
@@ -99,10 +105,11 @@ func (c *Client) loadBalancerOps(ctx context.Context, spec LoadBalancerSpec, ops
 		return nil, fmt.Errorf("load balancer %s: %w", spec.Name, ovn.ErrNotOwned)
 	default:
 		ref = cur.UUID
-		if cur.Protocol == nil || *cur.Protocol != proto || !maps.Equal(cur.Vips, want.Vips) || !ovn.HasAll(cur.ExternalIDs, want.ExternalIDs) {
+		if cur.Protocol == nil || *cur.Protocol != proto || !maps.Equal(cur.Vips, want.Vips) ||
+			!maps.Equal(cur.Options, want.Options) || !ovn.HasAll(cur.ExternalIDs, want.ExternalIDs) {
 			want.UUID = cur.UUID
 			want.ExternalIDs = merged(cur.ExternalIDs, want.ExternalIDs)
-			upd, err := c.nb.Where(want).Update(want, &want.Protocol, &want.Vips, &want.ExternalIDs)
+			upd, err := c.nb.Where(want).Update(want, &want.Protocol, &want.Vips, &want.Options, &want.ExternalIDs)
 			if err != nil {
 				return nil, fmt.Errorf("build update of load balancer: %w", err)
 			}

@@ -1,0 +1,178 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	discoverylisters "k8s.io/client-go/listers/discovery/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/edgeovn/edgeovn/ovn"
+	"github.com/edgeovn/edgeovn/ovn/northbound"
+)
+
+// services is the feature that turns Services into OVN load balancers in the cluster's
+// load balancer group, which every edgeovn switch carries: the DNAT happens in OVN on the
+// client's own switch, so replies are un-NATed there too.
+type services struct {
+	c        *Controller
+	log      *slog.Logger
+	services corelisters.ServiceLister
+	slices   discoverylisters.EndpointSliceLister
+	queue    workqueue.TypedRateLimitingInterface[string] // Service keys
+	// switches carry the group: every pod switch, and join, so the host's own traffic to a
+	// ClusterIP through ovn0 is balanced in OVN too.
+	switches []string
+	// observe, if set, is told how long each sync took from its first event (bench, tests).
+	observe func(key string, since time.Duration)
+	pending pendingSince
+}
+
+func newServices(c *Controller) *services {
+	return &services{c: c, log: c.log.With("feature", "services"), queue: newQueue("services"),
+		switches: []string{DefaultSubnet, JoinSubnet}}
+}
+
+func (s *services) name() string { return "services" }
+
+func (s *services) register(f informers.SharedInformerFactory) ([]cache.InformerSynced, error) {
+	svcs, slices := f.Core().V1().Services(), f.Discovery().V1().EndpointSlices()
+	s.services, s.slices = svcs.Lister(), slices.Lister()
+	onService := func(obj any) {
+		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+			s.enqueue(key)
+		}
+	}
+	if _, err := svcs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: onService, UpdateFunc: func(_, obj any) { onService(obj) }, DeleteFunc: onService,
+	}); err != nil {
+		return nil, fmt.Errorf("watch services: %w", err)
+	}
+	onSlice := func(obj any) {
+		if key, ok := sliceService(obj); ok {
+			s.enqueue(key)
+		}
+	}
+	if _, err := slices.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: onSlice, UpdateFunc: func(_, obj any) { onSlice(obj) }, DeleteFunc: onSlice,
+	}); err != nil {
+		return nil, fmt.Errorf("watch endpoint slices: %w", err)
+	}
+	return []cache.InformerSynced{svcs.Informer().HasSynced, slices.Informer().HasSynced}, nil
+}
+
+func (s *services) enqueue(key string) {
+	s.pending.mark(key)
+	s.queue.Add(key)
+}
+
+// sliceService is the key of the Service an EndpointSlice belongs to.
+func sliceService(obj any) (string, bool) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	slice, ok := obj.(*discoveryv1.EndpointSlice)
+	if !ok {
+		return "", false
+	}
+	name := slice.Labels[discoveryv1.LabelServiceName]
+	if name == "" {
+		return "", false
+	}
+	return slice.Namespace + "/" + name, true
+}
+
+// reconcile attaches the group to the switches and deletes the load balancers of Services
+// that are gone or no longer served; the queue then brings every Service up to date (a
+// Service already right costs no write).
+func (s *services) reconcile(ctx context.Context) error {
+	nb := s.c.nb
+	if err := nb.EnsureLoadBalancerGroup(ctx, northbound.LoadBalancerGroupSpec{Name: northbound.ClusterLoadBalancerGroup,
+		Switches: s.switches}); err != nil {
+		return err
+	}
+	owners, err := nb.LoadBalancerOwners(ctx, ovn.KindService)
+	if err != nil {
+		return err
+	}
+	removed := 0
+	for owner := range owners {
+		if s.served(owner) {
+			continue
+		}
+		if _, err := nb.SyncLoadBalancers(ctx, northbound.OwnedLoadBalancers{Owner: northbound.OwnerRef{Kind: ovn.KindService, Name: owner},
+			Group: northbound.ClusterLoadBalancerGroup}); err != nil {
+			return err
+		}
+		removed++
+	}
+	if removed > 0 {
+		s.log.Info("removed load balancers of services gone while no controller ran", "services", removed)
+	}
+	return nil
+}
+
+// served reports whether the Service named "namespace/name" exists and is programmed.
+func (s *services) served(key string) bool {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return false
+	}
+	svc, err := s.services.Services(ns).Get(name)
+	return err == nil && servesLoadBalancers(svc)
+}
+
+func (s *services) run(ctx context.Context) {
+	defer s.queue.ShutDown()
+	go func() {
+		<-ctx.Done()
+		s.queue.ShutDown()
+	}()
+	work(ctx, s.c, s.queue, "service", s.sync)
+}
+
+// sync makes one Service's load balancers match the Service and its EndpointSlices.
+func (s *services) sync(ctx context.Context, key string) error {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil // not a key we queued: nothing to retry
+	}
+	owner := northbound.OwnerRef{Kind: ovn.KindService, Name: key}
+	var want []northbound.LoadBalancerSpec
+	svc, err := s.services.Services(ns).Get(name)
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return fmt.Errorf("get service %s: %w", key, err)
+	default:
+		eps, err := s.slices.EndpointSlices(ns).List(labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: name}))
+		if err != nil {
+			return fmt.Errorf("list endpoint slices of %s: %w", key, err)
+		}
+		want = desiredLoadBalancers(svc, eps)
+	}
+	wrote, err := s.c.nb.SyncLoadBalancers(ctx, northbound.OwnedLoadBalancers{Owner: owner, Group: northbound.ClusterLoadBalancerGroup, Want: want})
+	if err != nil {
+		if errors.Is(err, ovn.ErrNotOwned) {
+			s.log.Error("service's load balancer name is held by a row edgeovn does not own", "service", key, "err", err)
+			return nil
+		}
+		return err
+	}
+	if since, ok := s.pending.done(key); ok && wrote {
+		s.log.Debug("service load balancers updated", "service", key, "load_balancers", len(want), "since_event", since)
+		if s.observe != nil {
+			s.observe(key, since)
+		}
+	}
+	return nil
+}
