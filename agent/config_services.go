@@ -3,13 +3,15 @@ package agent
 import (
 	"fmt"
 	"net/netip"
+
+	"github.com/edgeovn/edgeovn/agent/node"
 )
 
 // Values of Config.KubeProxy.
 const (
-	KubeProxyAuto    = "auto"
-	KubeProxyPresent = "present"
-	KubeProxyAbsent  = "absent"
+	KubeProxyAuto    = node.KubeProxyAuto
+	KubeProxyPresent = node.KubeProxyPresent
+	KubeProxyAbsent  = node.KubeProxyAbsent
 )
 
 // validateServices checks the Service options: ranges of one address each per family,

@@ -60,3 +60,25 @@ func TestValidateNamesEveryBadField(t *testing.T) {
 		}
 	}
 }
+
+func TestValidateServiceOptions(t *testing.T) {
+	for want, mut := range map[string]func(*Config){
+		`kube-proxy "maybe"`:    func(c *Config) { c.KubeProxy = "maybe" },
+		"overlaps cluster-cidr": func(c *Config) { c.ServiceCIDRs = []netip.Prefix{netip.MustParsePrefix("10.42.128.0/17")} },
+		"a second range":        func(c *Config) { c.ServiceCIDRs = append(c.ServiceCIDRs, netip.MustParsePrefix("10.44.0.0/16")) },
+		"none given while":      func(c *Config) { c.ServiceCIDRs = nil },
+	} {
+		c := DefaultConfig()
+		c.NodeName = "n1"
+		mut(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate = %v, want an error saying %q", err, want)
+		}
+	}
+	c := DefaultConfig()
+	c.NodeName = "n1"
+	c.ServiceCIDRs = append(c.ServiceCIDRs, netip.MustParsePrefix("fd00:43::/112"))
+	if err := c.Validate(); err != nil {
+		t.Errorf("dual-stack service CIDRs: %v", err)
+	}
+}

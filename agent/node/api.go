@@ -28,6 +28,7 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return watcher.Run(ctx) })
 	g.Go(func() error { return r.wireHost(ctx, kube) })
+	g.Go(func() error { return r.serveServices(ctx, kube) })
 	return g.Wait()
 }
 

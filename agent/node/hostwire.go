@@ -105,6 +105,21 @@ func (r *Role) hostSpec(node *corev1.Node) (hostnet.Spec, error) {
 		return hostnet.Spec{}, fmt.Errorf("node %s annotations: %s is empty", node.Name, annotation.PortNameKey)
 	}
 	return hostnet.Spec{Bridge: Bridge, Interface: HostInterface, IfaceID: port, MAC: n.MAC, Address: prefixes[0],
-		Gateway: n.Gateways[0], Routes: []netip.Prefix{r.req.ClusterCIDR}, MTU: r.req.MTU,
+		Gateway: n.Gateways[0], Routes: r.routes(), MTU: r.req.MTU,
 		Masquerade: []netip.Prefix{r.req.ClusterCIDR}}, nil
+}
+
+// routes are the networks reached through ovn0: the pods, and the Services' ClusterIPs
+// (IPv4: the host wiring is IPv4 only) when edgeovn serves Services.
+func (r *Role) routes() []netip.Prefix {
+	out := []netip.Prefix{r.req.ClusterCIDR}
+	if !r.req.Services {
+		return out
+	}
+	for _, p := range r.req.ServiceCIDRs {
+		if p.Addr().Is4() {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -26,13 +26,20 @@ const Bridge = "br-int"
 type Request struct {
 	// Kube returns the API client, waiting until it can be made (the kubeconfig may not exist
 	// yet at boot): the node role serves and reports ready without it.
-	Kube            func(context.Context) (kubernetes.Interface, error)
-	NodeName        string
-	OVSEndpoint     string
-	SBEndpoint      string
-	ClusterCIDR     netip.Prefix // routed to OVN through ovn0, masqueraded when leaving the host
-	EncapIP         netip.Addr   // invalid: detect
-	DatapathType    string       // empty: detect
+	Kube        func(context.Context) (kubernetes.Interface, error)
+	NodeName    string
+	OVSEndpoint string
+	SBEndpoint  string
+	ClusterCIDR netip.Prefix // routed to OVN through ovn0, masqueraded when leaving the host
+	// ServiceCIDRs are routed to OVN through ovn0 too: the load balancers on the join
+	// switch serve the host's own traffic to ClusterIPs.
+	ServiceCIDRs []netip.Prefix
+	// Services: edgeovn serves Services (off: nothing of it on this host). KubeProxy is
+	// "auto", "present" or "absent": who serves node ports on this host.
+	Services        bool
+	KubeProxy       string
+	EncapIP         netip.Addr // invalid: detect
+	DatapathType    string     // empty: detect
 	MTU             int
 	CNISocket       string
 	CNIConfDir      string

@@ -1,0 +1,53 @@
+package node
+
+import (
+	"net/netip"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/edgeovn/edgeovn/agent/node/hostnet"
+)
+
+func TestNodePorts(t *testing.T) {
+	svc := func(name string, typ corev1.ServiceType, etp corev1.ServiceExternalTrafficPolicy) *corev1.Service {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name},
+			Spec: corev1.ServiceSpec{Type: typ, ClusterIP: "10.43.0.7", ClusterIPs: []string{"10.43.0.7"}, ExternalTrafficPolicy: etp,
+				Ports: []corev1.ServicePort{{Name: "http", Port: 80, NodePort: 30080, Protocol: corev1.ProtocolTCP},
+					{Name: "dns", Port: 53, NodePort: 30053, Protocol: corev1.ProtocolUDP}}}}
+	}
+	here, there := "node1", "node2"
+	slice := &discoveryv1.EndpointSlice{AddressType: discoveryv1.AddressTypeIPv4,
+		Ports: []discoveryv1.EndpointPort{{Name: new("http"), Port: new(int32(8080))}},
+		Endpoints: []discoveryv1.Endpoint{
+			{Addresses: []string{"10.42.0.9"}, NodeName: &here},
+			{Addresses: []string{"10.42.0.8"}, NodeName: &there},
+			{Addresses: []string{"10.42.0.7"}, NodeName: &here, Conditions: discoveryv1.EndpointConditions{Ready: new(false)}},
+			{Addresses: []string{"10.42.0.5"}, NodeName: &here},
+		}}
+	slicesOf := func(*corev1.Service) []*discoveryv1.EndpointSlice { return []*discoveryv1.EndpointSlice{slice} }
+
+	got := nodePorts(here, []*corev1.Service{
+		svc("cluster", corev1.ServiceTypeNodePort, corev1.ServiceExternalTrafficPolicyCluster),
+		svc("plain", corev1.ServiceTypeClusterIP, ""),
+	}, slicesOf)
+	want := []hostnet.NodePort{
+		{Protocol: "tcp", Port: 30080, ClusterIP: netip.MustParseAddrPort("10.43.0.7:80")},
+		{Protocol: "udp", Port: 30053, ClusterIP: netip.MustParseAddrPort("10.43.0.7:53")},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Cluster policy: got %+v\nwant %+v", got, want)
+	}
+
+	got = nodePorts(here, []*corev1.Service{svc("local", corev1.ServiceTypeLoadBalancer, corev1.ServiceExternalTrafficPolicyLocal)}, slicesOf)
+	want = []hostnet.NodePort{
+		{Protocol: "tcp", Port: 30080, LocalOnly: true, Local: []netip.AddrPort{netip.MustParseAddrPort("10.42.0.5:8080"), netip.MustParseAddrPort("10.42.0.9:8080")}},
+		{Protocol: "udp", Port: 30053, LocalOnly: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Local policy: got %+v\nwant %+v", got, want)
+	}
+}
