@@ -1,0 +1,139 @@
+package e2e
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/edgeovn/edgeovn/e2e/podsim"
+)
+
+// TestServices: ClusterIP Services as OVN load balancers, with real traffic between pod
+// namespaces: both backends answer over TCP and UDP, a Service without endpoints rejects
+// at once and works again when they are back, ClientIP affinity keeps one backend, a pod
+// reaches itself through its Service (hairpin), the host reaches the ClusterIP through ovn0,
+// and a deleted Service leaves no load balancer behind.
+func TestServices(t *testing.T) {
+	env, ctx := startNode(t)
+	nodeJoin(ctx, t, env)
+	web1, web2, client := runPod(ctx, t, env, "web-1"), runPod(ctx, t, env, "web-2"), runPod(ctx, t, env, "client")
+	for _, sb := range []*podsim.Sandbox{web1, web2} {
+		serveIdent(t, sb.Netns, net.JoinHostPort(sb.IP().String(), "8080"), sb.Pod.Name)
+	}
+	svc := createService(ctx, t, env, "web", nil)
+	vip := svc.Spec.ClusterIP
+	publishEndpoints(ctx, t, env, "web", web1, web2)
+
+	seen := map[string]bool{}
+	eventually(ctx, t, "both backends answer on "+vip+":80", func() bool {
+		a, err := ask(ctx, client.Netns, "tcp", vip+":80", time.Second)
+		seen[a] = err == nil
+		return seen["web-1"] && seen["web-2"]
+	})
+	if a, err := ask(ctx, client.Netns, "udp", vip+":53", time.Second); err != nil || !strings.HasPrefix(a, "web-") {
+		t.Fatalf("udp %s:53: %q, %v", vip, a, err)
+	}
+
+	publishEndpoints(ctx, t, env, "web")
+	eventually(ctx, t, "a Service without endpoints rejects", func() bool {
+		_, err := ask(ctx, client.Netns, "tcp", vip+":80", time.Second)
+		return err == errRefused
+	})
+	publishEndpoints(ctx, t, env, "web", web2)
+	eventually(ctx, t, "endpoints back: web-2 answers", func() bool {
+		a, _ := ask(ctx, client.Netns, "tcp", vip+":80", time.Second)
+		return a == "web-2"
+	})
+
+	hairpin := createService(ctx, t, env, "self", nil)
+	publishEndpoints(ctx, t, env, "self", web1)
+	eventually(ctx, t, "web-1 reaches itself through its Service (hairpin)", func() bool {
+		a, _ := ask(ctx, web1.Netns, "tcp", hairpin.Spec.ClusterIP+":80", time.Second)
+		return a == "web-1"
+	})
+
+	sticky := createService(ctx, t, env, "sticky", func(s *corev1.Service) {
+		s.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+	})
+	publishEndpoints(ctx, t, env, "sticky", web1, web2)
+	var first string
+	eventually(ctx, t, "sticky Service answers", func() bool {
+		first, _ = ask(ctx, client.Netns, "tcp", sticky.Spec.ClusterIP+":80", time.Second)
+		return first != ""
+	})
+	for i := range 10 {
+		if a, err := ask(ctx, client.Netns, "tcp", sticky.Spec.ClusterIP+":80", time.Second); a != first {
+			t.Fatalf("ClientIP affinity: request %d answered by %q (%v), the first by %q", i, a, err, first)
+		}
+	}
+
+	eventually(ctx, t, "the host reaches "+vip+" through ovn0", func() bool {
+		a, _ := ask(ctx, env.rig.NetnsPath, "tcp", vip+":80", time.Second)
+		return a == "web-2"
+	})
+
+	if err := env.kubelet.Kube.CoreV1().Services("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(ctx, t, "the deleted Service's load balancers are gone", func() bool {
+		return !strings.Contains(env.nbctl(ctx, t, "--bare", "--columns=name", "list", "Load_Balancer"), "svc:default/web:")
+	})
+}
+
+// createService creates a ClusterIP Service in default selecting app=<name>, with ports
+// http 80 -> 8080 (TCP) and dns 53 -> 8080 (UDP).
+func createService(ctx context.Context, t *testing.T, env *env, name string, mut func(*corev1.Service)) *corev1.Service {
+	t.Helper()
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": name}, Ports: []corev1.ServicePort{
+			{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080), Protocol: corev1.ProtocolTCP},
+			{Name: "dns", Port: 53, TargetPort: intstr.FromInt32(8080), Protocol: corev1.ProtocolUDP}}}}
+	if mut != nil {
+		mut(svc)
+	}
+	out, err := env.kubelet.Kube.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create service %s: %v", name, err)
+	}
+	return out
+}
+
+// publishEndpoints writes the Service's EndpointSlice with the sandboxes as ready endpoints.
+func publishEndpoints(ctx context.Context, t *testing.T, env *env, svc string, sbs ...*podsim.Sandbox) {
+	t.Helper()
+	slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: svc + "-test",
+		Labels: map[string]string{discoveryv1.LabelServiceName: svc}}, AddressType: discoveryv1.AddressTypeIPv4,
+		Ports: []discoveryv1.EndpointPort{{Name: new("http"), Port: new(int32(8080)), Protocol: new(corev1.ProtocolTCP)},
+			{Name: new("dns"), Port: new(int32(8080)), Protocol: new(corev1.ProtocolUDP)}}}
+	for _, sb := range sbs {
+		slice.Endpoints = append(slice.Endpoints, discoveryv1.Endpoint{Addresses: []string{sb.IP().String()}, NodeName: new(node)})
+	}
+	api := env.kubelet.Kube.DiscoveryV1().EndpointSlices("default")
+	cur, err := api.Get(ctx, slice.Name, metav1.GetOptions{})
+	if err == nil {
+		cur.Endpoints = slice.Endpoints
+		_, err = api.Update(ctx, cur, metav1.UpdateOptions{})
+	} else {
+		_, err = api.Create(ctx, slice, metav1.CreateOptions{})
+	}
+	if err != nil {
+		t.Fatalf("publish endpoints of %s: %v", svc, err)
+	}
+}
+
+func (e *env) nbctl(ctx context.Context, t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := e.rig.Run(ctx, "ovn-nbctl", append([]string{"--db=" + e.rig.NBEndpoint}, args...)...)
+	if err != nil {
+		t.Fatalf("ovn-nbctl %s: %v", strings.Join(args, " "), err)
+	}
+	return string(out)
+}
+
