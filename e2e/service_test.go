@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -32,10 +33,10 @@ func TestServices(t *testing.T) {
 	publishEndpoints(ctx, t, env, "web", web1, web2)
 
 	seen := map[string]bool{}
-	eventually(ctx, t, "both backends answer on "+vip+":80", func() bool {
+	eventually(ctx, t, "both backends answer on "+vip+":80, seeing the client's own address", func() bool {
 		a, err := ask(ctx, client.Netns, "tcp", vip+":80", time.Second)
 		seen[a] = err == nil
-		return seen["web-1"] && seen["web-2"]
+		return seen["web-1 "+client.IP().String()] && seen["web-2 "+client.IP().String()]
 	})
 	if a, err := ask(ctx, client.Netns, "udp", vip+":53", time.Second); err != nil || !strings.HasPrefix(a, "web-") {
 		t.Fatalf("udp %s:53: %q, %v", vip, a, err)
@@ -49,14 +50,14 @@ func TestServices(t *testing.T) {
 	publishEndpoints(ctx, t, env, "web", web2)
 	eventually(ctx, t, "endpoints back: web-2 answers", func() bool {
 		a, _ := ask(ctx, client.Netns, "tcp", vip+":80", time.Second)
-		return a == "web-2"
+		return strings.HasPrefix(a, "web-2 ")
 	})
 
 	hairpin := createService(ctx, t, env, "self", nil)
 	publishEndpoints(ctx, t, env, "self", web1)
 	eventually(ctx, t, "web-1 reaches itself through its Service (hairpin)", func() bool {
 		a, _ := ask(ctx, web1.Netns, "tcp", hairpin.Spec.ClusterIP+":80", time.Second)
-		return a == "web-1"
+		return strings.HasPrefix(a, "web-1 ")
 	})
 
 	sticky := createService(ctx, t, env, "sticky", func(s *corev1.Service) {
@@ -76,8 +77,10 @@ func TestServices(t *testing.T) {
 
 	eventually(ctx, t, "the host reaches "+vip+" through ovn0", func() bool {
 		a, _ := ask(ctx, env.rig.NetnsPath, "tcp", vip+":80", time.Second)
-		return a == "web-2"
+		return strings.HasPrefix(a, "web-2 ")
 	})
+
+	checkNodePorts(ctx, t, env, web1, web2)
 
 	if err := env.kubelet.Kube.CoreV1().Services("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -85,6 +88,40 @@ func TestServices(t *testing.T) {
 	eventually(ctx, t, "the deleted Service's load balancers are gone", func() bool {
 		return !strings.Contains(env.nbctl(ctx, t, "--bare", "--columns=name", "list", "Load_Balancer"), "svc:default/web:")
 	})
+}
+
+// checkNodePorts: NodePort Services answer on the node's address from an outside network,
+// through every backend (externalTrafficPolicy Cluster, the client masqueraded) or through
+// this node's endpoints with the client's own address kept (Local).
+func checkNodePorts(ctx context.Context, t *testing.T, env *env, backends ...*podsim.Sandbox) {
+	t.Helper()
+	outside, outsideNetns := addOutside(ctx, t, env)
+	cluster := createService(ctx, t, env, "np-cluster", func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeNodePort })
+	publishEndpoints(ctx, t, env, "np-cluster", backends...)
+	local := createService(ctx, t, env, "np-local", func(s *corev1.Service) {
+		s.Spec.Type = corev1.ServiceTypeNodePort
+		s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+	})
+	publishEndpoints(ctx, t, env, "np-local", backends[0])
+	join := nodeJoin(ctx, t, env).IPs[0].String()
+	for _, c := range []struct {
+		svc    *corev1.Service
+		source string // what the backend sees
+	}{{cluster, join}, {local, outside.String()}} {
+		addr := fmt.Sprintf("198.51.100.1:%d", c.svc.Spec.Ports[0].NodePort)
+		var a string
+		eventually(ctx, t, "node port "+addr+" of "+c.svc.Name+" answers from outside", func() bool {
+			a, _ = ask(ctx, outsideNetns, "tcp", addr, time.Second)
+			return strings.HasPrefix(a, "web-")
+		})
+		if !strings.HasSuffix(a, " "+c.source) {
+			t.Errorf("node port %s of %s: backend answered %q, want it to have seen %s", addr, c.svc.Name, a, c.source)
+		}
+		udp := fmt.Sprintf("198.51.100.1:%d", c.svc.Spec.Ports[1].NodePort)
+		if a, err := ask(ctx, outsideNetns, "udp", udp, 2*time.Second); !strings.HasPrefix(a, "web-") {
+			t.Errorf("udp node port %s of %s: %q, %v", udp, c.svc.Name, a, err)
+		}
+	}
 }
 
 // createService creates a ClusterIP Service in default selecting app=<name>, with ports

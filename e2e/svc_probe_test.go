@@ -12,8 +12,8 @@ import (
 )
 
 // serveIdent answers every TCP connection and UDP datagram on addr (inside the namespace at
-// netnsPath) with ident, until the test ends: which backend answered is what Service tests
-// look at.
+// netnsPath) with "<ident> <client address>", until the test ends: which backend answered,
+// and whom it saw, is what Service tests look at.
 func serveIdent(t *testing.T, netnsPath, addr, ident string) {
 	t.Helper()
 	var ln net.Listener
@@ -35,7 +35,8 @@ func serveIdent(t *testing.T, netnsPath, addr, ident string) {
 			if err != nil {
 				return
 			}
-			_, _ = c.Write([]byte(ident))
+			host, _, _ := net.SplitHostPort(c.RemoteAddr().String())
+			_, _ = c.Write([]byte(ident + " " + host))
 			c.Close()
 		}
 	}()
@@ -46,7 +47,8 @@ func serveIdent(t *testing.T, netnsPath, addr, ident string) {
 			if err != nil {
 				return
 			}
-			_, _ = pc.WriteTo([]byte(ident), from)
+			host, _, _ := net.SplitHostPort(from.String())
+			_, _ = pc.WriteTo([]byte(ident+" "+host), from)
 		}
 	}()
 }
