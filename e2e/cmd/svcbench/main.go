@@ -1,0 +1,82 @@
+// Command svcbench measures edgeovn's Services on the real rig (OVN, OVS userspace datapath,
+// kube-apiserver) and prints the README's table: a Service's endpoint change to its load
+// balancer updated in OVN northbound (p50/p95), N Services with 3 endpoints each programmed
+// from a cold start (seconds, load balancer rows), and CNI ADD p50 with them present.
+//
+//	go run ./e2e/cmd/svcbench -bin bin -services 1000      (as root; make deps build first)
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/edgeovn/edgeovn/e2e/daemon"
+	"github.com/edgeovn/edgeovn/e2e/harness"
+)
+
+func main() {
+	bin := flag.String("bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	services := flag.Int("services", 1000, "Services (3 endpoints each) programmed from a cold start")
+	changes := flag.Int("changes", 50, "endpoint changes timed one after the other")
+	pods := flag.Int("pods", 20, "pods whose CNI ADD is timed with the Services present")
+	flag.Parse()
+	if err := run(*bin, *services, *changes, *pods); err != nil {
+		fmt.Fprintln(os.Stderr, "svcbench:", err)
+		os.Exit(1)
+	}
+}
+
+const node = "bench-1"
+
+func run(bin string, services, changes, pods int) error {
+	if err := harness.Preflight(); err != nil {
+		return err
+	}
+	bin, _ = filepath.Abs(bin)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	rig, err := harness.Start(ctx, harness.Options{})
+	if err != nil {
+		return err
+	}
+	defer rig.Stop()
+	b, err := newBench(ctx, rig)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	if err := b.createServices(ctx, services); err != nil {
+		return err
+	}
+	start := time.Now()
+	if _, err := daemon.Start(ctx, rig, daemon.Spec{Node: node, BinDir: bin, Extra: []string{"--log-level=warn"}}); err != nil {
+		return err
+	}
+	cold, rows, err := b.waitProgrammed(ctx, services, start)
+	if err != nil {
+		return err
+	}
+	k := daemon.Kubelet(rig, node)
+	if err := k.EnsureNode(ctx); err != nil {
+		return err
+	}
+	lat, err := b.endpointChanges(ctx, changes)
+	if err != nil {
+		return err
+	}
+	add, err := b.cniAdds(ctx, k, pods)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\nServices on one host (userspace datapath); edgeovn started with the Services already in the API\n\n")
+	fmt.Println("| measure | result | goal |")
+	fmt.Println("|---|---:|---|")
+	fmt.Printf("| endpoint change to load balancer updated in NB, p50 / p95 (%d changes) | %s / %s | <= 100 ms |\n", changes, ms(pct(lat, 50)), ms(pct(lat, 95)))
+	fmt.Printf("| %d Services x 3 endpoints programmed, edgeovn start to the last load balancer | %.2f s (%d load balancer rows) | <= 5 s |\n", services, cold.Seconds(), rows)
+	fmt.Printf("| CNI ADD p50 / p95 with those Services present (%d pods) | %s / %s | <= 40 ms |\n", pods, ms(pct(add, 50)), ms(pct(add, 95)))
+	return nil
+}
