@@ -81,6 +81,7 @@ func TestServices(t *testing.T) {
 	})
 
 	checkNodePorts(ctx, t, env, web1, web2)
+	checkInternalLocal(ctx, t, env, client, web1, web2)
 
 	if err := env.kubelet.Kube.CoreV1().Services("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -124,6 +125,31 @@ func checkNodePorts(ctx context.Context, t *testing.T, env *env, backends ...*po
 	}
 }
 
+// checkInternalLocal: with internalTrafficPolicy Local a client reaches only its own
+// node's endpoints (web-2 is published on another node), and none when its node has none.
+func checkInternalLocal(ctx context.Context, t *testing.T, env *env, client, here, elsewhere *podsim.Sandbox) {
+	t.Helper()
+	svc := createService(ctx, t, env, "itp-local", func(s *corev1.Service) {
+		s.Spec.InternalTrafficPolicy = new(corev1.ServiceInternalTrafficPolicyLocal)
+	})
+	vip := svc.Spec.ClusterIP + ":80"
+	publishEndpointsOn(ctx, t, env, "itp-local", map[*podsim.Sandbox]string{here: node, elsewhere: "edge-2"})
+	eventually(ctx, t, "internalTrafficPolicy Local answers from this node's endpoint", func() bool {
+		a, _ := ask(ctx, client.Netns, "tcp", vip, time.Second)
+		return strings.HasPrefix(a, here.Pod.Name+" ")
+	})
+	for i := range 10 {
+		if a, err := ask(ctx, client.Netns, "tcp", vip, time.Second); !strings.HasPrefix(a, here.Pod.Name+" ") {
+			t.Fatalf("internalTrafficPolicy Local: request %d answered %q (%v), want only %s", i, a, err, here.Pod.Name)
+		}
+	}
+	publishEndpointsOn(ctx, t, env, "itp-local", map[*podsim.Sandbox]string{elsewhere: "edge-2"})
+	eventually(ctx, t, "internalTrafficPolicy Local without a local endpoint answers nothing", func() bool {
+		a, err := ask(ctx, client.Netns, "tcp", vip, 500*time.Millisecond)
+		return a == "" && err != nil
+	})
+}
+
 // createService creates a ClusterIP Service in default selecting app=<name>, with ports
 // http 80 -> 8080 (TCP) and dns 53 -> 8080 (UDP).
 func createService(ctx context.Context, t *testing.T, env *env, name string, mut func(*corev1.Service)) *corev1.Service {
@@ -142,15 +168,27 @@ func createService(ctx context.Context, t *testing.T, env *env, name string, mut
 	return out
 }
 
-// publishEndpoints writes the Service's EndpointSlice with the sandboxes as ready endpoints.
+// publishEndpoints writes the Service's EndpointSlice with the sandboxes as ready endpoints
+// on this node.
 func publishEndpoints(ctx context.Context, t *testing.T, env *env, svc string, sbs ...*podsim.Sandbox) {
+	t.Helper()
+	on := map[*podsim.Sandbox]string{}
+	for _, sb := range sbs {
+		on[sb] = node
+	}
+	publishEndpointsOn(ctx, t, env, svc, on)
+}
+
+// publishEndpointsOn writes the Service's EndpointSlice with each sandbox as a ready
+// endpoint on the node it names.
+func publishEndpointsOn(ctx context.Context, t *testing.T, env *env, svc string, on map[*podsim.Sandbox]string) {
 	t.Helper()
 	slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: svc + "-test",
 		Labels: map[string]string{discoveryv1.LabelServiceName: svc}}, AddressType: discoveryv1.AddressTypeIPv4,
 		Ports: []discoveryv1.EndpointPort{{Name: new("http"), Port: new(int32(8080)), Protocol: new(corev1.ProtocolTCP)},
 			{Name: new("dns"), Port: new(int32(8080)), Protocol: new(corev1.ProtocolUDP)}}}
-	for _, sb := range sbs {
-		slice.Endpoints = append(slice.Endpoints, discoveryv1.Endpoint{Addresses: []string{sb.IP().String()}, NodeName: new(node)})
+	for sb, n := range on {
+		slice.Endpoints = append(slice.Endpoints, discoveryv1.Endpoint{Addresses: []string{sb.IP().String()}, NodeName: new(n)})
 	}
 	api := env.kubelet.Kube.DiscoveryV1().EndpointSlices("default")
 	cur, err := api.Get(ctx, slice.Name, metav1.GetOptions{})

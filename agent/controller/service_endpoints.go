@@ -13,6 +13,7 @@ type backendQuery struct {
 	family4  bool
 	portName string
 	proto    corev1.Protocol
+	node     string // set: only endpoints on this node (internalTrafficPolicy Local)
 }
 
 // backends are the endpoints kube-proxy would send the port's traffic to: the ready ones
@@ -30,7 +31,7 @@ func backends(eps []*discoveryv1.EndpointSlice, q backendQuery) []netip.AddrPort
 			continue
 		}
 		for _, ep := range slice.Endpoints {
-			if len(ep.Addresses) == 0 {
+			if len(ep.Addresses) == 0 || q.node != "" && (ep.NodeName == nil || *ep.NodeName != q.node) {
 				continue
 			}
 			a, err := netip.ParseAddr(ep.Addresses[0])

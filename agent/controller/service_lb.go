@@ -35,8 +35,9 @@ func servesLoadBalancers(svc *corev1.Service) bool {
 // ClusterIP and port a VIP whose backends are the endpoints kube-proxy would use. A VIP
 // without endpoints stays, with no backends, and rejects (options:reject), so a client is
 // told at once instead of waiting for a black hole. An unserved Service wants nothing.
+// internalTrafficPolicy Local is desiredLocal's.
 func desiredLoadBalancers(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) []northbound.LoadBalancerSpec {
-	if !servesLoadBalancers(svc) {
+	if !servesLoadBalancers(svc) || localOnly(svc) {
 		return nil
 	}
 	owner := serviceOwner(svc)

@@ -3,6 +3,7 @@ package controller
 import (
 	"net/netip"
 	"reflect"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -119,5 +120,31 @@ func TestDesiredLoadBalancers(t *testing.T) {
 				t.Errorf("load balancers\n got %v\nwant %v", have, tt.want)
 			}
 		})
+	}
+}
+
+func TestDesiredLocal(t *testing.T) {
+	svc := svcFixture(func(s *corev1.Service) {
+		s.Spec.Ports = s.Spec.Ports[:1]
+		s.Spec.InternalTrafficPolicy = new(corev1.ServiceInternalTrafficPolicyLocal)
+	})
+	here, there := "node1", "node2"
+	slice := sliceFixture(discoveryv1.AddressTypeIPv4, map[string]int32{"http": 8080}, epFixture{addr: "10.42.0.5"}, epFixture{addr: "10.42.0.6"})
+	slice.Endpoints[0].NodeName, slice.Endpoints[1].NodeName = &here, &there
+	if lbs := desiredLoadBalancers(svc, []*discoveryv1.EndpointSlice{slice}); len(lbs) != 0 {
+		t.Fatalf("internalTrafficPolicy Local also got plain load balancers: %v", lbs)
+	}
+	lbs, vars := desiredLocal(svc, []*discoveryv1.EndpointSlice{slice}, []string{here, there, "node3"})
+	if len(lbs) != 1 || lbs[0].Options["template"] != "true" || lbs[0].Options["address-family"] != "ipv4" || lbs[0].Validate() != nil {
+		t.Fatalf("template load balancers = %+v", lbs)
+	}
+	v := lbs[0].Templates[ap("10.43.0.10:80")]
+	want := map[string]map[string]string{here: {v: "10.42.0.5:8080"}, there: {v: "10.42.0.6:8080"}, "node3": {v: ""}}
+	if v == "" || !reflect.DeepEqual(vars.Values, want) || !strings.HasPrefix(v, vars.Prefix) {
+		t.Fatalf("variables = %v (prefix %s), want %v", vars.Values, vars.Prefix, want)
+	}
+	plain, none := desiredLocal(svcFixture(), nil, []string{here})
+	if len(plain) != 0 || len(none.Values) != 0 || none.Prefix != vars.Prefix {
+		t.Fatalf("a Cluster-policy Service wants no variables (but the same prefix, to remove them): %v %+v", plain, none)
 	}
 }

@@ -67,6 +67,10 @@ func (s *services) register(f informers.SharedInformerFactory) ([]cache.Informer
 	}); err != nil {
 		return nil, fmt.Errorf("watch endpoint slices: %w", err)
 	}
+	nodes := f.Core().V1().Nodes().Informer()
+	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: s.onNodes, DeleteFunc: s.onNodes}); err != nil {
+		return nil, fmt.Errorf("watch nodes: %w", err)
+	}
 	return []cache.InformerSynced{svcs.Informer().HasSynced, slices.Informer().HasSynced}, nil
 }
 
@@ -109,11 +113,21 @@ func (s *services) reconcile(ctx context.Context) error {
 		if s.served(owner) {
 			continue
 		}
-		if _, err := nb.SyncLoadBalancers(ctx, northbound.OwnedLoadBalancers{Owner: northbound.OwnerRef{Kind: ovn.KindService, Name: owner},
-			Group: northbound.ClusterLoadBalancerGroup}); err != nil {
+		if err := s.sync(ctx, owner); err != nil {
 			return err
 		}
 		removed++
+	}
+	nodes, err := s.nodeNames()
+	if err != nil {
+		return err
+	}
+	keep := map[string]bool{}
+	for _, n := range nodes {
+		keep[n] = true
+	}
+	if _, err := nb.DeleteTemplateVarRows(ctx, keep); err != nil {
+		return err
 	}
 	if removed > 0 {
 		s.log.Info("removed load balancers of services gone while no controller ran", "services", removed)
@@ -140,7 +154,8 @@ func (s *services) run(ctx context.Context) {
 	work(ctx, s.c, s.queue, "service", s.sync)
 }
 
-// sync makes one Service's load balancers match the Service and its EndpointSlices.
+// sync makes one Service's load balancers (and, for internalTrafficPolicy Local, its
+// template variables) match the Service and its EndpointSlices.
 func (s *services) sync(ctx context.Context, key string) error {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
@@ -148,6 +163,7 @@ func (s *services) sync(ctx context.Context, key string) error {
 	}
 	owner := northbound.OwnerRef{Kind: ovn.KindService, Name: key}
 	var want []northbound.LoadBalancerSpec
+	vars := northbound.TemplateVars{Prefix: templatePrefix(key)}
 	svc, err := s.services.Services(ns).Get(name)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -158,9 +174,15 @@ func (s *services) sync(ctx context.Context, key string) error {
 		if err != nil {
 			return fmt.Errorf("list endpoint slices of %s: %w", key, err)
 		}
-		want = desiredLoadBalancers(svc, eps)
+		nodes, err := s.nodeNames()
+		if err != nil {
+			return err
+		}
+		var local []northbound.LoadBalancerSpec
+		local, vars = desiredLocal(svc, eps, nodes)
+		want = append(desiredLoadBalancers(svc, eps), local...)
 	}
-	wrote, err := s.c.nb.SyncLoadBalancers(ctx, northbound.OwnedLoadBalancers{Owner: owner, Group: northbound.ClusterLoadBalancerGroup, Want: want})
+	wrote, err := s.apply(ctx, northbound.OwnedLoadBalancers{Owner: owner, Group: northbound.ClusterLoadBalancerGroup, Want: want}, vars)
 	if err != nil {
 		if errors.Is(err, ovn.ErrNotOwned) {
 			s.log.Error("service's load balancer name is held by a row edgeovn does not own", "service", key, "err", err)
@@ -175,4 +197,49 @@ func (s *services) sync(ctx context.Context, key string) error {
 		}
 	}
 	return nil
+}
+
+// apply writes variables before the load balancers that use them, and removes them after.
+func (s *services) apply(ctx context.Context, lbs northbound.OwnedLoadBalancers, vars northbound.TemplateVars) (bool, error) {
+	nb := s.c.nb
+	if len(vars.Values) > 0 {
+		wv, err := nb.SyncTemplateVars(ctx, vars)
+		if err != nil {
+			return false, err
+		}
+		wl, err := nb.SyncLoadBalancers(ctx, lbs)
+		return wv || wl, err
+	}
+	wl, err := nb.SyncLoadBalancers(ctx, lbs)
+	if err != nil {
+		return wl, err
+	}
+	wv, err := nb.SyncTemplateVars(ctx, vars)
+	return wv || wl, err
+}
+
+func (s *services) nodeNames() ([]string, error) {
+	nodes, err := s.c.nodes.List(labels.Everything())
+	if err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		out[i] = n.Name
+	}
+	return out, nil
+}
+
+// onNodes re-syncs the internalTrafficPolicy Local Services when a node comes or goes: each
+// node's chassis needs its own value of their variables.
+func (s *services) onNodes(any) {
+	svcs, err := s.services.List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, svc := range svcs {
+		if localOnly(svc) {
+			s.enqueue(svc.Namespace + "/" + svc.Name)
+		}
+	}
 }

@@ -21,6 +21,9 @@ type LoadBalancerSpec struct {
 	Protocol nbdb.LoadBalancerProtocol // tcp, udp or sctp
 	// VIPs maps "ip:port" to its backends ("ip:port,ip:port").
 	VIPs map[netip.AddrPort][]netip.AddrPort
+	// Templates maps a VIP to the template variable its backends are on each chassis
+	// ("^name"); such a load balancer needs options template=true and address-family.
+	Templates map[netip.AddrPort]string
 	// Options are the row's options (reject, affinity_timeout, ...).
 	Options  map[string]string
 	Switches []string // edgeovn switches to attach it to
@@ -37,6 +40,11 @@ func (s LoadBalancerSpec) Validate() error {
 	case nbdb.LoadBalancerProtocolTCP, nbdb.LoadBalancerProtocolUDP, nbdb.LoadBalancerProtocolSCTP:
 	default:
 		return fmt.Errorf("%w: load balancer %s: protocol %q, want tcp, udp or sctp", ovn.ErrInvalid, s.Name, s.Protocol)
+	}
+	for vip, name := range s.Templates {
+		if !vip.IsValid() || !matchName.MatchString(name) || s.Options["template"] != "true" {
+			return fmt.Errorf("%w: load balancer %s: template VIP %s -> %q needs a valid VIP and name and options:template=true", ovn.ErrInvalid, s.Name, vip, name)
+		}
 	}
 	for vip, backends := range s.VIPs {
 		if !vip.IsValid() {
@@ -60,6 +68,9 @@ func (s LoadBalancerSpec) vips() map[string]string {
 		}
 		slices.Sort(bs)
 		out[vip.String()] = strings.Join(bs, ",")
+	}
+	for vip, name := range s.Templates {
+		out[vip.String()] = "^" + name
 	}
 	return out
 }

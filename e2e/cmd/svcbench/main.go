@@ -23,6 +23,7 @@ func main() {
 	services := flag.Int("services", 1000, "Services (3 endpoints each) programmed from a cold start")
 	changes := flag.Int("changes", 50, "endpoint changes timed one after the other")
 	pods := flag.Int("pods", 20, "pods whose CNI ADD is timed with the Services present")
+	flag.BoolVar(&keep, "keep", false, "keep the rig's directory (logs, databases) and pause before tearing down")
 	flag.Parse()
 	if err := run(*bin, *services, *changes, *pods); err != nil {
 		fmt.Fprintln(os.Stderr, "svcbench:", err)
@@ -32,6 +33,8 @@ func main() {
 
 const node = "bench-1"
 
+var keep bool
+
 func run(bin string, services, changes, pods int) error {
 	if err := harness.Preflight(); err != nil {
 		return err
@@ -39,7 +42,7 @@ func run(bin string, services, changes, pods int) error {
 	bin, _ = filepath.Abs(bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	rig, err := harness.Start(ctx, harness.Options{})
+	rig, err := harness.Start(ctx, harness.Options{Keep: keep})
 	if err != nil {
 		return err
 	}
@@ -53,7 +56,7 @@ func run(bin string, services, changes, pods int) error {
 		return err
 	}
 	start := time.Now()
-	if _, err := daemon.Start(ctx, rig, daemon.Spec{Node: node, BinDir: bin, Extra: []string{"--log-level=warn"}}); err != nil {
+	if _, err := daemon.Start(ctx, rig, daemon.Spec{Node: node, BinDir: bin, Extra: []string{"--log-level=" + map[bool]string{true: "debug", false: "warn"}[keep]}}); err != nil {
 		return err
 	}
 	cold, rows, err := b.waitProgrammed(ctx, services, start)
@@ -78,5 +81,9 @@ func run(bin string, services, changes, pods int) error {
 	fmt.Printf("| endpoint change to load balancer updated in NB, p50 / p95 (%d changes) | %s / %s | <= 100 ms |\n", changes, ms(pct(lat, 50)), ms(pct(lat, 95)))
 	fmt.Printf("| %d Services x 3 endpoints programmed, edgeovn start to the last load balancer | %.2f s (%d load balancer rows) | <= 5 s |\n", services, cold.Seconds(), rows)
 	fmt.Printf("| CNI ADD p50 / p95 with those Services present (%d pods) | %s / %s | <= 40 ms |\n", pods, ms(pct(add, 50)), ms(pct(add, 95)))
+	if keep {
+		fmt.Printf("rig kept in %s (netns %s); press enter to tear down\n", rig.Dir, rig.Netns)
+		_, _ = fmt.Scanln()
+	}
 	return nil
 }
