@@ -211,4 +211,3 @@ func (e *env) nbctl(ctx context.Context, t *testing.T, args ...string) string {
 	}
 	return string(out)
 }
-
