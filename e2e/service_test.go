@@ -3,6 +3,9 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
 	"net"
 	"strings"
 	"testing"
@@ -82,6 +85,7 @@ func TestServices(t *testing.T) {
 
 	checkNodePorts(ctx, t, env, web1, web2)
 	checkInternalLocal(ctx, t, env, client, web1, web2)
+	checkRestartWritesOnlyChanges(ctx, t, env)
 
 	if err := env.kubelet.Kube.CoreV1().Services("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -148,6 +152,55 @@ func checkInternalLocal(ctx context.Context, t *testing.T, env *env, client, her
 		a, err := ask(ctx, client.Netns, "tcp", vip, 500*time.Millisecond)
 		return a == "" && err != nil
 	})
+}
+
+// checkRestartWritesOnlyChanges: edgeovn stopped, one Service deleted meanwhile; the
+// restarted controller removes that Service's load balancers and writes nothing else of the
+// Services (counted from the northbound database's own transaction log).
+func checkRestartWritesOnlyChanges(ctx context.Context, t *testing.T, env *env) {
+	t.Helper()
+	if err := syscall.Kill(env.daemon.PID, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = env.daemon.Wait()
+	before := nbTransactions(t, env, `"Load_Balancer"`, `"Load_Balancer_Group"`, `"Chassis_Template_Var"`)
+	if err := env.kubelet.Kube.CoreV1().Services("default").Delete(ctx, "sticky", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.startDaemon(ctx, t, "edgeovn-restarted")
+	eventually(ctx, t, "the Service deleted while edgeovn was down loses its load balancers", func() bool {
+		return !strings.Contains(env.nbctl(ctx, t, "--bare", "--columns=name", "list", "Load_Balancer"), "svc:default/sticky:")
+	})
+	eventually(ctx, t, "the restarted controller running", func() bool {
+		return strings.Contains(env.daemonLog(), "controller role running")
+	})
+	time.Sleep(time.Second) // a write that should not happen would come now
+	if n := nbTransactions(t, env, `"Load_Balancer"`, `"Load_Balancer_Group"`, `"Chassis_Template_Var"`) - before; n != 1 {
+		t.Fatalf("the restart wrote %d transactions on load balancers, want 1 (the deleted Service's)", n)
+	}
+}
+
+// nbTransactions counts the transactions in the northbound database file that touch any of
+// the tables (the file is the server's append-only transaction log).
+func nbTransactions(t *testing.T, env *env, tables ...string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(env.rig.Dir, "ovnnb_db.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "OVSDB JSON") {
+			continue
+		}
+		for _, tb := range tables {
+			if strings.Contains(line, tb+":") {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // createService creates a ClusterIP Service in default selecting app=<name>, with ports
