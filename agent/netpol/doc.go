@@ -13,8 +13,10 @@
 //     with apply-after-lb, so they see a Service's backend after the switch's load balancer.
 //   - Each namespace with policies owns two default-deny port groups "nsdeny.<hash>.in" and
 //     ".eg" (the pods any policy of the namespace selects for that direction) with a drop
-//     ACL, an allow for IPv6 neighbour discovery, and, for ingress, an allow from the nodes'
-//     join addresses (the host's kubelet probes its pods through ovn0).
+//     ACL; for ingress an allow from the nodes' join addresses (the host's kubelet probes
+//     its pods through ovn0); for egress an allow of replies (ct.est && ct.rpl), because OVN
+//     23.03 passes replies by itself in the to-lport and before-lb stages but not after the
+//     load balancer; and with IPv6 an allow for neighbour discovery.
 //
 // Priorities: DenyPriority (1000) drops, AllowPriority (1001) allows. Every allow beats every
 // drop, so what a pod may receive (or send) is the union of the rules of all policies that

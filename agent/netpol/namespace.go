@@ -46,6 +46,14 @@ func denyACLs(d direction, pg, namespace string, c Cluster) []northbound.ACLRule
 	base := fmt.Sprintf("%s == @%s", d.port, pg)
 	acls := []northbound.ACLRule{{Direction: d.acl, Priority: DenyPriority, Match: base + " && ip",
 		Action: nbdb.ACLActionDrop, Name: aclName("%s:default-deny-%s", namespace, d.short), AfterLB: d.afterLB}}
+	if d == egress {
+		// OVN 23.03 lets replies through its to-lport and before-lb ACL stages by itself, but
+		// not through the after-lb stage: a reply a fenced pod sends to a connection it
+		// accepted is let out here (and makes the switch stateful, so it has a ct state).
+		acls = append(acls, northbound.ACLRule{Direction: d.acl, Priority: AllowPriority,
+			Match: base + " && ct.est && ct.rpl", Action: nbdb.ACLActionAllowRelated,
+			Name: aclName("%s:replies-%s", namespace, d.short), AfterLB: true})
+	}
 	if d == ingress {
 		acls = append(acls, northbound.ACLRule{Direction: d.acl, Priority: AllowPriority,
 			Match:  fmt.Sprintf("%s && ip4.src == $%s", base, HostsAddressSet),

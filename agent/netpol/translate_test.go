@@ -180,7 +180,8 @@ func TestNamespace(t *testing.T) {
 			{Direction: "to-lport", Priority: DenyPriority, Match: "outport == @" + inPG + " && ip", Action: "drop", Name: "x:default-deny-in"},
 			{Direction: "to-lport", Priority: AllowPriority, Match: "outport == @" + inPG + " && ip4.src == $" + HostsAddressSet, Action: "allow-related", Name: "x:from-hosts"}}},
 		{Name: egPG, Ports: []string{"b.x"}, ACLs: []northbound.ACLRule{
-			{Direction: "from-lport", Priority: DenyPriority, Match: "inport == @" + egPG + " && ip", Action: "drop", Name: "x:default-deny-eg", AfterLB: true}}},
+			{Direction: "from-lport", Priority: DenyPriority, Match: "inport == @" + egPG + " && ip", Action: "drop", Name: "x:default-deny-eg", AfterLB: true},
+			{Direction: "from-lport", Priority: AllowPriority, Match: "inport == @" + egPG + " && ct.est && ct.rpl", Action: "allow-related", Name: "x:replies-eg", AfterLB: true}}},
 	}
 	for i := range want {
 		g := rows.PortGroups[i]
