@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -71,19 +73,31 @@ func (e *env) stopDaemon(t *testing.T) {
 }
 
 // policyRowVersions maps every policy port group, ACL and address set in NB to its _version,
-// which the server changes on every write of the row.
+// which the server changes on every write of the row (ovn-nbctl does not show it; a raw
+// select does).
 func (e *env) policyRowVersions(ctx context.Context, t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, table := range []string{"Port_Group", "ACL", "Address_Set"} {
-		for _, cond := range []string{"external_ids:owner-kind=NetworkPolicy", "external_ids:owner-kind=Namespace", "external_ids:owner=network-policy"} {
-			b, err := e.rig.Run(ctx, "ovn-nbctl", "--db="+e.rig.NBEndpoint, "--bare", "--columns=_uuid,_version", "find", table, cond)
-			if err != nil {
-				t.Fatalf("find %s %s: %v\n%s", table, cond, err, b)
-			}
-			f := strings.Fields(string(b))
-			for i := 0; i+1 < len(f); i += 2 {
-				out[f[i]] = f[i+1]
+		q := fmt.Sprintf(`["OVN_Northbound",{"op":"select","table":%q,"where":[],"columns":["_uuid","_version","external_ids"]}]`, table)
+		b, err := e.rig.Run(ctx, "ovsdb-client", "transact", e.rig.NBEndpoint, q)
+		if err != nil {
+			t.Fatalf("select %s: %v\n%s", table, err, b)
+		}
+		var res []struct {
+			Rows []struct {
+				UUID        []string `json:"_uuid"`
+				Version     []string `json:"_version"`
+				ExternalIDs []any    `json:"external_ids"`
+			} `json:"rows"`
+		}
+		if err := json.Unmarshal(b, &res); err != nil || len(res) != 1 {
+			t.Fatalf("select %s: %v\n%s", table, err, b)
+		}
+		for _, r := range res[0].Rows {
+			ids, _ := json.Marshal(r.ExternalIDs)
+			if strings.Contains(string(ids), `"NetworkPolicy"`) || strings.Contains(string(ids), `"Namespace"`) || strings.Contains(string(ids), `"network-policy"`) {
+				out[r.UUID[1]] = r.Version[1]
 			}
 		}
 	}
