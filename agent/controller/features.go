@@ -6,5 +6,10 @@ func (c *Controller) enabledFeatures() []feature {
 	if c.req.Services {
 		fs = append(fs, newServices(c))
 	}
+	if c.req.NetworkPolicy {
+		fs = append(fs, newPolicies(c))
+	} else {
+		fs = append(fs, policyRowsOff{c: c})
+	}
 	return fs
 }

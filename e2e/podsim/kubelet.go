@@ -74,8 +74,18 @@ func (k *Kubelet) EnsureNode(ctx context.Context) error {
 	if !k.NodeIP.IsValid() {
 		return nil
 	}
-	created.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: k.NodeIP.String()}}
-	if _, err := k.Kube.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+	for {
+		created.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: k.NodeIP.String()}}
+		_, err = k.Kube.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})
+		if !apierrors.IsConflict(err) {
+			break
+		}
+		// The controller annotated the node meanwhile: report on the latest version.
+		if created, err = k.Kube.CoreV1().Nodes().Get(ctx, k.Node, metav1.GetOptions{}); err != nil {
+			break
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("report address of node %s: %w", k.Node, err)
 	}
 	return nil
