@@ -3,11 +3,13 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"syscall"
 	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -83,8 +85,10 @@ func TestServices(t *testing.T) {
 		return strings.HasPrefix(a, "web-2 ")
 	})
 
-	checkNodePorts(ctx, t, env, web1, web2)
+	outside, outsideNetns := addOutside(ctx, t, env)
+	checkNodePorts(ctx, t, env, outsideAt{outside, outsideNetns}, web1, web2)
 	checkInternalLocal(ctx, t, env, client, web1, web2)
+	checkServiceLB(ctx, t, env, outsideNetns)
 	checkRestartWritesOnlyChanges(ctx, t, env)
 
 	if err := env.kubelet.Kube.CoreV1().Services("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
@@ -95,12 +99,18 @@ func TestServices(t *testing.T) {
 	})
 }
 
+// outsideAt is a network outside the host (addOutside): its address and namespace.
+type outsideAt struct {
+	addr  netip.Addr
+	netns string
+}
+
 // checkNodePorts: NodePort Services answer on the node's address from an outside network,
 // through every backend (externalTrafficPolicy Cluster, the client masqueraded) or through
 // this node's endpoints with the client's own address kept (Local).
-func checkNodePorts(ctx context.Context, t *testing.T, env *env, backends ...*podsim.Sandbox) {
+func checkNodePorts(ctx context.Context, t *testing.T, env *env, out outsideAt, backends ...*podsim.Sandbox) {
 	t.Helper()
-	outside, outsideNetns := addOutside(ctx, t, env)
+	outside, outsideNetns := out.addr, out.netns
 	cluster := createService(ctx, t, env, "np-cluster", func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeNodePort })
 	publishEndpoints(ctx, t, env, "np-cluster", backends...)
 	local := createService(ctx, t, env, "np-local", func(s *corev1.Service) {
@@ -151,6 +161,52 @@ func checkInternalLocal(ctx context.Context, t *testing.T, env *env, client, her
 	eventually(ctx, t, "internalTrafficPolicy Local without a local endpoint answers nothing", func() bool {
 		a, err := ask(ctx, client.Netns, "tcp", vip, 500*time.Millisecond)
 		return a == "" && err != nil
+	})
+}
+
+// checkServiceLB is k3s's ServiceLB (klipper-lb) in front of a LoadBalancer Service: its
+// svclb pod takes the port on the node through a hostPort (the shipped portmap) and, with the
+// rules klipper-lb's entry script writes in the pod, DNATs to the ClusterIP and masquerades;
+// the pod's packet to the ClusterIP is balanced by OVN like any pod's.
+func checkServiceLB(ctx context.Context, t *testing.T, env *env, outsideNetns string) {
+	t.Helper()
+	svc := createService(ctx, t, env, "lb", func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeLoadBalancer })
+	web, err := env.kubelet.Kube.DiscoveryV1().EndpointSlices("default").Get(ctx, "web-test", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web.ObjectMeta = metav1.ObjectMeta{Namespace: "default", Name: "lb-test", Labels: map[string]string{discoveryv1.LabelServiceName: "lb"}}
+	if _, err := env.kubelet.Kube.DiscoveryV1().EndpointSlices("default").Create(ctx, web, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pod, err := env.kubelet.CreatePod(ctx, "kube-system", "svclb-lb", nil, func(p *corev1.Pod) {
+		p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80, HostPort: 18090, Protocol: corev1.ProtocolTCP}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := env.kubelet.RunSandbox(ctx, pod)
+	if sb != nil {
+		t.Cleanup(func() { _ = podsim.RemoveNetns(sb.Netns) })
+	}
+	if err != nil {
+		t.Fatalf("%v\n%s", err, env.daemonLog())
+	}
+	dest := svc.Spec.ClusterIP
+	rules := fmt.Sprintf(`table ip klipper {
+	chain prerouting { type nat hook prerouting priority dstnat; ip saddr != %[1]s tcp dport 80 dnat to %[1]s:80; }
+	chain postrouting { type nat hook postrouting priority srcnat; ip daddr %[1]s tcp dport 80 masquerade; }
+}`, dest)
+	for _, cmd := range [][]string{{"sysctl", "-qw", "net.ipv4.ip_forward=1"}, {"nft", "-f", "-"}} {
+		c := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", sb.NetnsName()}, cmd...)...)
+		c.Stdin = strings.NewReader(rules)
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("svclb pod: %s: %v\n%s", cmd, err, out)
+		}
+	}
+	eventually(ctx, t, "the LoadBalancer Service answers on the node's port 18090 through its svclb pod", func() bool {
+		a, _ := ask(ctx, outsideNetns, "tcp", "198.51.100.1:18090", time.Second)
+		return strings.HasPrefix(a, "web-")
 	})
 }
 
