@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/edgeovn/edgeovn/agent"
+	"github.com/edgeovn/edgeovn/agent/node/health"
 	"github.com/edgeovn/edgeovn/systemd"
 )
 
@@ -85,8 +86,9 @@ func runDaemon(args []string, stderr io.Writer) error {
 	defer stop()
 	notifier := systemd.NewNotifier(log)
 	log.Info("edgeovn starting", "version", version, "node", cfg.NodeName, "cluster_cidr", cfg.ClusterCIDR.String())
-	go func() { _ = notifier.Watchdog(ctx, func() error { return nil }) }()
-	err = agent.Run(ctx, cfg, agent.Hooks{NodeReady: func() { notifier.Ready("node role ready") }}, log)
+	monitor := health.NewMonitor(health.MonitorRequest{OnChange: notifier.Health, Log: log.With("role", "node")})
+	go func() { _ = notifier.Watchdog(ctx, monitor.Alive) }()
+	err = agent.Run(ctx, cfg, agent.Hooks{Health: monitor}, log)
 	notifier.Stopping()
 	return err
 }
