@@ -31,7 +31,8 @@ const usage = `usage: edgeovn <command> [flags]
 
 commands:
   run       run the daemon: node role always, controller role while holding the Lease
-  ipam      print the IPAM database's allocations
+  ipam      print the IPAM database's allocations (read-only)
+  cleanup   list, or with --cni/--ovs/--state/--all remove, what edgeovn put on this host
   version   print the version
 Run "edgeovn <command> -h" for a command's flags.
 `
@@ -47,6 +48,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runDaemon(args[1:], stderr)
 	case "ipam":
 		err = runIPAM(args[1:], stdout, stderr)
+	case "cleanup":
+		err = runCleanup(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "edgeovn", version)
 	case "-h", "--help", "help":
