@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"io"
-	"log/slog"
 	"time"
 
 	"github.com/edgeovn/edgeovn/agent"
@@ -31,13 +30,17 @@ func runCleanup(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&parts.State, "state", false, "remove the state directory and the IPAM database")
 	all := fs.Bool("all", false, "all of --cni, --ovs and --state (what purging the package does)")
 	stateDir := fs.String("state-dir", "/var/lib/edgeovn", "edgeovn's state directory")
+	level := fs.String("log-level", "error", "debug, info, warn or error (as for run, so $EDGEOVN_OPTS passes as it is)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *all {
 		parts = node.CleanupParts{CNI: true, OVS: true, State: true}
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	log, err := newLogger(stderr, *level)
+	if err != nil {
+		return err
+	}
 	return node.Cleanup(context.Background(), node.CleanupRequest{
 		CNIConfDir: cfg.CNIConfDir, CNIBinDir: cfg.CNIBinDir, CNISocket: cfg.CNISocket,
 		StateDir: *stateDir, IPAMDatabase: cfg.IPAMDatabase, Remove: parts, Out: stdout,

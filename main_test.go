@@ -48,3 +48,15 @@ func TestIPAMCommandCreatesNothing(t *testing.T) {
 		t.Fatalf("ipam created %s: %v", path, err)
 	}
 }
+
+// TestCleanupTakesRunFlags: the package scripts pass $EDGEOVN_OPTS, written for run, to
+// cleanup; every run flag must parse there.
+func TestCleanupTakesRunFlags(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	code := run([]string{"cleanup", "--cni", "--log-level=debug", "--cluster-cidr=10.42.0.0/16", "--node-name=n1",
+		"--cni-conf-dir=" + dir, "--cni-bin-dir=" + dir, "--cni-socket=" + filepath.Join(dir, "cni.sock")}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("cleanup with run's flags: code %d\n%s%s", code, out.String(), errb.String())
+	}
+}

@@ -67,8 +67,9 @@ func upgradePackage(ctx context.Context, t *testing.T, c *container, img, deb st
 		t.Fatal(err)
 	}
 	pidBefore := c.systemctl(ctx, t, "show", "-p", "MainPID", "--value", "edgeovn")
-	next := rebuildWithVersion(ctx, t, deb, filepath.Join(img, "tmp"))
-	c.exec(ctx, t, "dpkg", "-i", "--force-confold", "/tmp/"+filepath.Base(next))
+	// /root, not /tmp: the booted container has a tmpfs on /tmp.
+	next := rebuildWithVersion(ctx, t, deb, filepath.Join(img, "root"))
+	c.exec(ctx, t, "dpkg", "-i", "--force-confold", "/root/"+filepath.Base(next))
 	if got := c.exec(ctx, t, "dpkg-query", "-W", "-f=${Version}", "edgeovn"); !strings.HasSuffix(got, "+upgrade") {
 		t.Fatalf("installed version after the upgrade: %q", got)
 	}
