@@ -10,7 +10,7 @@
 // systemd watchdog, because restarting edgeovn is what can fix it, while a dead ovs-vswitchd
 // only makes the node not ready.
 //
-// Concurrency: a Monitor is safe for concurrent use; evaluations may overlap (STATUS while
-// the timer runs) and the last to finish sets the verdict; OnChange is called with the
-// Monitor's lock released, one call at a time.
+// Concurrency: a Monitor is safe for concurrent use; one evaluation runs at a time, and callers
+// that arrive meanwhile (concurrent ADDs, STATUS while the timer runs) share its verdict;
+// OnChange is called with the Monitor's lock released, one call at a time, in order.
 package health

@@ -30,9 +30,8 @@ type MonitorRequest struct {
 type Monitor struct {
 	req MonitorRequest
 
-	evalMu sync.Mutex // one evaluation (and its OnChange) at a time, so verdicts stay in order
-
 	mu       sync.Mutex
+	inflight *evaluation // the evaluation running now, which callers join
 	checks   []Check
 	running  bool
 	last     time.Time // when the last evaluation ended
@@ -83,11 +82,41 @@ func (m *Monitor) Run(ctx context.Context, checks []Check) error {
 	}
 }
 
+// evaluation is one run of the checks that concurrent callers share.
+type evaluation struct {
+	done chan struct{}
+	err  error
+}
+
 // Check evaluates every check now and returns the verdict: nil, ErrNotRunning or a
-// *NotReadyError.
+// *NotReadyError. A caller arriving while an evaluation runs (concurrent ADDs) shares its
+// verdict, which is at most one evaluation old.
 func (m *Monitor) Check(ctx context.Context) error {
-	m.evalMu.Lock()
-	defer m.evalMu.Unlock()
+	m.mu.Lock()
+	if e := m.inflight; e != nil {
+		m.mu.Unlock()
+		select {
+		case <-e.done:
+			return e.err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	e := &evaluation{done: make(chan struct{})}
+	m.inflight = e
+	m.mu.Unlock()
+	// Not the caller's cancellation: others share this verdict. Each check has its timeout.
+	e.err = m.evaluate(context.WithoutCancel(ctx))
+	m.mu.Lock()
+	m.inflight = nil
+	m.mu.Unlock()
+	close(e.done)
+	return e.err
+}
+
+// evaluate runs the checks and records and reports the verdict; Check makes sure only one
+// runs at a time, so verdicts are reported in order.
+func (m *Monitor) evaluate(ctx context.Context) error {
 	m.mu.Lock()
 	checks, running := m.checks, m.running
 	m.mu.Unlock()
@@ -95,9 +124,6 @@ func (m *Monitor) Check(ctx context.Context) error {
 		return ErrNotRunning
 	}
 	err := Evaluate(ctx, checks, m.req.CheckTimeout)
-	if ctx.Err() != nil && err != nil {
-		return err // the caller gave up (STATUS's client, shutdown): not a verdict on the datapath
-	}
 	m.mu.Lock()
 	changed := !m.reported || (err == nil) != (m.verdict == nil) || (err != nil && err.Error() != m.verdict.Error())
 	m.verdict, m.last, m.reported = err, m.req.Now(), true

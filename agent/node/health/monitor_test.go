@@ -107,3 +107,48 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestConcurrentChecksShareOneEvaluation: ADDs arriving together do not queue one
+// evaluation each behind each other; a caller that gives up does not spoil the verdict of
+// the others.
+func TestConcurrentChecksShareOneEvaluation(t *testing.T) {
+	var runs atomic.Int32
+	release := make(chan struct{})
+	slow := func(ctx context.Context) error {
+		runs.Add(1)
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return nil
+	}
+	m := NewMonitor(MonitorRequest{Interval: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = m.Run(ctx, []Check{{Name: "slow", Run: slow}}) }()
+	waitFor(t, "first evaluation started", func() bool { return runs.Load() == 1 })
+	impatient, giveUp := context.WithCancel(context.Background())
+	giveUp()
+	if err := m.Check(impatient); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a caller that gave up: %v", err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for range 20 {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs <- m.Check(context.Background()) }()
+	}
+	time.Sleep(20 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("shared verdict: %v", err)
+		}
+	}
+	if n := runs.Load(); n > 3 {
+		t.Fatalf("%d evaluations for 21 callers", n)
+	}
+}
