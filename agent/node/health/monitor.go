@@ -61,7 +61,7 @@ func (m *Monitor) Run(ctx context.Context, checks []Check) error {
 	m.mu.Lock()
 	if m.running {
 		m.mu.Unlock()
-		return fmt.Errorf("run health monitor: %w", errors.New("already running"))
+		return errors.New("run health monitor: already running")
 	}
 	m.checks, m.running = checks, true
 	m.mu.Unlock()
