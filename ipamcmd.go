@@ -12,7 +12,8 @@ import (
 	"github.com/edgeovn/edgeovn/ipam/sqlitestore"
 )
 
-// runIPAM prints the allocations of an IPAM database, for diagnosis from a shell.
+// runIPAM prints the allocations of an IPAM database, for diagnosis from a shell. It opens
+// the database read-only, beside a running daemon, and never migrates or creates it.
 func runIPAM(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("edgeovn ipam", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -22,7 +23,7 @@ func runIPAM(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	store, err := sqlitestore.Open(ctx, *db, log)
+	store, err := sqlitestore.OpenReadOnly(ctx, *db, log)
 	if err != nil {
 		return err
 	}

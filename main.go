@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/edgeovn/edgeovn/agent"
+	"github.com/edgeovn/edgeovn/agent/node/health"
 	"github.com/edgeovn/edgeovn/systemd"
 )
 
@@ -30,7 +31,8 @@ const usage = `usage: edgeovn <command> [flags]
 
 commands:
   run       run the daemon: node role always, controller role while holding the Lease
-  ipam      print the IPAM database's allocations
+  ipam      print the IPAM database's allocations (read-only)
+  cleanup   list, or with --cni/--ovs/--state/--all remove, what edgeovn put on this host
   version   print the version
 Run "edgeovn <command> -h" for a command's flags.
 `
@@ -46,6 +48,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runDaemon(args[1:], stderr)
 	case "ipam":
 		err = runIPAM(args[1:], stdout, stderr)
+	case "cleanup":
+		err = runCleanup(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "edgeovn", version)
 	case "-h", "--help", "help":
@@ -85,8 +89,9 @@ func runDaemon(args []string, stderr io.Writer) error {
 	defer stop()
 	notifier := systemd.NewNotifier(log)
 	log.Info("edgeovn starting", "version", version, "node", cfg.NodeName, "cluster_cidr", cfg.ClusterCIDR.String())
-	go func() { _ = notifier.Watchdog(ctx, func() error { return nil }) }()
-	err = agent.Run(ctx, cfg, agent.Hooks{NodeReady: func() { notifier.Ready("node role ready") }}, log)
+	monitor := health.NewMonitor(health.MonitorRequest{OnChange: notifier.Health, Log: log.With("role", "node")})
+	go func() { _ = notifier.Watchdog(ctx, monitor.Alive) }()
+	err = agent.Run(ctx, cfg, agent.Hooks{Health: monitor}, log)
 	notifier.Stopping()
 	return err
 }

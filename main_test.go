@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,5 +33,30 @@ func TestRunCommands(t *testing.T) {
 					c.args, code, out.String(), errb.String(), c.code, c.out, c.err)
 			}
 		})
+	}
+}
+
+// TestIPAMCommandCreatesNothing: `edgeovn ipam` reads; a mistyped path is an error, not a new
+// empty database.
+func TestIPAMCommandCreatesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "typo.db")
+	var out, errb bytes.Buffer
+	if code := run([]string{"ipam", "--db", path}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no such file") {
+		t.Fatalf("ipam on a missing database: code %d, stderr %s", code, errb.String())
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("ipam created %s: %v", path, err)
+	}
+}
+
+// TestCleanupTakesRunFlags: the package scripts pass $EDGEOVN_OPTS, written for run, to
+// cleanup; every run flag must parse there.
+func TestCleanupTakesRunFlags(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	code := run([]string{"cleanup", "--cni", "--log-level=debug", "--cluster-cidr=10.42.0.0/16", "--node-name=n1",
+		"--cni-conf-dir=" + dir, "--cni-bin-dir=" + dir, "--cni-socket=" + filepath.Join(dir, "cni.sock")}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("cleanup with run's flags: code %d\n%s%s", code, out.String(), errb.String())
 	}
 }

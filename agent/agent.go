@@ -11,6 +11,7 @@ import (
 
 	"github.com/edgeovn/edgeovn/agent/controller"
 	"github.com/edgeovn/edgeovn/agent/node"
+	"github.com/edgeovn/edgeovn/agent/node/health"
 )
 
 // Router is the cluster's logical router, Kube-OVN's name.
@@ -18,8 +19,9 @@ const Router = "ovn-cluster"
 
 // Hooks are the daemon's outward notifications (systemd in production).
 type Hooks struct {
-	// NodeReady is called once the node role serves CNI.
-	NodeReady func()
+	// Health is the node role's readiness monitor; its OnChange tells systemd, its Alive
+	// feeds the watchdog. Nil: the node role keeps one of its own.
+	Health *health.Monitor
 }
 
 // Run runs both roles until ctx ends. cfg must have passed Validate.
@@ -34,7 +36,7 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 		return node.Run(ctx, node.Request{Kube: kubes.Get, NodeName: cfg.NodeName, OVSEndpoint: cfg.OVSEndpoint,
 			SBEndpoint: cfg.SBEndpoint, ClusterCIDR: cfg.ClusterCIDR, ServiceCIDRs: cfg.ServiceCIDRs, Services: cfg.Services, KubeProxy: cfg.KubeProxy, EncapIP: cfg.EncapIP, DatapathType: cfg.DatapathType, MTU: cfg.MTU,
 			CNISocket: cfg.CNISocket, CNIConfDir: cfg.CNIConfDir, CNIBinDir: cfg.CNIBinDir,
-			CNIBinarySource: cfg.CNIBinarySource, CNITimeout: cfg.CNITimeout, Ready: hooks.NodeReady, TLS: ovnTLS,
+			CNIBinarySource: cfg.CNIBinarySource, CNITimeout: cfg.CNITimeout, Health: hooks.Health, TLS: ovnTLS,
 			Log: log.With("role", "node")})
 	})
 	g.Go(func() error {

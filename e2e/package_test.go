@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,7 +17,11 @@ import (
 // ovn-host, boots it with systemd (systemd-nspawn, its own network namespace), and checks
 // what a k3s host gets before k3s: the unit enabled by the package and active (Type=notify:
 // the node role is up) without any kubeconfig, the datapath detected, the CNI config and
-// plugins in place; a restart works; removing the package stops and disables the unit.
+// plugins in place; a restart works. Then the package's life: an upgrade to a build with
+// another version keeps a changed /etc/default/edgeovn, keeps the unit enabled and restarts
+// it; removal stops and disables the unit and takes the CNI config, the CNI binary and the
+// plugins edgeovn installed with it; purge removes edgeovn's OVS ports, ovn0 and the state,
+// and keeps a port edgeovn did not make.
 func TestPackageUnderSystemd(t *testing.T) {
 	root, deb := packageTestInputs(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -48,12 +53,108 @@ func TestPackageUnderSystemd(t *testing.T) {
 	if state := c.systemctl(ctx, t, "is-active", "edgeovn"); state != "active" {
 		t.Fatalf("edgeovn is %q after a restart:\n%s", state, c.journal(ctx, t))
 	}
+	upgradePackage(ctx, t, c, img, deb)
+	removePackage(ctx, t, c, img)
+	purgePackage(ctx, t, c, img)
+}
+
+// upgradePackage installs a second build of the .deb, with a later version, over the first.
+func upgradePackage(ctx context.Context, t *testing.T, c *container, img, deb string) {
+	t.Helper()
+	const changed = "EDGEOVN_OPTS=\"--cluster-cidr=10.42.0.0/16 --log-level=debug\"\n"
+	conf := filepath.Join(img, "etc/default/edgeovn")
+	if err := os.WriteFile(conf, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pidBefore := c.systemctl(ctx, t, "show", "-p", "MainPID", "--value", "edgeovn")
+	// /root, not /tmp: the booted container has a tmpfs on /tmp.
+	next := rebuildWithVersion(ctx, t, deb, filepath.Join(img, "root"))
+	c.exec(ctx, t, "dpkg", "-i", "--force-confold", "/root/"+filepath.Base(next))
+	if got := c.exec(ctx, t, "dpkg-query", "-W", "-f=${Version}", "edgeovn"); !strings.HasSuffix(got, "+upgrade") {
+		t.Fatalf("installed version after the upgrade: %q", got)
+	}
+	if b, _ := os.ReadFile(conf); string(b) != changed {
+		t.Errorf("the upgrade replaced the changed /etc/default/edgeovn with:\n%s", b)
+	}
+	if state := c.systemctl(ctx, t, "is-enabled", "edgeovn"); state != "enabled" {
+		t.Errorf("edgeovn is %q after the upgrade, want enabled", state)
+	}
+	eventually(ctx, t, "edgeovn active again after the upgrade", func() bool {
+		return c.systemctl(ctx, t, "is-active", "edgeovn") == "active"
+	})
+	if pid := c.systemctl(ctx, t, "show", "-p", "MainPID", "--value", "edgeovn"); pid == pidBefore || pid == "0" {
+		t.Errorf("edgeovn not restarted by the upgrade: MainPID %s before, %s after", pidBefore, pid)
+	}
+}
+
+// rebuildWithVersion writes, into dir, the .deb again with "+upgrade" appended to its
+// version: a second build, as an upgrade brings.
+func rebuildWithVersion(ctx context.Context, t *testing.T, deb, dir string) string {
+	t.Helper()
+	tree := filepath.Join(t.TempDir(), "deb")
+	run(ctx, t, "dpkg-deb", "-R", deb, tree)
+	control := filepath.Join(tree, "DEBIAN", "control")
+	b, err := os.ReadFile(control)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`(?m)^Version: (.*)$`)
+	if !re.Match(b) {
+		t.Fatalf("no Version in %s:\n%s", control, b)
+	}
+	if err := os.WriteFile(control, re.ReplaceAll(b, []byte("Version: $1+upgrade")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "edgeovn-upgrade.deb")
+	run(ctx, t, "dpkg-deb", "--root-owner-group", "-b", tree, out)
+	return out
+}
+
+// removePackage removes the package: the unit stopped and disabled, and no CNI config or
+// plugin left for the runtime to call.
+func removePackage(ctx context.Context, t *testing.T, c *container, img string) {
+	t.Helper()
 	c.exec(ctx, t, "dpkg", "-r", "edgeovn")
 	if state := c.systemctl(ctx, t, "is-active", "edgeovn"); state == "active" {
 		t.Fatalf("edgeovn still active after its package was removed")
 	}
 	if _, err := os.Stat(filepath.Join(img, "etc/systemd/system/multi-user.target.wants/edgeovn.service")); err == nil {
 		t.Fatalf("edgeovn still enabled after its package was removed")
+	}
+	for _, f := range []string{"etc/cni/net.d/01-edgeovn.conflist", "opt/cni/bin/edgeovn", "opt/cni/bin/loopback", "opt/cni/bin/portmap"} {
+		if _, err := os.Stat(filepath.Join(img, f)); err == nil {
+			t.Errorf("/%s left after the package was removed: the runtime would call a plugin that is gone", f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(img, "etc/default/edgeovn")); err != nil {
+		t.Errorf("removal (not purge) took the configuration: %v", err)
+	}
+}
+
+// purgePackage gives OVS the ports a node has (ovn0, a pod port) and one edgeovn did not
+// make, purges, and checks that only edgeovn's are gone, with its state.
+func purgePackage(ctx context.Context, t *testing.T, c *container, img string) {
+	t.Helper()
+	vsctl := func(args ...string) string {
+		return c.exec(ctx, t, append([]string{"ovs-vsctl", "--timeout=10"}, args...)...)
+	}
+	vsctl("add-port", "br-int", "ovn0", "--", "set", "Port", "ovn0", "external_ids:vendor=edgeovn",
+		"--", "set", "Interface", "ovn0", "type=internal", "external_ids:iface-id=node-test")
+	vsctl("add-port", "br-int", "3f2a_h", "--", "set", "Port", "3f2a_h", "external_ids:vendor=edgeovn",
+		"--", "set", "Interface", "3f2a_h", "external_ids:iface-id=web.default", "external_ids:container_id=3f2a")
+	vsctl("add-port", "br-int", "keepme")
+	if _, err := os.Stat(filepath.Join(img, "var/lib/edgeovn")); err != nil {
+		t.Fatalf("no state directory before the purge: %v", err)
+	}
+	out := c.exec(ctx, t, "dpkg", "-P", "edgeovn")
+	ports := strings.Fields(vsctl("list-ports", "br-int"))
+	if strings.Join(ports, " ") != "keepme" {
+		t.Errorf("ports on br-int after the purge: %v, want only keepme\n%s", ports, out)
+	}
+	for _, f := range []string{"var/lib/edgeovn", "etc/default/edgeovn"} {
+		if _, err := os.Stat(filepath.Join(img, f)); err == nil {
+			t.Errorf("/%s left after the purge\n%s", f, out)
+		}
 	}
 }
 

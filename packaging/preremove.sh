@@ -1,6 +1,29 @@
 #!/bin/sh
-# Stops edgeovn before its files go; pods keep their network (the datapath is OVS/OVN).
+# Before removal. Arguments: deb prerm "remove", "upgrade", "deconfigure" or "failed-upgrade";
+# rpm %preun "0" (erase) or "1" (upgrade: the new package's %post restarts the unit, so nothing
+# is stopped or disabled here).
+# Removal: stop and disable the unit, then take edgeovn's CNI files away (config first), so the
+# runtime sends the next pod to no dead plugin; pods keep their network (the datapath is
+# OVS/OVN). On a deb removal keep a copy of the binary with the state, for a later purge
+# (its postrm runs `edgeovn cleanup --all` when /usr/bin/edgeovn is gone).
 set -e
-if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
-	systemctl disable --now edgeovn.service || true
+case "$1" in
+remove | deconfigure | 0) ;;
+*) exit 0 ;;
+esac
+if command -v systemctl >/dev/null 2>&1; then
+	systemctl disable edgeovn.service >/dev/null 2>&1 || true
+	if [ -d /run/systemd/system ]; then
+		systemctl stop edgeovn.service || true
+	fi
+fi
+EDGEOVN_OPTS=
+if [ -r /etc/default/edgeovn ]; then
+	. /etc/default/edgeovn
+fi
+edgeovn cleanup --cni $EDGEOVN_OPTS || true
+if [ "$1" = remove ]; then
+	mkdir -p /var/lib/edgeovn && chmod 0700 /var/lib/edgeovn
+	cp /usr/bin/edgeovn /var/lib/edgeovn/edgeovn-purge || true
+	printf '%s\n' "$EDGEOVN_OPTS" >/var/lib/edgeovn/purge-opts || true
 fi

@@ -4,13 +4,17 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/coreos/go-systemd/v22/daemon"
 )
 
 // Notifier tells systemd about the daemon's state.
-type Notifier struct{ log *slog.Logger }
+type Notifier struct {
+	log       *slog.Logger
+	readySent atomic.Bool
+}
 
 // NewNotifier returns a Notifier logging failures to log.
 func NewNotifier(log *slog.Logger) *Notifier { return &Notifier{log: log} }
@@ -20,6 +24,21 @@ func (n *Notifier) Ready(status string) { n.send(daemon.SdNotifyReady + "\nSTATU
 
 // Status updates the one-line status `systemctl status edgeovn` shows.
 func (n *Notifier) Status(status string) { n.send("STATUS=" + status) }
+
+// Health turns the node's readiness verdicts into notifications: READY=1 the first time it
+// is ready (systemd then counts the unit as started and starts what is ordered after it),
+// and STATUS= on every change, so `systemctl status edgeovn` says what is wrong. systemd has
+// no way to take READY back; STATUS is where "not ready" shows.
+func (n *Notifier) Health(err error) {
+	switch {
+	case err == nil && n.readySent.CompareAndSwap(false, true):
+		n.Ready("node role ready")
+	case err == nil:
+		n.Status("node role ready")
+	default:
+		n.Status("not ready: " + err.Error())
+	}
+}
 
 // Stopping says shutdown has begun.
 func (n *Notifier) Stopping() { n.send(daemon.SdNotifyStopping) }

@@ -7,7 +7,8 @@
 // the container runtime, and serves the CNI server that wires pods.
 // Invariants: files are replaced atomically (temporary file and rename in the same directory,
 // so containerd's watcher sees a whole file) and only when their content changes; a plugin
-// another package installed is never replaced; the CNI config is written last, once the
+// another package installed is never replaced, one edgeovn installed (recorded with its
+// digest in the bin dir's ManifestName) is upgraded with the shipped one; the CNI config is written last, once the
 // server answers and every plugin it names is in place, so the runtime never calls a dead
 // socket or a missing plugin.
 package node

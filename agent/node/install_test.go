@@ -1,10 +1,15 @@
 package node
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestWriteFileAtomicOnlyOnChange(t *testing.T) {
@@ -33,25 +38,86 @@ func TestWriteFileAtomicOnlyOnChange(t *testing.T) {
 	}
 }
 
+// TestWriteFileAtomicKeepsOldOnError provokes each way the write can fail: as root, a
+// read-only mount (the temporary file cannot be made) and a full filesystem (the write itself
+// fails); as another user, a directory without write permission. The old file must be intact
+// and no temporary file left.
 func TestWriteFileAtomicKeepsOldOnError(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "f")
-	if _, err := writeFileAtomic(p, []byte("old"), 0o644); err != nil {
+	provoke := map[string]func(t *testing.T, dir string){
+		"directory without write permission": func(t *testing.T, dir string) {
+			if os.Geteuid() == 0 {
+				t.Skip("root ignores directory permissions: the mounts below provoke the failure instead")
+			}
+			must(t, os.Chmod(dir, 0o500))
+			t.Cleanup(func() { _ = os.Chmod(dir, 0o755) })
+		},
+		"read-only mount": func(t *testing.T, dir string) {
+			needRoot(t)
+			must(t, unix.Mount(dir, dir, "", unix.MS_BIND, ""))
+			t.Cleanup(func() { _ = unix.Unmount(dir, unix.MNT_DETACH) })
+			must(t, unix.Mount("", dir, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY, ""))
+		},
+		"full filesystem": func(t *testing.T, dir string) {
+			needRoot(t)
+			old, err := os.ReadFile(filepath.Join(dir, "f"))
+			must(t, err)
+			must(t, unix.Mount("tmpfs", dir, "tmpfs", 0, "size=64k"))
+			t.Cleanup(func() { _ = unix.Unmount(dir, unix.MNT_DETACH) })
+			must(t, os.WriteFile(filepath.Join(dir, "f"), old, 0o644))
+			fill, err := os.Create(filepath.Join(dir, "fill"))
+			must(t, err)
+			_, err = fill.Write(make([]byte, 1<<20))
+			fill.Close()
+			if !errors.Is(err, unix.ENOSPC) {
+				t.Fatalf("filling the tmpfs: %v", err)
+			}
+		},
+	}
+	for name, breakDir := range provoke {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "f")
+			if _, err := writeFileAtomic(p, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			breakDir(t, dir)
+			before := listDir(t, dir)
+			if _, err := writeFileAtomic(p, bytes.Repeat([]byte("new"), 1<<16), 0o644); err == nil {
+				t.Fatal("write succeeded")
+			}
+			if b, _ := os.ReadFile(p); string(b) != "old" {
+				t.Fatalf("old content lost: %q", b)
+			}
+			if after := listDir(t, dir); after != before {
+				t.Fatalf("files before the write %s, after %s: a temporary file was left", before, after)
+			}
+		})
+	}
+}
+
+func needRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount")
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(dir, 0o500); err != nil {
-		t.Fatal(err)
+}
+
+func listDir(t *testing.T, dir string) string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	must(t, err)
+	names := make([]string, 0, len(ents))
+	for _, e := range ents {
+		names = append(names, e.Name())
 	}
-	defer os.Chmod(dir, 0o755)
-	if os.Geteuid() == 0 {
-		t.Skip("root ignores directory permissions; the error path cannot be provoked this way")
-	}
-	if _, err := writeFileAtomic(p, []byte("new"), 0o644); err == nil {
-		t.Fatal("write into read-only directory succeeded")
-	}
-	if b, _ := os.ReadFile(p); string(b) != "old" {
-		t.Fatalf("old content lost: %q", b)
-	}
+	return fmt.Sprint(names)
 }
 
 func TestConflist(t *testing.T) {

@@ -3,17 +3,16 @@ package node
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/netip"
 	"path/filepath"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/edgeovn/edgeovn/agent/node/health"
 	"github.com/edgeovn/edgeovn/cni/server"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/vswitch"
@@ -47,28 +46,34 @@ type Request struct {
 	CNIBinarySource string
 	CNITimeout      time.Duration
 	TLS             *tls.Config // for an ssl: Open_vSwitch endpoint
-	// Ready is called once the node role is up: bridge ensured, CNI served and installed.
-	Ready func()
-	Log   *slog.Logger
+	// Health evaluates the node's readiness (CNI STATUS, systemd) and reports its changes;
+	// nil: a Monitor of the role's own, reporting to the log only.
+	Health *health.Monitor
+	Log    *slog.Logger
 }
 
 // Role is a running node role.
 type Role struct {
-	req   Request
-	log   *slog.Logger
-	ovs   *vswitch.Client
-	ready atomic.Bool
+	req    Request
+	log    *slog.Logger
+	ovs    *vswitch.Client
+	ready  *readiness
+	health *health.Monitor
 }
 
 // Run runs the node role until ctx ends.
 func Run(ctx context.Context, req Request) error {
-	r := &Role{req: req, log: req.Log}
+	r := &Role{req: req, log: req.Log, health: req.Health}
+	if r.health == nil {
+		r.health = health.NewMonitor(health.MonitorRequest{Log: req.Log})
+	}
 	ovs, err := vswitch.Connect(ctx, ovn.ConnectRequest{Endpoints: []string{req.OVSEndpoint}, TLS: req.TLS, Log: req.Log})
 	if err != nil {
 		return fmt.Errorf("connect open_vswitch database %s: %w", req.OVSEndpoint, err)
 	}
 	defer ovs.Close()
 	r.ovs = ovs
+	r.ready = &readiness{probes: defaultProbes(ovs)}
 	datapath, err := r.ensureDatapath(ctx)
 	if err != nil {
 		return err
@@ -83,11 +88,12 @@ func Run(ctx context.Context, req Request) error {
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Serve(ctx) })
+	g.Go(func() error { return r.health.Run(ctx, r.ready.checks()) })
 	g.Go(func() error { return r.runWithAPI(ctx, pods) })
 	g.Go(func() error {
 		select {
 		case <-listening:
-			return r.install()
+			return r.install(ctx)
 		case <-ctx.Done():
 			return nil
 		}
@@ -128,7 +134,7 @@ func (r *Role) ensureDatapath(ctx context.Context) (string, error) {
 }
 
 // install puts the CNI binary and config in place once the server answers on its socket.
-func (r *Role) install() error {
+func (r *Role) install(ctx context.Context) error {
 	src, err := binarySource(r.req.CNIBinarySource)
 	if err != nil {
 		return err
@@ -150,17 +156,13 @@ func (r *Role) install() error {
 	if err != nil {
 		return err
 	}
-	r.ready.Store(true)
+	r.ready.installed.Store(true)
 	r.log.Info("node role ready", "cni_conf", confPath, "conf_written", wroteConf, "binary_written", wroteBin)
-	if r.req.Ready != nil {
-		r.req.Ready()
-	}
+	_ = r.health.Check(ctx) // report the verdict now rather than at the next tick
 	return nil
 }
 
-func (r *Role) checkReady(context.Context) error {
-	if !r.ready.Load() {
-		return errors.New("edgeovn node role is starting: datapath not ready")
-	}
-	return nil
+// checkReady is CNI STATUS and the guard of ADD: the datapath's health, checked live.
+func (r *Role) checkReady(ctx context.Context) error {
+	return r.health.Check(ctx)
 }

@@ -23,34 +23,77 @@ type pluginInstall struct {
 }
 
 // installPlugins copies each shipped plugin into the bin dir unless one of that name is
-// already there: a plugin another package installed (Debian's containernetworking-plugins,
-// an older edgeovn) is never replaced. A plugin edgeovn does not ship is reported, not an
-// error: the node works without hostPort, and the runtime names a missing loopback itself.
-// It returns the plugins present in the bin dir afterwards.
+// already there that edgeovn did not install (manifest.go): a plugin another package
+// installed (Debian's containernetworking-plugins) is never replaced, while one edgeovn
+// installed is upgraded when the shipped one changes. A plugin edgeovn does not ship is
+// reported, not an error: the node works without hostPort, and the runtime names a missing
+// loopback itself. It returns the plugins present in the bin dir afterwards.
 func installPlugins(req pluginInstall) (map[string]bool, error) {
+	m, err := readManifest(req.BinDir)
+	if err != nil {
+		return nil, err
+	}
 	present := map[string]bool{}
+	changed := false
 	for _, name := range Plugins {
-		dst := filepath.Join(req.BinDir, name)
-		if _, err := os.Stat(dst); err == nil {
-			present[name] = true
-			continue
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("check cni plugin %s: %w", dst, err)
-		}
-		src := filepath.Join(req.SourceDir, name)
-		data, err := os.ReadFile(src)
-		if errors.Is(err, fs.ErrNotExist) {
-			req.Log.Warn("cni plugin not shipped beside edgeovn-cni and not installed", "plugin", name, "looked_in", req.SourceDir, "bin_dir", req.BinDir)
-			continue
-		}
+		wrote, err := installPlugin(req, m, name, present)
 		if err != nil {
-			return nil, fmt.Errorf("read cni plugin %s: %w", src, err)
+			return nil, err
 		}
-		if _, err := writeFileAtomic(dst, data, 0o755); err != nil {
-			return nil, fmt.Errorf("install cni plugin %s: %w", name, err)
+		changed = changed || wrote
+	}
+	if changed {
+		if err := m.write(req.BinDir); err != nil {
+			return nil, fmt.Errorf("record installed cni plugins: %w", err)
 		}
-		req.Log.Info("installed cni plugin", "plugin", name, "path", dst)
-		present[name] = true
 	}
 	return present, nil
+}
+
+// installPlugin installs or upgrades one plugin and records it in m; it reports whether it
+// wrote.
+func installPlugin(req pluginInstall, m manifest, name string, present map[string]bool) (bool, error) {
+	dst := filepath.Join(req.BinDir, name)
+	_, statErr := os.Stat(dst)
+	if statErr != nil && !errors.Is(statErr, fs.ErrNotExist) {
+		return false, fmt.Errorf("check cni plugin %s: %w", dst, statErr)
+	}
+	exists := statErr == nil
+	ours := false
+	if exists {
+		var err error
+		if ours, err = m.owns(req.BinDir, name); err != nil {
+			return false, err
+		}
+		if !ours {
+			present[name] = true
+			return false, nil
+		}
+	}
+	src := filepath.Join(req.SourceDir, name)
+	data, err := os.ReadFile(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		present[name] = exists
+		if !exists {
+			req.Log.Warn("cni plugin not shipped beside edgeovn-cni and not installed", "plugin", name, "looked_in", req.SourceDir, "bin_dir", req.BinDir)
+		}
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read cni plugin %s: %w", src, err)
+	}
+	present[name] = true
+	if ours && m[name] == digest(data) {
+		return false, nil // ours and current
+	}
+	if _, err := writeFileAtomic(dst, data, 0o755); err != nil {
+		return false, fmt.Errorf("install cni plugin %s: %w", name, err)
+	}
+	m[name] = digest(data)
+	if ours {
+		req.Log.Info("upgraded cni plugin", "plugin", name, "path", dst)
+	} else {
+		req.Log.Info("installed cni plugin", "plugin", name, "path", dst)
+	}
+	return true, nil
 }

@@ -71,3 +71,37 @@ func read(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestPluginsUpgradedOnlyWhenOurs: a plugin edgeovn installed is upgraded with the shipped
+// one; one another package put there, or that was changed since, is kept.
+func TestPluginsUpgradedOnlyWhenOurs(t *testing.T) {
+	src, bin := t.TempDir(), t.TempDir()
+	log := slog.New(slog.DiscardHandler)
+	write(t, filepath.Join(src, "loopback"), "loopback v1")
+	write(t, filepath.Join(src, "portmap"), "portmap v1")
+	if _, err := installPlugins(pluginInstall{SourceDir: src, BinDir: bin, Log: log}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(src, "loopback"), "loopback v2")
+	write(t, filepath.Join(src, "portmap"), "portmap v2")
+	write(t, filepath.Join(bin, "portmap"), "portmap from another package")
+	if _, err := installPlugins(pluginInstall{SourceDir: src, BinDir: bin, Log: log}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(bin, "loopback")); got != "loopback v2" {
+		t.Errorf("edgeovn's loopback not upgraded: %q", got)
+	}
+	if got := read(t, filepath.Join(bin, "portmap")); got != "portmap from another package" {
+		t.Errorf("a portmap edgeovn no longer owns was replaced: %q", got)
+	}
+	m, err := readManifest(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ours, _ := m.owns(bin, "loopback"); !ours {
+		t.Errorf("upgraded loopback not recorded: %v", m)
+	}
+	if ours, _ := m.owns(bin, "portmap"); ours {
+		t.Errorf("replaced portmap still counted as edgeovn's: %v", m)
+	}
+}

@@ -15,6 +15,13 @@ import (
 // DefaultTimeout bounds one ADD: waiting for the allocation, wiring, and OVN's binding.
 const DefaultTimeout = 60 * time.Second
 
+// Defaults of the connection timeouts: the plugin writes its request at once (well under a
+// kilobyte) and closes the connection after the answer.
+const (
+	DefaultReadTimeout = 10 * time.Second
+	DefaultIdleTimeout = 30 * time.Second
+)
+
 // PodKey identifies a pod as the runtime names it in CNI_ARGS.
 type PodKey struct{ Namespace, Name, UID string }
 
@@ -71,6 +78,8 @@ type Config struct {
 	Ready             func(ctx context.Context) error
 	DisableTxChecksum bool          // see podnet.SetupRequest.DisableTxChecksum
 	Timeout           time.Duration // per ADD, default DefaultTimeout
+	ReadTimeout       time.Duration // to receive one whole request, default DefaultReadTimeout
+	IdleTimeout       time.Duration // an idle connection is closed after it, default DefaultIdleTimeout
 	Log               *slog.Logger  // default discards
 	// Listening, if set, is called once the socket accepts connections: the moment the
 	// runtime may be pointed at it (the CNI config written).
@@ -84,14 +93,20 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Pods == nil || c.Ports == nil {
 		return c, fmt.Errorf("%w: pods and ports are required", ErrInvalidConfig)
 	}
-	if c.Timeout < 0 {
-		return c, fmt.Errorf("%w: timeout %v is negative", ErrInvalidConfig, c.Timeout)
+	if c.Timeout < 0 || c.ReadTimeout < 0 || c.IdleTimeout < 0 {
+		return c, fmt.Errorf("%w: timeouts %v, %v, %v: none may be negative", ErrInvalidConfig, c.Timeout, c.ReadTimeout, c.IdleTimeout)
 	}
 	if c.Socket == "" {
 		c.Socket = protocol.DefaultSocket
 	}
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
+	}
+	if c.ReadTimeout == 0 {
+		c.ReadTimeout = DefaultReadTimeout
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = DefaultIdleTimeout
 	}
 	if c.Ready == nil {
 		c.Ready = func(context.Context) error { return nil }

@@ -11,6 +11,9 @@
 // lists.
 //
 // Invariants:
+//   - Only root is served: the socket's directory is 0700 (or an existing one only its owner
+//     can write), the socket 0600, and each connection's SO_PEERCRED must say uid 0 (peer.go);
+//     a body over 1 MiB is refused; ReadTimeout and IdleTimeout drop stalled clients.
 //   - Every port ADD creates carries external_ids naming the pod, container and interface
 //     (ExtID* keys); GC only ever deletes ports with ExtIDContainerID set.
 //   - A failed ADD removes what it made, so nothing half-made outlives the request.

@@ -3,22 +3,31 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/edgeovn/edgeovn/cni/protocol"
 )
 
-// maxRequest bounds a request body; real requests are well under a kilobyte, GC's
-// attachment lists a few hundred.
-const maxRequest = 4 << 20
+// maxRequest bounds a request body: real requests are well under a kilobyte, and GC's list
+// of valid attachments takes about 100 bytes per pod, so 1 MiB is ten thousand pods.
+const maxRequest = 1 << 20
 
 func (s *Server) serveCNI(w http.ResponseWriter, r *http.Request) {
+	if perr := checkPeer(r.Context()); perr != nil {
+		s.cfg.Log.Warn("refused cni request", "err", perr.Msg, "details", perr.Details)
+		writeResponse(w, protocol.Response{Error: perr})
+		return
+	}
 	var req protocol.PodRequest
-	if err := json.NewDecoder(io.LimitReader(r.Body, maxRequest)).Decode(&req); err != nil {
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequest)).Decode(&req); err != nil {
+		msg := "decode cni request"
+		if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
+			msg = fmt.Sprintf("cni request refused: larger than %d bytes", maxRequest)
+		}
 		writeResponse(w, protocol.Response{Error: &protocol.Error{
-			Code: protocol.CodeDecodingFailure, Msg: "decode cni request", Details: err.Error()}})
+			Code: protocol.CodeDecodingFailure, Msg: msg, Details: err.Error()}})
 		return
 	}
 	writeResponse(w, s.dispatch(r.Context(), req))

@@ -34,16 +34,23 @@ func New(cfg Config) (*Server, error) {
 
 // Serve creates the socket (directory mode 0700, socket 0600: only root may ask for pod
 // wiring), replaces a stale socket left by a dead daemon, and serves until ctx is done. It
-// then stops accepting, lets in-flight requests answer, and removes the socket.
+// then stops accepting, lets in-flight requests answer, and removes the socket. Requests from
+// a peer that is not root (SO_PEERCRED) are refused, as are bodies over 1 MiB; a request must
+// arrive whole within ReadTimeout and an idle connection ends after IdleTimeout.
 func (s *Server) Serve(ctx context.Context) error {
 	ln, err := listen(s.cfg.Socket)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           s.handler(),
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:     s.handler(),
+		BaseContext: func(net.Listener) context.Context { return ctx },
+		ConnContext: withPeer,
+		// A client that stalls mid-request, or holds an idle connection, is dropped: the
+		// runtime's plugin sends its whole request at once and closes after the answer.
+		ReadHeaderTimeout: s.cfg.ReadTimeout,
+		ReadTimeout:       s.cfg.ReadTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
 	}
 	done := make(chan struct{})
 	go func() {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -15,8 +16,8 @@ var ErrSocketInUse = errors.New("cni socket in use")
 
 // listen creates the unix socket at path, root-only.
 func listen(path string) (net.Listener, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("create socket directory for %s: %w", path, err)
+	if err := socketDir(filepath.Dir(path)); err != nil {
+		return nil, err
 	}
 	if err := removeStale(path); err != nil {
 		return nil, err
@@ -31,6 +32,38 @@ func listen(path string) (net.Listener, error) {
 		return nil, fmt.Errorf("restrict %s to root: %w", path, err)
 	}
 	return ln, nil
+}
+
+// socketDir creates the socket's directory root-only (0700), or accepts an existing one
+// only if nobody but its owner, this process's user, can write to it: whoever can write
+// there can replace the socket with one of their own. /run/edgeovn (RuntimeDirectory=,
+// mode 0700) is the normal case; a shared directory like /tmp is refused.
+func socketDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create socket directory %s: %w", dir, err)
+		}
+		if err := os.Chmod(dir, 0o700); err != nil { // MkdirAll's mode passes through umask
+			return fmt.Errorf("restrict socket directory %s to root: %w", dir, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("inspect socket directory %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("socket directory %s is not a directory", dir)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fmt.Errorf("socket directory %s: no owner information", dir)
+	}
+	if int(st.Uid) != os.Geteuid() || fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("socket directory %s (owner uid %d, mode %v) is writable by others than uid %d: use a root-only directory such as /run/edgeovn",
+			dir, st.Uid, fi.Mode().Perm(), os.Geteuid())
+	}
+	return nil
 }
 
 // removeStale removes a socket left behind by a daemon that died. A socket something still

@@ -11,6 +11,9 @@ import (
 // Commit implements ipam.Store: all changes in one immediate transaction, durable (WAL,
 // synchronous=FULL) when it returns nil, none applied when it returns an error.
 func (s *Store) Commit(ctx context.Context, changes []ipam.Change) error {
+	if s.readOnly {
+		return fmt.Errorf("commit to ipam database %s: %w", s.path, ErrReadOnly)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin ipam transaction: %w", err)

@@ -22,15 +22,17 @@ var crashSubnet = ipam.Subnet{Name: "crash", CIDRs: []netip.Prefix{netip.MustPar
 
 // TestCrashKeepsAcknowledged kills a process that allocates and releases as fast as it can,
 // at random moments, 20 times; after each kill every acknowledged allocation must be in the
-// database with its address, every acknowledged release gone, and no address held twice.
+// database with its address, every acknowledged release gone (owners are never reused, so a
+// released owner that comes back is a lost release), and no address held twice.
 func TestCrashKeepsAcknowledged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test skipped in -short mode")
 	}
 	path := filepath.Join(t.TempDir(), "ipam.db")
 	held := map[ipam.Owner]netip.Addr{} // what the children acknowledged, as of the last kill
+	released := map[ipam.Owner]bool{}   // releases the children acknowledged
 	for round := 0; round < 20; round++ {
-		runCrashChild(t, path, round, rand.IntN(400)+20, held)
+		runCrashChild(t, path, round, rand.IntN(400)+20, acks{held: held, released: released})
 		st, m := open(t, path)
 		got := map[ipam.Owner]netip.Addr{}
 		seen := map[netip.Addr]ipam.Owner{}
@@ -46,7 +48,10 @@ func TestCrashKeepsAcknowledged(t *testing.T) {
 				t.Fatalf("round %d: acknowledged allocation %s -> %s is %v after the kill", round, o, ip, got[o])
 			}
 		}
-		for o, ip := range got { // an unacknowledged allocation may have landed: adopt it
+		for o, ip := range got { // an unacknowledged allocation, or release, may have landed: adopt it
+			if released[o] {
+				t.Fatalf("round %d: acknowledged release of %s (%s) lost: it is back after the kill", round, o, ip)
+			}
 			if h, ok := held[o]; ok && h != ip {
 				t.Fatalf("round %d: %s moved from %s to %s", round, o, h, ip)
 			}
@@ -56,9 +61,15 @@ func TestCrashKeepsAcknowledged(t *testing.T) {
 	}
 }
 
+// acks are what the children acknowledged: allocations held, releases done.
+type acks struct {
+	held     map[ipam.Owner]netip.Addr
+	released map[ipam.Owner]bool
+}
+
 // runCrashChild starts the child, reads its acknowledgements, and kills it (by PID) after
-// kill of them. It updates held with what was acknowledged.
-func runCrashChild(t *testing.T, path string, round, kill int, held map[ipam.Owner]netip.Addr) {
+// kill of them. It updates acks with what was acknowledged.
+func runCrashChild(t *testing.T, path string, round, kill int, acked acks) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
 	cmd.Env = append(os.Environ(), crashChildEnv+"="+path, fmt.Sprintf("EDGEOVN_IPAM_CRASH_ROUND=%d", round))
@@ -78,9 +89,11 @@ func runCrashChild(t *testing.T, path string, round, kill int, held map[ipam.Own
 		}
 		switch o := (ipam.Owner{Pod: f[1], Interface: "eth0"}); f[0] {
 		case "A":
-			held[o] = netip.MustParseAddr(f[2])
+			acked.held[o] = netip.MustParseAddr(f[2])
 		case "r": // a release is starting: from now on the owner may or may not be there
-			delete(held, o)
+			delete(acked.held, o)
+		case "R": // the release returned: the owner must never be seen again
+			acked.released[o] = true
 		}
 	}
 	cmd.Process.Kill()
@@ -112,6 +125,7 @@ func TestCrashChild(t *testing.T) {
 			fmt.Fprintf(w, "r %s\n", o.Pod)
 			w.Flush()
 			must(t, m.Release(ctx, o))
+			fmt.Fprintf(w, "R %s\n", o.Pod)
 		} else {
 			o := ipam.Owner{Pod: fmt.Sprintf("r%s/p%d", round, i), Interface: "eth0"}
 			a, err := m.Allocate(ctx, ipam.Request{Subnet: crashSubnet.Name, Owner: o})

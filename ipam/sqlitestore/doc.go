@@ -20,6 +20,12 @@
 // address, one live allocation per MAC), so a logic error elsewhere fails a commit instead of
 // persisting a duplicate.
 //
+// Files: the database, -wal and -shm are 0600 (Open creates the file itself, since SQLite
+// would make it 0644 and gives the other two the database's mode, and tightens older ones).
+// OpenReadOnly is for diagnosis beside the running daemon (`edgeovn ipam`): it creates no
+// database, never migrates (a schema other than SchemaVersion is ErrSchemaMismatch), and its
+// Commit fails with ErrReadOnly.
+//
 // Concurrency: a Store uses one connection; the ipam package never calls Load and Commit
 // concurrently and batches concurrent callers into one Commit (group commit), but a Store is
 // safe for concurrent use anyway (database/sql serializes on the single connection).

@@ -28,16 +28,22 @@ type Store struct {
 	stmts [numStmts]*sql.Stmt
 	path  string
 	log   *slog.Logger
+	// readOnly: opened by OpenReadOnly, no statements prepared, Commit refused.
+	readOnly bool
 }
 
 // Open opens (creating the directory and file if needed) the database at path, checks it,
-// and migrates its schema forward.
+// and migrates its schema forward. The database and its -wal and -shm files are root's
+// alone (0600): they list every pod.
 func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create directory of ipam database %s: %w", path, err)
+	}
+	if err := restrictFiles(path); err != nil {
+		return nil, err
 	}
 	dsn := "file:" + path + "?_txlock=immediate&_pragma=busy_timeout(5000)" +
 		"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"

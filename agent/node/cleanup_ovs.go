@@ -1,0 +1,61 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/edgeovn/edgeovn/ovn"
+	"github.com/edgeovn/edgeovn/ovn/vswitch"
+)
+
+// CleanupOVS is what Cleanup needs of the Open_vSwitch database.
+type CleanupOVS interface {
+	Ports(ctx context.Context, bridge string) ([]vswitch.Port, error)
+	HasPort(ctx context.Context, name string) (bool, error)
+	DeletePort(ctx context.Context, bridge, name string) error
+	Close()
+}
+
+var _ CleanupOVS = (*vswitch.Client)(nil)
+
+// ovs removes edgeovn's pod ports on br-int, then ovn0. Ports edgeovn did not create are
+// refused by DeletePort (ovn.ErrNotOwned) and reported kept.
+func (c *cleaner) ovs(ctx context.Context, req CleanupRequest, do bool) {
+	db, err := req.OVS(ctx)
+	if err != nil {
+		c.errs = append(c.errs, fmt.Errorf("ovs ports and %s left in place: %w", HostInterface, err))
+		return
+	}
+	defer db.Close()
+	ports, err := db.Ports(ctx, Bridge)
+	if err != nil {
+		c.errs = append(c.errs, fmt.Errorf("list pod ports on %s: %w", Bridge, err))
+		return
+	}
+	names := make([]string, 0, len(ports)+1)
+	for _, p := range ports {
+		names = append(names, p.Name)
+	}
+	if ok, err := db.HasPort(ctx, HostInterface); err != nil {
+		c.errs = append(c.errs, err)
+	} else if ok {
+		names = append(names, HostInterface)
+	}
+	for _, name := range names {
+		what := fmt.Sprintf("ovs port %s on %s", name, Bridge)
+		if !do {
+			fmt.Fprintln(c.out, "would remove", what)
+			continue
+		}
+		err := db.DeletePort(ctx, Bridge, name)
+		switch {
+		case errors.Is(err, ovn.ErrNotOwned):
+			fmt.Fprintln(c.out, "keep", what, "(not created by edgeovn)")
+		case err != nil:
+			c.errs = append(c.errs, err)
+		default:
+			fmt.Fprintln(c.out, "removed", what)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package health
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Check is one thing the datapath needs.
+type Check struct {
+	// Name says what is checked ("ovs-vswitchd", "br-int"); it starts the failure's reason.
+	Name string
+	// Run returns nil when the thing is there; it must return by ctx's deadline.
+	Run func(ctx context.Context) error
+	// Liveness: while this check fails the systemd watchdog is not fed either.
+	Liveness bool
+}
+
+// DefaultCheckTimeout bounds one check: everything checked is local and answers in
+// microseconds when it is alive.
+const DefaultCheckTimeout = time.Second
+
+// Failure is one failed check.
+type Failure struct {
+	Check    string
+	Err      error
+	Liveness bool
+}
+
+// NotReadyError lists every check that failed in one evaluation.
+type NotReadyError struct{ Failures []Failure }
+
+func (e *NotReadyError) Error() string {
+	parts := make([]string, 0, len(e.Failures))
+	for _, f := range e.Failures {
+		parts = append(parts, fmt.Sprintf("%s: %v", f.Check, f.Err))
+	}
+	return "datapath not ready: " + strings.Join(parts, "; ")
+}
+
+// Unwrap lets errors.Is find a check's own error.
+func (e *NotReadyError) Unwrap() []error {
+	errs := make([]error, 0, len(e.Failures))
+	for _, f := range e.Failures {
+		errs = append(errs, f.Err)
+	}
+	return errs
+}
+
+// livenessFailed reports whether a failure also withholds the watchdog.
+func (e *NotReadyError) livenessFailed() bool {
+	for _, f := range e.Failures {
+		if f.Liveness {
+			return true
+		}
+	}
+	return false
+}
+
+// Evaluate runs every check, each within timeout, and returns nil or a *NotReadyError.
+func Evaluate(ctx context.Context, checks []Check, timeout time.Duration) error {
+	var failed []Failure
+	for _, c := range checks {
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		err := c.Run(cctx)
+		cancel()
+		if err != nil {
+			failed = append(failed, Failure{Check: c.Name, Err: err, Liveness: c.Liveness})
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return &NotReadyError{Failures: failed}
+}

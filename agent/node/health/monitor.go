@@ -1,0 +1,170 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// DefaultInterval is how often the Monitor re-evaluates on its own.
+const DefaultInterval = 2 * time.Second
+
+// ErrNotRunning: no node role is evaluating the checks (not started yet, or stopped).
+var ErrNotRunning = errors.New("node role health monitor not running")
+
+// MonitorRequest configures a Monitor.
+type MonitorRequest struct {
+	Interval     time.Duration // default DefaultInterval
+	CheckTimeout time.Duration // default DefaultCheckTimeout
+	// OnChange receives every change of the verdict, the first one included: nil when the
+	// datapath became ready, the reason when it stopped being ready.
+	OnChange func(err error)
+	Log      *slog.Logger     // default discards
+	Now      func() time.Time // default time.Now; tests move it
+}
+
+// Monitor evaluates the node's checks on a timer and on demand and reports changes.
+type Monitor struct {
+	req MonitorRequest
+
+	mu       sync.Mutex
+	inflight *evaluation // the evaluation running now, which callers join
+	checks   []Check
+	running  bool
+	last     time.Time // when the last evaluation ended
+	verdict  error
+	reported bool // OnChange has been called at least once
+}
+
+// NewMonitor returns a Monitor with no checks: not ready and not alive until Run.
+func NewMonitor(req MonitorRequest) *Monitor {
+	if req.Interval <= 0 {
+		req.Interval = DefaultInterval
+	}
+	if req.CheckTimeout <= 0 {
+		req.CheckTimeout = DefaultCheckTimeout
+	}
+	if req.Log == nil {
+		req.Log = slog.New(slog.DiscardHandler)
+	}
+	if req.Now == nil {
+		req.Now = time.Now
+	}
+	return &Monitor{req: req, verdict: ErrNotRunning}
+}
+
+// Run evaluates checks now and then every Interval until ctx ends.
+func (m *Monitor) Run(ctx context.Context, checks []Check) error {
+	m.mu.Lock()
+	if m.running {
+		m.mu.Unlock()
+		return errors.New("run health monitor: already running")
+	}
+	m.checks, m.running = checks, true
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.running = false
+		m.mu.Unlock()
+	}()
+	t := time.NewTicker(m.req.Interval)
+	defer t.Stop()
+	for {
+		_ = m.Check(ctx)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// evaluation is one run of the checks that concurrent callers share.
+type evaluation struct {
+	done chan struct{}
+	err  error
+}
+
+// Check evaluates every check now and returns the verdict: nil, ErrNotRunning or a
+// *NotReadyError. A caller arriving while an evaluation runs (concurrent ADDs) shares its
+// verdict, which is at most one evaluation old.
+func (m *Monitor) Check(ctx context.Context) error {
+	m.mu.Lock()
+	if e := m.inflight; e != nil {
+		m.mu.Unlock()
+		select {
+		case <-e.done:
+			return e.err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	e := &evaluation{done: make(chan struct{})}
+	m.inflight = e
+	m.mu.Unlock()
+	// Not the caller's cancellation: others share this verdict. Each check has its timeout.
+	e.err = m.evaluate(context.WithoutCancel(ctx))
+	m.mu.Lock()
+	m.inflight = nil
+	m.mu.Unlock()
+	close(e.done)
+	return e.err
+}
+
+// evaluate runs the checks and records and reports the verdict; Check makes sure only one
+// runs at a time, so verdicts are reported in order.
+func (m *Monitor) evaluate(ctx context.Context) error {
+	m.mu.Lock()
+	checks, running := m.checks, m.running
+	m.mu.Unlock()
+	if !running {
+		return ErrNotRunning
+	}
+	err := Evaluate(ctx, checks, m.req.CheckTimeout)
+	m.mu.Lock()
+	changed := !m.reported || (err == nil) != (m.verdict == nil) || (err != nil && err.Error() != m.verdict.Error())
+	m.verdict, m.last, m.reported = err, m.req.Now(), true
+	m.mu.Unlock()
+	if changed {
+		m.report(err)
+	}
+	return err
+}
+
+func (m *Monitor) report(err error) {
+	if err == nil {
+		m.req.Log.Info("node datapath ready")
+	} else {
+		m.req.Log.Warn("node datapath not ready", "err", err)
+	}
+	if m.req.OnChange != nil {
+		m.req.OnChange(err)
+	}
+}
+
+// Alive is the watchdog's question: nil while Run runs, has evaluated within the last few
+// intervals, and no Liveness check failed in its last evaluation.
+func (m *Monitor) Alive() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.running {
+		return ErrNotRunning
+	}
+	if age := m.req.Now().Sub(m.last); m.last.IsZero() || age > m.staleAfter() {
+		return fmt.Errorf("health monitor stalled: last evaluation %v ago", age.Round(time.Millisecond))
+	}
+	var nr *NotReadyError
+	if errors.As(m.verdict, &nr) && nr.livenessFailed() {
+		return m.verdict
+	}
+	return nil
+}
+
+// staleAfter leaves room for a slow evaluation (every check at its timeout) on top of a
+// few missed ticks.
+func (m *Monitor) staleAfter() time.Duration {
+	return 3*m.req.Interval + time.Duration(len(m.checks))*m.req.CheckTimeout
+}

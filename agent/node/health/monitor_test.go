@@ -1,0 +1,154 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// switchable is a check whose answer the test sets.
+type switchable struct{ err atomic.Pointer[error] }
+
+func (s *switchable) set(err error) { s.err.Store(&err) }
+func (s *switchable) run(context.Context) error {
+	if p := s.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// clock is a time the test moves.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// TestMonitorFlips: each failing check makes the verdict not ready and reports it once;
+// recovery is reported; the watchdog is held back only by a liveness check, a stopped
+// Run or an evaluation that is too old.
+func TestMonitorFlips(t *testing.T) {
+	var ovsdb, vswitchd switchable
+	clk := &clock{now: time.Unix(1000, 0)}
+	var changes []string
+	var mu sync.Mutex
+	m := NewMonitor(MonitorRequest{Interval: time.Hour, Now: clk.Now, OnChange: func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err == nil {
+			changes = append(changes, "ready")
+		} else {
+			changes = append(changes, err.Error())
+		}
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := m.Check(ctx); !errors.Is(err, ErrNotRunning) || m.Alive() == nil {
+		t.Fatalf("before Run: Check %v, Alive %v", err, m.Alive())
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- m.Run(ctx, []Check{{Name: "ovsdb", Run: ovsdb.run, Liveness: true}, {Name: "ovs-vswitchd", Run: vswitchd.run}})
+	}()
+	waitFor(t, "first evaluation", func() bool { return m.Alive() == nil })
+
+	vswitchd.set(errGone)
+	if err := m.Check(ctx); !errors.Is(err, errGone) {
+		t.Fatalf("ovs-vswitchd gone: %v", err)
+	}
+	if err := m.Alive(); err != nil {
+		t.Fatalf("a dead ovs-vswitchd must not starve the watchdog: %v", err)
+	}
+	_ = m.Check(ctx) // same verdict: not reported again
+	vswitchd.set(nil)
+	ovsdb.set(errStuck)
+	if err := m.Check(ctx); !errors.Is(err, errStuck) || !errors.Is(m.Alive(), errStuck) {
+		t.Fatalf("ovsdb lost: Check %v, Alive %v", err, m.Alive())
+	}
+	ovsdb.set(nil)
+	if err := m.Check(ctx); err != nil || m.Alive() != nil {
+		t.Fatalf("recovered: Check %v, Alive %v", err, m.Alive())
+	}
+	clk.add(time.Hour * 4)
+	if err := m.Alive(); err == nil || !strings.Contains(err.Error(), "stalled") {
+		t.Fatalf("no evaluation for 4 intervals: Alive %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Alive(); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("after Run: Alive %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"ready", "datapath not ready: ovs-vswitchd: gone", "datapath not ready: ovsdb: stuck", "ready"}
+	if strings.Join(changes, "|") != strings.Join(want, "|") {
+		t.Fatalf("changes reported:\n%q\nwant\n%q", changes, want)
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not reached", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestConcurrentChecksShareOneEvaluation: ADDs arriving together do not queue one
+// evaluation each behind each other; a caller that gives up does not spoil the verdict of
+// the others.
+func TestConcurrentChecksShareOneEvaluation(t *testing.T) {
+	var runs atomic.Int32
+	release := make(chan struct{})
+	slow := func(ctx context.Context) error {
+		runs.Add(1)
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return nil
+	}
+	m := NewMonitor(MonitorRequest{Interval: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = m.Run(ctx, []Check{{Name: "slow", Run: slow}}) }()
+	waitFor(t, "first evaluation started", func() bool { return runs.Load() == 1 })
+	impatient, giveUp := context.WithCancel(context.Background())
+	giveUp()
+	if err := m.Check(impatient); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a caller that gave up: %v", err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for range 20 {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs <- m.Check(context.Background()) }()
+	}
+	time.Sleep(20 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("shared verdict: %v", err)
+		}
+	}
+	if n := runs.Load(); n > 3 {
+		t.Fatalf("%d evaluations for 21 callers", n)
+	}
+}

@@ -1,0 +1,64 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/edgeovn/edgeovn/e2e/daemon"
+)
+
+// TestCleanup runs `edgeovn cleanup` on a node edgeovn wired (ovn0 bound, a pod): it refuses
+// while edgeovn runs, then lists without changing anything, then --all removes edgeovn's
+// ports, ovn0, CNI files and IPAM database, and nothing else on br-int.
+func TestCleanup(t *testing.T) {
+	env, ctx := startNode(t)
+	pod := runPod(ctx, t, env, "web")
+	nodeJoin(ctx, t, env)
+	eventually(ctx, t, "ovn0 bound", func() bool { return daemon.HostInterfaceBound(ctx, env.rig) })
+	vsctl := func(args ...string) string {
+		out, err := env.rig.Run(ctx, "ovs-vsctl", append([]string{"--db=" + env.rig.OVSEndpoint}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	vsctl("add-port", "br-int", "keepme", "--", "set", "Interface", "keepme", "type=internal")
+	k := env.kubelet
+	cleanup := func(extra ...string) (string, error) {
+		args := append([]string{"cleanup", "--ovs-db=" + env.rig.OVSEndpoint, "--cni-conf-dir=" + k.ConfDir,
+			"--cni-bin-dir=" + k.BinDir, "--cni-socket=" + filepath.Join(env.rig.Dir, "cni.sock"),
+			"--ipam-db=" + env.ipamDB, "--state-dir=" + filepath.Join(env.rig.Dir, "state")}, extra...)
+		out, err := exec.CommandContext(ctx, env.bin, args...).CombinedOutput()
+		return string(out), err
+	}
+	if out, err := cleanup("--all"); err == nil || !strings.Contains(out, "edgeovn is running") {
+		t.Fatalf("cleanup --all beside the running daemon: %v\n%s", err, out)
+	}
+	if err := env.daemon.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	before := vsctl("list-ports", "br-int")
+	out, err := cleanup()
+	if err != nil || !strings.Contains(out, "would remove ovs port ovn0") || !strings.Contains(out, "would remove ovs port "+pod.Result.Interfaces[0].Name) {
+		t.Fatalf("cleanup (report only): %v\n%s", err, out)
+	}
+	if after := vsctl("list-ports", "br-int"); after != before {
+		t.Fatalf("report-only cleanup changed br-int: %q -> %q", before, after)
+	}
+	if out, err = cleanup("--all"); err != nil {
+		t.Fatalf("cleanup --all: %v\n%s", err, out)
+	}
+	t.Logf("edgeovn cleanup --all:\n%s", out)
+	if ports := vsctl("list-ports", "br-int"); ports != "keepme" {
+		t.Errorf("ports on br-int after cleanup: %q, want keepme only", ports)
+	}
+	for _, f := range []string{filepath.Join(k.ConfDir, "01-edgeovn.conflist"), filepath.Join(k.BinDir, "edgeovn"),
+		filepath.Join(k.BinDir, "loopback"), filepath.Join(k.BinDir, "portmap"), env.ipamDB} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("%s left after cleanup --all", f)
+		}
+	}
+}

@@ -1,0 +1,45 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+)
+
+// Daemon returns the latest process the rig started under name ("ovs-vswitchd",
+// "ovn-controller", ...), so that a test can kill it by its PID.
+func (r *Rig) Daemon(name string) (*Process, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.procs) - 1; i >= 0; i-- {
+		if r.procs[i].Name == name {
+			return r.procs[i], nil
+		}
+	}
+	return nil, fmt.Errorf("rig in %s started no process named %q", r.Dir, name)
+}
+
+// RestartDaemon starts ovs-vswitchd or ovn-controller again, as the rig first started it,
+// after a test has stopped or killed it, and waits until it answers on its control socket.
+// The previous process must have exited.
+func (r *Rig) RestartDaemon(ctx context.Context, name string) (*Process, error) {
+	old, err := r.Daemon(name)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-old.Done():
+	default:
+		return nil, fmt.Errorf("restart %s: pid %d is still running", name, old.PID)
+	}
+	switch name {
+	case "ovs-vswitchd":
+		spec := ProcessSpec{Name: name, Path: name, Args: append([]string{r.OVSEndpoint}, r.daemonFlags(name)...)}
+		return r.spawn(ctx, spec, socketAccepts(r.path(name+".ctl")))
+	case "ovn-controller":
+		if err := r.startController(ctx); err != nil {
+			return nil, err
+		}
+		return r.Daemon(name)
+	}
+	return nil, fmt.Errorf("restart %s: only ovs-vswitchd and ovn-controller can be restarted", name)
+}

@@ -1,0 +1,23 @@
+#!/bin/sh
+# After removal. Arguments: deb postrm "remove", "purge", "upgrade", "disappear" or "abort-*";
+# rpm %postun "0" (erase) or "1" (upgrade).
+# Purge (deb): remove what edgeovn made on the host, through the copy of `edgeovn` the prerm
+# kept: its pod ports and ovn0 in OVS, the CNI files if still there, and the state
+# (/var/lib/edgeovn, the IPAM database). RPM has no purge: `edgeovn cleanup --all` before
+# `rpm -e` does the same.
+set -e
+case "$1" in
+purge)
+	keep=/var/lib/edgeovn/edgeovn-purge
+	if [ -x "$keep" ]; then
+		opts=$(cat /var/lib/edgeovn/purge-opts 2>/dev/null || true)
+		"$keep" cleanup --all $opts || true
+	fi
+	rm -rf /var/lib/edgeovn
+	;;
+remove | 0)
+	if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
+		systemctl daemon-reload || true
+	fi
+	;;
+esac
