@@ -18,8 +18,8 @@ type CleanupParts struct {
 	// CNI: the CNI config, /opt/cni/bin/edgeovn, and the plugins edgeovn installed (by its
 	// manifest; others' plugins stay), so the runtime sends no pod to a plugin that is gone.
 	CNI bool
-	// OVS: edgeovn's pod ports on br-int and the host's ovn0 (br-int itself is
-	// ovn-controller's).
+	// OVS: edgeovn's pod ports on br-int, the host's ovn0 (br-int itself is
+	// ovn-controller's), and edgeovn's nftables tables (masquerade, node ports).
 	OVS bool
 	// State: the state directory and the IPAM database.
 	State bool
@@ -58,6 +58,7 @@ func Cleanup(ctx context.Context, req CleanupRequest) error {
 	}
 	if report || req.Remove.OVS {
 		c.ovs(ctx, req, req.Remove.OVS)
+		c.nft(req.Remove.OVS)
 	}
 	if report || req.Remove.State {
 		c.state(req, req.Remove.State)

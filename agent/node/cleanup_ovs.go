@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/edgeovn/edgeovn/agent/node/hostnet"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/vswitch"
 )
@@ -18,6 +19,27 @@ type CleanupOVS interface {
 }
 
 var _ CleanupOVS = (*vswitch.Client)(nil)
+
+// nft removes edgeovn's nftables tables: the masquerade of pod traffic and the node ports.
+func (c *cleaner) nft(do bool) {
+	tables, err := hostnet.OwnedTables()
+	if err != nil {
+		c.errs = append(c.errs, err)
+		return
+	}
+	for _, name := range tables {
+		what := "nftables table ip " + name
+		if !do {
+			fmt.Fprintln(c.out, "would remove", what)
+			continue
+		}
+		if err := hostnet.DeleteTable(name); err != nil {
+			c.errs = append(c.errs, err)
+			continue
+		}
+		fmt.Fprintln(c.out, "removed", what)
+	}
+}
 
 // ovs removes edgeovn's pod ports on br-int, then ovn0. Ports edgeovn did not create are
 // refused by DeletePort (ovn.ErrNotOwned) and reported kept.

@@ -167,3 +167,30 @@ func tcpSource(t *testing.T, client, server ns.NetNS, listen, dial string) strin
 	}
 	return <-seen
 }
+
+func TestOwnedTablesCleanup(t *testing.T) {
+	needRoot(t)
+	host := newNS(t)
+	inNS(t, host, func() error {
+		if err := addLink("ovn0"); err != nil {
+			return err
+		}
+		spec := &ServiceSpec{Interface: "ovn0", NodePorts: []NodePort{{Protocol: "udp", Port: 30053, ClusterIP: netip.MustParseAddrPort("10.43.0.10:53")}}}
+		if err := EnsureServices(context.Background(), spec, nil); err != nil {
+			return err
+		}
+		if got, err := OwnedTables(); err != nil || len(got) != 1 || got[0] != svcTable {
+			t.Errorf("owned tables = %v, %v; want [%s]", got, err, svcTable)
+		}
+		if err := DeleteTable("filter"); !errors.Is(err, ErrInvalid) {
+			t.Errorf("delete of a foreign table: %v, want ErrInvalid", err)
+		}
+		if err := DeleteTable(svcTable); err != nil {
+			return err
+		}
+		if got, _ := OwnedTables(); len(got) != 0 {
+			t.Errorf("tables left: %v", got)
+		}
+		return nil
+	})
+}
