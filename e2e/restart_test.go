@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
 
@@ -81,7 +83,13 @@ func TestRestartReconciles(t *testing.T) {
 
 func runPod(ctx context.Context, t *testing.T, env *env, name string) *podsim.Sandbox {
 	t.Helper()
-	pod, err := env.kubelet.CreatePod(ctx, "default", name, nil)
+	return runPodIn(ctx, t, env, "default", name)
+}
+
+// runPodIn creates the pod in namespace (options change it first) and runs its sandbox.
+func runPodIn(ctx context.Context, t *testing.T, env *env, namespace, name string, options ...func(*corev1.Pod)) *podsim.Sandbox {
+	t.Helper()
+	pod, err := env.kubelet.CreatePod(ctx, namespace, name, nil, options...)
 	if err != nil {
 		t.Fatal(err)
 	}

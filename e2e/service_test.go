@@ -179,19 +179,9 @@ func checkServiceLB(ctx context.Context, t *testing.T, env *env, outsideNetns st
 	if _, err := env.kubelet.Kube.DiscoveryV1().EndpointSlices("default").Create(ctx, web, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	pod, err := env.kubelet.CreatePod(ctx, "kube-system", "svclb-lb", nil, func(p *corev1.Pod) {
+	sb := runPodIn(ctx, t, env, "kube-system", "svclb-lb", func(p *corev1.Pod) {
 		p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80, HostPort: 18090, Protocol: corev1.ProtocolTCP}}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, err := env.kubelet.RunSandbox(ctx, pod)
-	if sb != nil {
-		t.Cleanup(func() { _ = podsim.RemoveNetns(sb.Netns) })
-	}
-	if err != nil {
-		t.Fatalf("%v\n%s", err, env.daemonLog())
-	}
 	dest := svc.Spec.ClusterIP
 	rules := fmt.Sprintf(`table ip klipper {
 	chain prerouting { type nat hook prerouting priority dstnat; ip saddr != %[1]s tcp dport 80 dnat to %[1]s:80; }

@@ -3,7 +3,6 @@ package northbound
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/ovn-org/libovsdb/ovsdb"
@@ -69,43 +68,12 @@ func (c *Client) syncLoadBalancersOps(ctx context.Context, req OwnedLoadBalancer
 
 // groupMemberOps appends what makes the load balancer match spec and belong to group.
 func (c *Client) groupMemberOps(ctx context.Context, spec LoadBalancerSpec, group *nbdb.LoadBalancerGroup, ops []ovsdb.Operation) ([]ovsdb.Operation, error) {
-	if err := spec.Validate(); err != nil {
-		return nil, err
-	}
-	cur, err := c.loadBalancerByName(ctx, spec.Name)
+	ref, ops, err := c.loadBalancerRowOps(ctx, spec, ops)
 	if err != nil {
 		return nil, err
 	}
-	proto := spec.Protocol
-	want := &nbdb.LoadBalancer{Name: spec.Name, Protocol: &proto, Vips: spec.vips(), Options: spec.Options,
-		ExternalIDs: spec.Owner.ids()}
-	if want.Options == nil {
-		want.Options = map[string]string{}
-	}
-	if cur == nil {
-		want.UUID = namedUUID("lb", len(ops))
-		insert, err := c.nb.Create(want)
-		if err != nil {
-			return nil, fmt.Errorf("build insert of load balancer %s: %w", spec.Name, err)
-		}
-		ops = append(append(ops, ovn.WaitAbsent(nbdb.LoadBalancerTable, "name", spec.Name)), insert...)
-		return append(ops, ovn.MutateRefs(nbdb.LoadBalancerGroupTable, group.UUID, "load_balancer", ovsdb.MutateOperationInsert, want.UUID)), nil
-	}
-	if !ovn.IsOwned(cur.ExternalIDs) {
-		return nil, fmt.Errorf("load balancer %s: %w", spec.Name, ovn.ErrNotOwned)
-	}
-	if cur.Protocol == nil || *cur.Protocol != proto || !maps.Equal(cur.Vips, want.Vips) ||
-		!maps.Equal(cur.Options, want.Options) || !ovn.HasAll(cur.ExternalIDs, want.ExternalIDs) {
-		want.UUID = cur.UUID
-		want.ExternalIDs = merged(cur.ExternalIDs, want.ExternalIDs)
-		upd, err := c.nb.Where(want).Update(want, &want.Protocol, &want.Vips, &want.Options, &want.ExternalIDs)
-		if err != nil {
-			return nil, fmt.Errorf("build update of load balancer %s: %w", spec.Name, err)
-		}
-		ops = append(ops, upd...)
-	}
-	if !slices.Contains(group.LoadBalancer, cur.UUID) {
-		ops = append(ops, ovn.MutateRefs(nbdb.LoadBalancerGroupTable, group.UUID, "load_balancer", ovsdb.MutateOperationInsert, cur.UUID))
+	if !slices.Contains(group.LoadBalancer, ref) {
+		ops = append(ops, ovn.MutateRefs(nbdb.LoadBalancerGroupTable, group.UUID, "load_balancer", ovsdb.MutateOperationInsert, ref))
 	}
 	return ops, nil
 }

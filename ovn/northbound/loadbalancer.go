@@ -89,12 +89,23 @@ func (c *Client) EnsureLoadBalancer(ctx context.Context, spec LoadBalancerSpec) 
 }
 
 func (c *Client) loadBalancerOps(ctx context.Context, spec LoadBalancerSpec, ops []ovsdb.Operation) ([]ovsdb.Operation, error) {
-	if err := spec.Validate(); err != nil {
+	ref, ops, err := c.loadBalancerRowOps(ctx, spec, ops)
+	if err != nil {
 		return nil, err
+	}
+	return c.attachLoadBalancer(ctx, spec, ref, ops)
+}
+
+// loadBalancerRowOps appends the insert of the load balancer, or the update that repairs
+// it, and returns its reference (a named UUID when inserted). A row of that name edgeovn
+// does not own is ovn.ErrNotOwned.
+func (c *Client) loadBalancerRowOps(ctx context.Context, spec LoadBalancerSpec, ops []ovsdb.Operation) (string, []ovsdb.Operation, error) {
+	if err := spec.Validate(); err != nil {
+		return "", nil, err
 	}
 	cur, err := c.loadBalancerByName(ctx, spec.Name)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	proto := spec.Protocol
 	want := &nbdb.LoadBalancer{Name: spec.Name, Protocol: &proto, Vips: spec.vips(), Options: maps.Clone(spec.Options),
@@ -102,32 +113,27 @@ func (c *Client) loadBalancerOps(ctx context.Context, spec LoadBalancerSpec, ops
 	if want.Options == nil {
 		want.Options = map[string]string{}
 	}
-	ref := ""
 	switch {
 	case cur == nil:
 		want.UUID = namedUUID("lb", len(ops))
-		ref = want.UUID
 		insert, err := c.nb.Create(want)
 		if err != nil {
-			return nil, fmt.Errorf("build insert of load balancer: %w", err)
+			return "", nil, fmt.Errorf("build insert of load balancer %s: %w", spec.Name, err)
 		}
-		ops = append(append(ops, ovn.WaitAbsent(nbdb.LoadBalancerTable, "name", spec.Name)), insert...)
+		return want.UUID, append(append(ops, ovn.WaitAbsent(nbdb.LoadBalancerTable, "name", spec.Name)), insert...), nil
 	case !ovn.IsOwned(cur.ExternalIDs):
-		return nil, fmt.Errorf("load balancer %s: %w", spec.Name, ovn.ErrNotOwned)
-	default:
-		ref = cur.UUID
-		if cur.Protocol == nil || *cur.Protocol != proto || !maps.Equal(cur.Vips, want.Vips) ||
-			!maps.Equal(cur.Options, want.Options) || !ovn.HasAll(cur.ExternalIDs, want.ExternalIDs) {
-			want.UUID = cur.UUID
-			want.ExternalIDs = merged(cur.ExternalIDs, want.ExternalIDs)
-			upd, err := c.nb.Where(want).Update(want, &want.Protocol, &want.Vips, &want.Options, &want.ExternalIDs)
-			if err != nil {
-				return nil, fmt.Errorf("build update of load balancer: %w", err)
-			}
-			ops = append(ops, upd...)
+		return "", nil, fmt.Errorf("load balancer %s: %w", spec.Name, ovn.ErrNotOwned)
+	case cur.Protocol == nil || *cur.Protocol != proto || !maps.Equal(cur.Vips, want.Vips) ||
+		!maps.Equal(cur.Options, want.Options) || !ovn.HasAll(cur.ExternalIDs, want.ExternalIDs):
+		want.UUID = cur.UUID
+		want.ExternalIDs = merged(cur.ExternalIDs, want.ExternalIDs)
+		upd, err := c.nb.Where(want).Update(want, &want.Protocol, &want.Vips, &want.Options, &want.ExternalIDs)
+		if err != nil {
+			return "", nil, fmt.Errorf("build update of load balancer %s: %w", spec.Name, err)
 		}
+		ops = append(ops, upd...)
 	}
-	return c.attachLoadBalancer(ctx, spec, ref, ops)
+	return cur.UUID, ops, nil
 }
 
 // attachLoadBalancer appends the mutations that add ref to the load_balancer column of each
