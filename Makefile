@@ -5,6 +5,9 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 CACHE := $(CURDIR)/.cache
 export EDGEOVN_KUBE_APISERVER ?= $(CACHE)/bin/kube-apiserver
+export EDGEOVN_KUBE_CONTROLLER_MANAGER ?= $(CACHE)/bin/kube-controller-manager
+export EDGEOVN_KUBE_PROXY ?= $(CACHE)/bin/kube-proxy
+export EDGEOVN_COREDNS ?= $(CACHE)/bin/coredns
 export EDGEOVN_PKGROOT ?= $(CACHE)/pkgroot
 
 .PHONY: help build package test unit e2e deps vet bench generate verify-generate demo demo-down clean
@@ -28,7 +31,7 @@ package: build ## build dist/edgeovn_<version>_amd64.deb and the .rpm (nfpm.yaml
 	rm -rf dist && mkdir -p dist
 	for p in deb rpm; do VERSION=$(PKG_VERSION) GOARCH=$$($(GO) env GOARCH) $(GO) run $(NFPM) pkg --config nfpm.yaml --packager $$p --target dist/ || exit 1; done
 
-deps: ## install what the tests need (Debian packages, kube-apiserver build, cached in .cache/)
+deps: ## install what the tests need (Debian packages; kube-apiserver, controller-manager, kube-proxy, CoreDNS builds cached in .cache/)
 	./e2e/scripts/install-deps.sh $(CACHE)
 
 vet: ## gofmt and go vet
@@ -61,5 +64,5 @@ demo: deps build ## bring up OVN, an API server and edgeovn on this host; two po
 demo-down: ## tear the demo down
 	$(GO) run ./e2e/cmd/demo -dir $(CACHE)/demo down
 
-clean: ## remove build output (keeps the kube-apiserver cache)
+clean: ## remove build output (keeps the .cache of Kubernetes and CoreDNS builds)
 	rm -rf bin dist

@@ -21,6 +21,7 @@ func (r *Rig) writeEnvFile() error {
 		{"EOVN_SB", r.SBEndpoint},
 		{"EOVN_OVS", r.OVSEndpoint},
 		{"EOVN_KUBECONFIG", r.Kubeconfig},
+		{"EOVN_POD_KUBECONFIG", r.PodKubeconfig},
 		{"OVS_RUNDIR", r.Dir},
 		{"OVN_RUNDIR", r.Dir},
 	} {

@@ -9,8 +9,6 @@ import (
 	"encoding/hex"
 	"encoding/pem"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"strconv"
 
@@ -24,6 +22,12 @@ const (
 	etcdClientPort = 2379
 	etcdPeerPort   = 2380
 	apiServerPort  = 6443
+)
+
+// k3s's default address ranges: the Service CIDR and the cluster (pod) CIDR.
+const (
+	serviceCIDR = "10.43.0.0/16"
+	clusterCIDR = "10.42.0.0/16"
 )
 
 // startKube starts etcd and kube-apiserver, writes the kubeconfig and builds the clientset.
@@ -54,29 +58,8 @@ func (r *Rig) startEtcd(ctx context.Context) error {
 		"--listen-peer-urls=" + peer, "--initial-advertise-peer-urls=" + peer,
 		"--initial-cluster=eovn=" + peer,
 	}}
-	_, err := r.spawn(ctx, spec, r.httpOK(client+"/health"))
+	_, err := r.spawn(ctx, spec, httpOK(r.NetnsPath, client+"/health"))
 	return err
-}
-
-// httpOK is a readiness check: a plain HTTP GET from inside the namespace answers 200.
-func (r *Rig) httpOK(url string) func(context.Context) error {
-	client := &http.Client{Transport: &http.Transport{DialContext: r.DialContext}}
-	return func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("GET %s: %s: %s", url, resp.Status, body)
-		}
-		return nil
-	}
 }
 
 // writeAuthFiles writes the service account signing key and the static token file with one
@@ -109,7 +92,8 @@ func (r *Rig) writeAuthFiles() error {
 func (r *Rig) startAPIServer(ctx context.Context) error {
 	spec := ProcessSpec{Name: "kube-apiserver", Path: r.opts.apiServerPath(), Args: []string{
 		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", etcdClientPort),
-		"--bind-address=127.0.0.1",
+		// All of the rig's addresses: 127.0.0.1 for the host side, NodeIP for pods.
+		"--bind-address=0.0.0.0",
 		"--advertise-address=" + r.NodeIP.String(),
 		"--secure-port=" + strconv.Itoa(apiServerPort),
 		"--cert-dir=" + r.path("apiserver-certs"),
@@ -118,7 +102,7 @@ func (r *Rig) startAPIServer(ctx context.Context) error {
 		"--service-account-signing-key-file=" + r.path("sa.key"),
 		"--token-auth-file=" + r.path("tokens.csv"),
 		"--authorization-mode=RBAC",
-		"--service-cluster-ip-range=10.43.0.0/16",
+		"--service-cluster-ip-range=" + serviceCIDR,
 	}}
 	p, err := r.startChild(spec)
 	if err != nil {
@@ -130,15 +114,18 @@ func (r *Rig) startAPIServer(ctx context.Context) error {
 	})
 }
 
-// writeKubeconfig writes a token kubeconfig for clients inside the namespace (edgeovn).
+// writeKubeconfig writes the token kubeconfigs: Kubeconfig for clients inside the rig's
+// namespace (edgeovn), PodKubeconfig for clients in pods.
 func (r *Rig) writeKubeconfig() error {
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["rig"] = &clientcmdapi.Cluster{Server: r.APIServerURL, InsecureSkipTLSVerify: true}
-	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: r.token}
-	cfg.Contexts["rig"] = &clientcmdapi.Context{Cluster: "rig", AuthInfo: "admin"}
-	cfg.CurrentContext = "rig"
-	if err := clientcmd.WriteToFile(*cfg, r.Kubeconfig); err != nil {
-		return fmt.Errorf("write kubeconfig %s: %w", r.Kubeconfig, err)
+	for path, server := range map[string]string{r.Kubeconfig: r.APIServerURL, r.PodKubeconfig: r.PodAPIServerURL} {
+		cfg := clientcmdapi.NewConfig()
+		cfg.Clusters["rig"] = &clientcmdapi.Cluster{Server: server, InsecureSkipTLSVerify: true}
+		cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: r.token}
+		cfg.Contexts["rig"] = &clientcmdapi.Context{Cluster: "rig", AuthInfo: "admin"}
+		cfg.CurrentContext = "rig"
+		if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+			return fmt.Errorf("write kubeconfig %s: %w", path, err)
+		}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -28,6 +29,12 @@ type Options struct {
 	// KubeAPIServer is the kube-apiserver binary. Empty means $EDGEOVN_KUBE_APISERVER, then
 	// <repo>/.cache/bin/kube-apiserver.
 	KubeAPIServer string
+	// KubeControllerManager, KubeProxy and CoreDNS are the binaries StartControllerManager,
+	// StartKubeProxy and StartCoreDNS run. Empty means $EDGEOVN_KUBE_CONTROLLER_MANAGER,
+	// $EDGEOVN_KUBE_PROXY and $EDGEOVN_COREDNS, then the same name in <repo>/.cache/bin.
+	KubeControllerManager string
+	KubeProxy             string
+	CoreDNS               string
 	// Detach starts every process in its own session so it outlives the starting program;
 	// StopDir(Dir) tears the rig down later.
 	Detach bool
@@ -56,19 +63,48 @@ const (
 	vswitchSchema = "/usr/share/openvswitch/vswitch.ovsschema"
 )
 
-// Preflight reports, in one error, everything missing for a rig on this machine (not root,
-// a missing binary or schema, no kube-apiserver build), so tests can t.Skip with its message.
-// It uses $EDGEOVN_KUBE_APISERVER or the repository's default path for kube-apiserver.
-func Preflight() error {
-	return preflight(Options{})
+// Component is an optional part of the rig, started on demand; Preflight checks for it.
+type Component string
+
+// The optional components, named as their binaries.
+const (
+	ControllerManager Component = "kube-controller-manager"
+	KubeProxy         Component = "kube-proxy"
+	CoreDNS           Component = "coredns"
+)
+
+// componentEnv names the environment variable that overrides a binary's cache path.
+var componentEnv = map[Component]string{
+	"kube-apiserver":  "EDGEOVN_KUBE_APISERVER",
+	ControllerManager: "EDGEOVN_KUBE_CONTROLLER_MANAGER",
+	KubeProxy:         "EDGEOVN_KUBE_PROXY",
+	CoreDNS:           "EDGEOVN_COREDNS",
 }
 
-func preflight(o Options) error {
+// componentTools are the programs from $PATH a component needs besides its own binary:
+// kube-proxy execs iptables-restore (iptables mode) or nft (nftables mode).
+var componentTools = map[Component][]string{
+	KubeProxy: {"iptables", "iptables-save", "iptables-restore", "ip6tables", "nft"},
+}
+
+// Preflight reports, in one error, everything missing for a rig on this machine (not root,
+// a missing binary or schema, no kube-apiserver build) and for the optional components the
+// caller needs, so tests can t.Skip with its message. Binaries come from the environment
+// ($EDGEOVN_KUBE_APISERVER, ...) or the repository's .cache/bin.
+func Preflight(needs ...Component) error {
+	return preflight(Options{}, needs...)
+}
+
+func preflight(o Options, needs ...Component) error {
 	var missing []string
 	if os.Geteuid() != 0 {
 		missing = append(missing, "not root (network namespaces and OVS need root)")
 	}
-	for _, b := range binaries {
+	tools := slices.Clone(binaries)
+	for _, c := range needs {
+		tools = append(tools, componentTools[c]...)
+	}
+	for _, b := range tools {
 		if _, err := exec.LookPath(b); err != nil {
 			missing = append(missing, fmt.Sprintf("no %s in PATH", b))
 		}
@@ -81,8 +117,13 @@ func preflight(o Options) error {
 	if len(missing) > 0 {
 		missing = append(missing, "install with: e2e/scripts/install-deps.sh (or make deps)")
 	}
-	if err := checkAPIServer(o.apiServerPath()); err != nil {
+	if err := checkBinary("kube-apiserver", o.apiServerPath()); err != nil {
 		missing = append(missing, err.Error())
+	}
+	for _, c := range needs {
+		if err := checkBinary(c, o.componentPath(c)); err != nil {
+			missing = append(missing, err.Error())
+		}
 	}
 	if len(missing) == 0 {
 		return nil
@@ -90,24 +131,38 @@ func preflight(o Options) error {
 	return fmt.Errorf("rig preflight: %s", strings.Join(missing, "; "))
 }
 
-func checkAPIServer(path string) error {
+func checkBinary(c Component, path string) error {
 	st, err := os.Stat(path)
 	if err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
 		return nil
 	}
-	return fmt.Errorf("no kube-apiserver binary at %s: build it with e2e/scripts/build-kube-apiserver.sh %s (or make deps)",
-		path, filepath.Dir(path))
+	script := "build-kube.sh"
+	if c == CoreDNS {
+		script = "build-coredns.sh"
+	}
+	return fmt.Errorf("no %s binary at %s: build it with e2e/scripts/%s %s (or make deps)",
+		c, path, script, filepath.Dir(path))
 }
 
 // apiServerPath resolves the kube-apiserver binary: option, environment, repository cache.
 func (o Options) apiServerPath() string {
-	if o.KubeAPIServer != "" {
-		return o.KubeAPIServer
+	return binaryPath(o.KubeAPIServer, "kube-apiserver")
+}
+
+// componentPath resolves an optional component's binary the same way.
+func (o Options) componentPath(c Component) string {
+	opt := map[Component]string{ControllerManager: o.KubeControllerManager, KubeProxy: o.KubeProxy, CoreDNS: o.CoreDNS}[c]
+	return binaryPath(opt, c)
+}
+
+func binaryPath(option string, c Component) string {
+	if option != "" {
+		return option
 	}
-	if p := os.Getenv("EDGEOVN_KUBE_APISERVER"); p != "" {
+	if p := os.Getenv(componentEnv[c]); p != "" {
 		return p
 	}
-	return filepath.Join(repoRoot(), ".cache", "bin", "kube-apiserver")
+	return filepath.Join(repoRoot(), ".cache", "bin", string(c))
 }
 
 // repoRoot walks up from the working directory to the edgeovn module's go.mod, so that tests

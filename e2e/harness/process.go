@@ -23,6 +23,9 @@ type ProcessSpec struct {
 	// Env is added to the rig's environment (the caller's, plus OVS_RUNDIR and OVN_RUNDIR set
 	// to the run directory); later entries win.
 	Env []string
+	// Netns is the name (in /run/netns, as `ip netns` knows it) of the network namespace to run
+	// in, a pod sandbox's, say. Empty means the rig's own.
+	Netns string
 }
 
 // stopGrace is how long Stop waits after SIGTERM before it sends SIGKILL.

@@ -37,6 +37,11 @@ type Rig struct {
 	Kubeconfig string
 	// APIServerURL is the API server's address inside the namespace.
 	APIServerURL string
+	// PodAPIServerURL is the API server's address for pods, https://<NodeIP>:6443, the
+	// "kubernetes" Service's endpoint: pods reach it through edgeovn's host wiring (ovn0).
+	// PodKubeconfig is a token kubeconfig with that address (CoreDNS uses it).
+	PodAPIServerURL string
+	PodKubeconfig   string
 
 	opts  Options
 	log   *slog.Logger
@@ -76,17 +81,19 @@ func Start(ctx context.Context, o Options) (*Rig, error) {
 
 func newRig(dir, netnsName string, o Options) *Rig {
 	return &Rig{
-		Dir:          dir,
-		Netns:        netnsName,
-		NetnsPath:    filepath.Join(netnsDir, netnsName),
-		NodeIP:       nodeIP.Addr(),
-		NBEndpoint:   "unix:" + filepath.Join(dir, nbDB.stem+".sock"),
-		SBEndpoint:   "unix:" + filepath.Join(dir, sbDB.stem+".sock"),
-		OVSEndpoint:  "unix:" + filepath.Join(dir, vswitchDB.stem+".sock"),
-		Kubeconfig:   filepath.Join(dir, "kubeconfig"),
-		APIServerURL: fmt.Sprintf("https://127.0.0.1:%d", apiServerPort),
-		opts:         o,
-		log:          o.logger(),
+		Dir:             dir,
+		Netns:           netnsName,
+		NetnsPath:       filepath.Join(netnsDir, netnsName),
+		NodeIP:          nodeIP.Addr(),
+		NBEndpoint:      "unix:" + filepath.Join(dir, nbDB.stem+".sock"),
+		SBEndpoint:      "unix:" + filepath.Join(dir, sbDB.stem+".sock"),
+		OVSEndpoint:     "unix:" + filepath.Join(dir, vswitchDB.stem+".sock"),
+		Kubeconfig:      filepath.Join(dir, "kubeconfig"),
+		APIServerURL:    fmt.Sprintf("https://127.0.0.1:%d", apiServerPort),
+		PodAPIServerURL: "https://" + netip.AddrPortFrom(nodeIP.Addr(), apiServerPort).String(),
+		PodKubeconfig:   filepath.Join(dir, "kubeconfig-pod"),
+		opts:            o,
+		log:             o.logger(),
 	}
 }
 
@@ -160,8 +167,8 @@ func (r *Rig) Run(ctx context.Context, name string, args ...string) ([]byte, err
 	return out, nil
 }
 
-// Start starts an extra long-running process (edgeovn itself) inside the rig's namespace,
-// with its output in <dir>/<name>.log. It does not wait for readiness: that is the caller's
+// Start starts an extra long-running process (edgeovn itself) inside the rig's namespace (or
+// the one spec.Netns names), with its output in <dir>/<name>.log. It does not wait for readiness: that is the caller's
 // to define. Stop stops it with the rest, or the caller stops it earlier with Process.Stop.
 func (r *Rig) Start(ctx context.Context, spec ProcessSpec) (*Process, error) {
 	if err := ctx.Err(); err != nil {
@@ -177,12 +184,16 @@ func (r *Rig) startChild(spec ProcessSpec) (*Process, error) {
 	if r.stopped {
 		return nil, fmt.Errorf("start %s: rig in %s is stopped", spec.Name, r.Dir)
 	}
-	p, err := startProcess(startRequest{spec: spec, dir: r.Dir, netns: r.Netns, env: r.env(), detach: r.opts.Detach})
+	netns := spec.Netns
+	if netns == "" {
+		netns = r.Netns
+	}
+	p, err := startProcess(startRequest{spec: spec, dir: r.Dir, netns: netns, env: r.env(), detach: r.opts.Detach})
 	if err != nil {
 		return nil, err
 	}
 	r.procs = append(r.procs, p)
-	r.log.Debug("started", "process", p.Name, "pid", p.PID, "netns", r.Netns)
+	r.log.Debug("started", "process", p.Name, "pid", p.PID, "netns", netns)
 	return p, appendPidRecord(r.Dir, p)
 }
 

@@ -3,7 +3,9 @@ package harness
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -50,6 +52,31 @@ func socketAccepts(path string) func(context.Context) error {
 			return err
 		}
 		return c.Close()
+	}
+}
+
+// httpOK is a readiness check: a plain HTTP GET from inside the network namespace at
+// netnsPath answers 200.
+func httpOK(netnsPath, url string) func(context.Context) error {
+	dial := func(ctx context.Context, network, address string) (net.Conn, error) {
+		return dialInNetns(ctx, netnsPath, network, address)
+	}
+	client := &http.Client{Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true}}
+	return func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET %s: %s: %s", url, resp.Status, body)
+		}
+		return nil
 	}
 }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Installs what the real-component tests and the demo need, then builds kube-apiserver and the
-# Debian root the package test boots.
-# usage: install-deps.sh [CACHEDIR]   (default <repo>/.cache; kube-apiserver goes to CACHEDIR/bin)
+# Installs what the real-component tests and the demo need, then builds kube-apiserver,
+# kube-controller-manager, kube-proxy and CoreDNS, and the Debian root the package test boots.
+# usage: install-deps.sh [CACHEDIR]   (default <repo>/.cache; the binaries go to CACHEDIR/bin)
 #
 # Idempotent: installs with apt-get only the Debian/Ubuntu packages that are missing. Services
 # those packages would start are kept from starting (policy-rc.d during the install), and any
@@ -10,7 +10,7 @@
 # installed are disabled as well, so the system OVS/OVN/etcd never come up behind the tests.
 set -eu
 
-packages="openvswitch-switch ovn-central ovn-host iproute2 iputils-ping etcd-server ethtool nftables debootstrap systemd-container rpm"
+packages="openvswitch-switch ovn-central ovn-host iproute2 iputils-ping etcd-server ethtool nftables iptables debootstrap systemd-container rpm"
 daemons="ovsdb-server ovs-vswitchd ovn-northd ovn-controller etcd"
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -80,5 +80,6 @@ install_missing() {
 }
 
 install_missing
-"$here/build-kube-apiserver.sh" "$cache/bin"
+"$here/build-kube.sh" "$cache/bin"
+"$here/build-coredns.sh" "$cache/bin"
 "$here/build-pkgroot.sh" "$cache/pkgroot"
