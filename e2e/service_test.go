@@ -2,95 +2,78 @@ package e2e
 
 import (
 	"context"
-	"fmt"
-	"net"
+	"errors"
 	"net/netip"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/edgeovn/edgeovn/e2e/daemon"
+	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
 
-// TestServices: ClusterIP Services as OVN load balancers, with real traffic between pod
-// namespaces: both backends answer over TCP and UDP, a Service without endpoints rejects
-// at once and works again when they are back, ClientIP affinity keeps one backend, a pod
-// reaches itself through its Service (hairpin), the host reaches the ClusterIP through ovn0,
-// and a deleted Service leaves no load balancer behind.
-func TestServices(t *testing.T) {
+// TestServices runs the Service suite as with `k3s --disable-kube-proxy`: edgeovn serves
+// node ports and the host's traffic to ClusterIPs itself.
+func TestServices(t *testing.T) { runServiceSuite(t, false) }
+
+// TestServicesWithKubeProxy runs the same suite with kube-proxy on the host as k3s runs it
+// (iptables mode, --cluster-cidr): it serves node ports and the host's traffic, edgeovn
+// sees it and leaves them to it, and pods' traffic to ClusterIPs is still DNATed in OVN.
+func TestServicesWithKubeProxy(t *testing.T) { runServiceSuite(t, true) }
+
+// svcEnv is one host of the Service suite: web-1 and web-2 serve on 8080 (TCP and UDP),
+// client asks.
+type svcEnv struct {
+	*env
+	ctx                context.Context
+	web1, web2, client *podsim.Sandbox
+}
+
+// runServiceSuite: ClusterIP Services as OVN load balancers with endpoints from the real
+// EndpointSlice controller and names from CoreDNS, real traffic between pod namespaces, the
+// host and an outside network.
+func runServiceSuite(t *testing.T, kubeProxy bool) {
+	needs := []harness.Component{harness.ControllerManager, harness.CoreDNS}
+	if kubeProxy {
+		needs = append(needs, harness.KubeProxy)
+	}
+	if err := harness.Preflight(needs...); err != nil {
+		t.Skipf("Service suite skipped (run `make deps` as root): %v", err)
+	}
 	env, ctx := startNode(t)
 	nodeJoin(ctx, t, env)
-	web1, web2, client := runPod(ctx, t, env, "web-1"), runPod(ctx, t, env, "web-2"), runPod(ctx, t, env, "client")
-	for _, sb := range []*podsim.Sandbox{web1, web2} {
-		serveIdent(t, sb.Netns, net.JoinHostPort(sb.IP().String(), "8080"), sb.Pod.Name)
+	eventually(ctx, t, "ovn0 bound", func() bool { return daemon.HostInterfaceBound(ctx, env.rig) })
+	if _, err := env.rig.StartControllerManager(ctx); err != nil {
+		t.Fatal(err)
 	}
-	svc := createService(ctx, t, env, "web", nil)
-	vip := svc.Spec.ClusterIP
-	publishEndpoints(ctx, t, env, "web", web1, web2)
-
-	seen := map[string]bool{}
-	eventually(ctx, t, "both backends answer on "+vip+":80, seeing the client's own address", func() bool {
-		a, err := ask(ctx, client.Netns, "tcp", vip+":80", time.Second)
-		seen[a] = err == nil
-		return seen["web-1 "+client.IP().String()] && seen["web-2 "+client.IP().String()]
-	})
-	if a, err := ask(ctx, client.Netns, "udp", vip+":53", time.Second); err != nil || !strings.HasPrefix(a, "web-") {
-		t.Fatalf("udp %s:53: %q, %v", vip, a, err)
-	}
-
-	publishEndpoints(ctx, t, env, "web")
-	eventually(ctx, t, "a Service without endpoints rejects", func() bool {
-		_, err := ask(ctx, client.Netns, "tcp", vip+":80", time.Second)
-		return err == errRefused
-	})
-	publishEndpoints(ctx, t, env, "web", web2)
-	eventually(ctx, t, "endpoints back: web-2 answers", func() bool {
-		a, _ := ask(ctx, client.Netns, "tcp", vip+":80", time.Second)
-		return strings.HasPrefix(a, "web-2 ")
-	})
-
-	hairpin := createService(ctx, t, env, "self", nil)
-	publishEndpoints(ctx, t, env, "self", web1)
-	eventually(ctx, t, "web-1 reaches itself through its Service (hairpin)", func() bool {
-		a, _ := ask(ctx, web1.Netns, "tcp", hairpin.Spec.ClusterIP+":80", time.Second)
-		return strings.HasPrefix(a, "web-1 ")
-	})
-
-	sticky := createService(ctx, t, env, "sticky", func(s *corev1.Service) {
-		s.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
-	})
-	publishEndpoints(ctx, t, env, "sticky", web1, web2)
-	var first string
-	eventually(ctx, t, "sticky Service answers", func() bool {
-		first, _ = ask(ctx, client.Netns, "tcp", sticky.Spec.ClusterIP+":80", time.Second)
-		return first != ""
-	})
-	for i := range 10 {
-		if a, err := ask(ctx, client.Netns, "tcp", sticky.Spec.ClusterIP+":80", time.Second); a != first {
-			t.Fatalf("ClientIP affinity: request %d answered by %q (%v), the first by %q", i, a, err, first)
+	mode := "edgeovn serves host traffic to services and node ports"
+	if kubeProxy {
+		if _, err := env.rig.StartKubeProxy(ctx, harness.KubeProxyRequest{Node: node}); err != nil {
+			t.Fatal(err)
 		}
+		mode = "kube-proxy serves host traffic to services and node ports"
 	}
+	eventually(ctx, t, "edgeovn logs: "+mode, func() bool { return strings.Contains(env.daemonLog(), mode) })
 
-	eventually(ctx, t, "the host reaches "+vip+" through ovn0", func() bool {
-		a, _ := ask(ctx, env.rig.NetnsPath, "tcp", vip+":80", time.Second)
-		return strings.HasPrefix(a, "web-2 ")
-	})
+	s := &svcEnv{env: env, ctx: ctx}
+	s.web1 = s.backend(t, "web-1", map[string]string{"app": "web", "self": "yes"})
+	s.web2 = s.backend(t, "web-2", map[string]string{"app": "web"})
+	s.client = runPod(ctx, t, env, "client")
 
+	s.checkDNSAndBalancing(t)
+	s.checkReject(t)
+	s.checkHairpinAndAffinity(t)
+	s.checkHost(t)
 	outside, outsideNetns := addOutside(ctx, t, env)
-	checkNodePorts(ctx, t, env, outsideAt{outside, outsideNetns}, web1, web2)
-	checkInternalLocal(ctx, t, env, client, web1, web2)
-	checkServiceLB(ctx, t, env, outsideNetns)
-	checkRestartWritesOnlyChanges(ctx, t, env)
-
+	s.checkNodePorts(t, outsideAt{outside, outsideNetns})
+	s.checkInternalLocal(t)
+	s.checkServiceLB(t, outsideNetns)
+	s.checkRestartWritesOnlyChanges(t)
 	if err := env.kubelet.Kube.CoreV1().Services("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -99,207 +82,165 @@ func TestServices(t *testing.T) {
 	})
 }
 
-// outsideAt is a network outside the host (addOutside): its address and namespace.
-type outsideAt struct {
-	addr  netip.Addr
-	netns string
+// backend runs a pod with labels that serves on 8080 and is reported Running and Ready.
+func (s *svcEnv) backend(t *testing.T, name string, labels map[string]string) *podsim.Sandbox {
+	t.Helper()
+	sb := runPodIn(s.ctx, t, s.env, "default", name, func(p *corev1.Pod) { p.Labels = labels })
+	srv, err := podsim.Serve(s.ctx, podsim.ServeRequest{Netns: sb.Netns, Port: 8080, Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	if err := s.kubelet.MarkRunning(s.ctx, sb); err != nil {
+		t.Fatal(err)
+	}
+	return sb
 }
 
-// checkNodePorts: NodePort Services answer on the node's address from an outside network,
-// through every backend (externalTrafficPolicy Cluster, the client masqueraded) or through
-// this node's endpoints with the client's own address kept (Local).
-func checkNodePorts(ctx context.Context, t *testing.T, env *env, out outsideAt, backends ...*podsim.Sandbox) {
+// send asks addr over proto from the namespace.
+func (s *svcEnv) send(netns string, proto corev1.Protocol, addr string, timeout time.Duration) (podsim.Answer, error) {
+	return podsim.Send(s.ctx, podsim.SendRequest{Netns: netns, Protocol: proto, Addr: netip.MustParseAddrPort(addr), Timeout: timeout})
+}
+
+// checkDNSAndBalancing: CoreDNS behind the kube-dns Service at 10.43.0.10 (k3s's) answers the
+// client with the ClusterIPs of kubernetes and web; by that name the client reaches both of
+// web's backends over TCP, which see its own address, and over UDP.
+func (s *svcEnv) checkDNSAndBalancing(t *testing.T) {
 	t.Helper()
-	outside, outsideNetns := out.addr, out.netns
-	cluster := createService(ctx, t, env, "np-cluster", func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeNodePort })
-	publishEndpoints(ctx, t, env, "np-cluster", backends...)
-	local := createService(ctx, t, env, "np-local", func(s *corev1.Service) {
-		s.Spec.Type = corev1.ServiceTypeNodePort
-		s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+	dns := runPodIn(s.ctx, t, s.env, "kube-system", "coredns", func(p *corev1.Pod) { p.Labels = map[string]string{"k8s-app": "kube-dns"} })
+	if _, err := s.rig.StartCoreDNS(s.ctx, harness.CoreDNSRequest{Netns: dns.Netns}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.kubelet.MarkRunning(s.ctx, dns); err != nil {
+		t.Fatal(err)
+	}
+	createServiceIn(s.ctx, t, s.env, "kube-system", "kube-dns", func(svc *corev1.Service) {
+		svc.Spec.ClusterIP, svc.Spec.Selector = "10.43.0.10", map[string]string{"k8s-app": "kube-dns"}
+		svc.Spec.Ports = []corev1.ServicePort{{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP},
+			{Name: "dns-tcp", Port: 53, Protocol: corev1.ProtocolTCP}}
 	})
-	publishEndpoints(ctx, t, env, "np-local", backends[0])
-	join := nodeJoin(ctx, t, env).IPs[0].String()
-	for _, c := range []struct {
-		svc    *corev1.Service
-		source string // what the backend sees
-	}{{cluster, join}, {local, outside.String()}} {
-		addr := fmt.Sprintf("198.51.100.1:%d", c.svc.Spec.Ports[0].NodePort)
-		var a string
-		eventually(ctx, t, "node port "+addr+" of "+c.svc.Name+" answers from outside", func() bool {
-			a, _ = ask(ctx, outsideNetns, "tcp", addr, time.Second)
-			return strings.HasPrefix(a, "web-")
+	web := createService(s.ctx, t, s.env, "web", nil)
+	kubernetes, err := s.kubelet.Kube.CoreV1().Services("default").Get(s.ctx, "kubernetes", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := netip.MustParseAddrPort("10.43.0.10:53")
+	for name, want := range map[string]string{"kubernetes.default.svc.cluster.local": kubernetes.Spec.ClusterIP,
+		"web.default.svc.cluster.local": web.Spec.ClusterIP} {
+		var got []netip.Addr
+		eventually(s.ctx, t, "the client resolves "+name+" through kube-dns at "+server.String(), func() bool {
+			got, err = podsim.Lookup(s.ctx, s.client.Netns, server, name)
+			return err == nil && len(got) == 1 && got[0].String() == want
 		})
-		if !strings.HasSuffix(a, " "+c.source) {
-			t.Errorf("node port %s of %s: backend answered %q, want it to have seen %s", addr, c.svc.Name, a, c.source)
+	}
+	seen := map[string]bool{}
+	eventually(s.ctx, t, "both backends answer web.default.svc.cluster.local:80, seeing the client's address", func() bool {
+		addrs, err := podsim.Lookup(s.ctx, s.client.Netns, server, "web.default.svc.cluster.local")
+		if err != nil || len(addrs) == 0 {
+			return false
 		}
-		udp := fmt.Sprintf("198.51.100.1:%d", c.svc.Spec.Ports[1].NodePort)
-		if a, err := ask(ctx, outsideNetns, "udp", udp, 2*time.Second); !strings.HasPrefix(a, "web-") {
-			t.Errorf("udp node port %s of %s: %q, %v", udp, c.svc.Name, a, err)
-		}
+		a, err := s.send(s.client.Netns, corev1.ProtocolTCP, netip.AddrPortFrom(addrs[0], 80).String(), time.Second)
+		seen[a.Server] = err == nil && a.Client.Addr() == s.client.IP()
+		return seen["web-1"] && seen["web-2"]
+	})
+	if a, err := s.send(s.client.Netns, corev1.ProtocolUDP, web.Spec.ClusterIP+":53", 2*time.Second); err != nil || !strings.HasPrefix(a.Server, "web-") {
+		t.Fatalf("udp %s:53: %+v, %v", web.Spec.ClusterIP, a, err)
 	}
 }
 
-// checkInternalLocal: with internalTrafficPolicy Local a client reaches only its own
-// node's endpoints (web-2 is published on another node), and none when its node has none.
-func checkInternalLocal(ctx context.Context, t *testing.T, env *env, client, here, elsewhere *podsim.Sandbox) {
+// checkReject: with no ready endpoint the Service rejects at once; back up, it answers.
+func (s *svcEnv) checkReject(t *testing.T) {
 	t.Helper()
-	svc := createService(ctx, t, env, "itp-local", func(s *corev1.Service) {
-		s.Spec.InternalTrafficPolicy = new(corev1.ServiceInternalTrafficPolicyLocal)
+	vip := s.clusterIP(t, "web") + ":80"
+	for _, sb := range []*podsim.Sandbox{s.web1, s.web2} {
+		if err := s.kubelet.MarkNotReady(s.ctx, sb); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(s.ctx, t, "a Service without ready endpoints rejects", func() bool {
+		_, err := s.send(s.client.Netns, corev1.ProtocolTCP, vip, time.Second)
+		return errors.Is(err, podsim.ErrRefused)
 	})
-	vip := svc.Spec.ClusterIP + ":80"
-	publishEndpointsOn(ctx, t, env, "itp-local", map[*podsim.Sandbox]string{here: node, elsewhere: "edge-2"})
-	eventually(ctx, t, "internalTrafficPolicy Local answers from this node's endpoint", func() bool {
-		a, _ := ask(ctx, client.Netns, "tcp", vip, time.Second)
-		return strings.HasPrefix(a, here.Pod.Name+" ")
+	if err := s.kubelet.MarkRunning(s.ctx, s.web2); err != nil {
+		t.Fatal(err)
+	}
+	eventually(s.ctx, t, "web-2 ready again: it answers", func() bool {
+		a, _ := s.send(s.client.Netns, corev1.ProtocolTCP, vip, time.Second)
+		return a.Server == "web-2"
+	})
+	if err := s.kubelet.MarkRunning(s.ctx, s.web1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkHairpinAndAffinity: web-1 reaches itself through its own Service; with ClientIP
+// affinity every request goes to one backend.
+func (s *svcEnv) checkHairpinAndAffinity(t *testing.T) {
+	t.Helper()
+	self := createService(s.ctx, t, s.env, "self", func(svc *corev1.Service) { svc.Spec.Selector = map[string]string{"self": "yes"} })
+	eventually(s.ctx, t, "web-1 reaches itself through its Service (hairpin)", func() bool {
+		a, _ := s.send(s.web1.Netns, corev1.ProtocolTCP, self.Spec.ClusterIP+":80", time.Second)
+		return a.Server == "web-1"
+	})
+	sticky := createService(s.ctx, t, s.env, "sticky", func(svc *corev1.Service) {
+		svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+		svc.Spec.Selector = map[string]string{"app": "web"}
+	})
+	var first podsim.Answer
+	eventually(s.ctx, t, "sticky Service answers from both endpoints' slice", func() bool {
+		first, _ = s.send(s.client.Netns, corev1.ProtocolTCP, sticky.Spec.ClusterIP+":80", time.Second)
+		return first.Server != "" && strings.Count(s.nbctl(s.ctx, t, "--bare", "--columns=vips", "find", "Load_Balancer", `name="svc:default/sticky:tcp"`), ":8080") == 2
 	})
 	for i := range 10 {
-		if a, err := ask(ctx, client.Netns, "tcp", vip, time.Second); !strings.HasPrefix(a, here.Pod.Name+" ") {
-			t.Fatalf("internalTrafficPolicy Local: request %d answered %q (%v), want only %s", i, a, err, here.Pod.Name)
+		if a, err := s.send(s.client.Netns, corev1.ProtocolTCP, sticky.Spec.ClusterIP+":80", time.Second); a.Server != first.Server {
+			t.Fatalf("ClientIP affinity: request %d answered by %q (%v), the first by %q", i, a.Server, err, first.Server)
 		}
 	}
-	publishEndpointsOn(ctx, t, env, "itp-local", map[*podsim.Sandbox]string{elsewhere: "edge-2"})
-	eventually(ctx, t, "internalTrafficPolicy Local without a local endpoint answers nothing", func() bool {
-		a, err := ask(ctx, client.Netns, "tcp", vip, 500*time.Millisecond)
-		return a == "" && err != nil
+}
+
+// checkHost: the host reaches a ClusterIP (through ovn0 and OVN, or through kube-proxy).
+func (s *svcEnv) checkHost(t *testing.T) {
+	t.Helper()
+	vip := s.clusterIP(t, "web") + ":80"
+	eventually(s.ctx, t, "the host reaches "+vip, func() bool {
+		a, _ := s.send(s.rig.NetnsPath, corev1.ProtocolTCP, vip, time.Second)
+		return strings.HasPrefix(a.Server, "web-")
 	})
 }
 
-// checkServiceLB is k3s's ServiceLB (klipper-lb) in front of a LoadBalancer Service: its
-// svclb pod takes the port on the node through a hostPort (the shipped portmap) and, with the
-// rules klipper-lb's entry script writes in the pod, DNATs to the ClusterIP and masquerades;
-// the pod's packet to the ClusterIP is balanced by OVN like any pod's.
-func checkServiceLB(ctx context.Context, t *testing.T, env *env, outsideNetns string) {
+func (s *svcEnv) clusterIP(t *testing.T, name string) string {
 	t.Helper()
-	svc := createService(ctx, t, env, "lb", func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeLoadBalancer })
-	web, err := env.kubelet.Kube.DiscoveryV1().EndpointSlices("default").Get(ctx, "web-test", metav1.GetOptions{})
+	svc, err := s.kubelet.Kube.CoreV1().Services("default").Get(s.ctx, name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	web.ObjectMeta = metav1.ObjectMeta{Namespace: "default", Name: "lb-test", Labels: map[string]string{discoveryv1.LabelServiceName: "lb"}}
-	if _, err := env.kubelet.Kube.DiscoveryV1().EndpointSlices("default").Create(ctx, web, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	sb := runPodIn(ctx, t, env, "kube-system", "svclb-lb", func(p *corev1.Pod) {
-		p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80, HostPort: 18090, Protocol: corev1.ProtocolTCP}}
-	})
-	dest := svc.Spec.ClusterIP
-	rules := fmt.Sprintf(`table ip klipper {
-	chain prerouting { type nat hook prerouting priority dstnat; ip saddr != %[1]s tcp dport 80 dnat to %[1]s:80; }
-	chain postrouting { type nat hook postrouting priority srcnat; ip daddr %[1]s tcp dport 80 masquerade; }
-}`, dest)
-	for _, cmd := range [][]string{{"sysctl", "-qw", "net.ipv4.ip_forward=1"}, {"nft", "-f", "-"}} {
-		c := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", sb.NetnsName()}, cmd...)...)
-		c.Stdin = strings.NewReader(rules)
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("svclb pod: %s: %v\n%s", cmd, err, out)
-		}
-	}
-	eventually(ctx, t, "the LoadBalancer Service answers on the node's port 18090 through its svclb pod", func() bool {
-		a, _ := ask(ctx, outsideNetns, "tcp", "198.51.100.1:18090", time.Second)
-		return strings.HasPrefix(a, "web-")
-	})
-}
-
-// checkRestartWritesOnlyChanges: edgeovn stopped, one Service deleted meanwhile; the
-// restarted controller removes that Service's load balancers and writes nothing else of the
-// Services (counted from the northbound database's own transaction log).
-func checkRestartWritesOnlyChanges(ctx context.Context, t *testing.T, env *env) {
-	t.Helper()
-	if err := syscall.Kill(env.daemon.PID, syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	_ = env.daemon.Wait()
-	before := nbTransactions(t, env, `"Load_Balancer"`, `"Load_Balancer_Group"`, `"Chassis_Template_Var"`)
-	if err := env.kubelet.Kube.CoreV1().Services("default").Delete(ctx, "sticky", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	env.startDaemon(ctx, t, "edgeovn-restarted")
-	eventually(ctx, t, "the Service deleted while edgeovn was down loses its load balancers", func() bool {
-		return !strings.Contains(env.nbctl(ctx, t, "--bare", "--columns=name", "list", "Load_Balancer"), "svc:default/sticky:")
-	})
-	eventually(ctx, t, "the restarted controller running", func() bool {
-		return strings.Contains(env.daemonLog(), "controller role running")
-	})
-	time.Sleep(time.Second) // a write that should not happen would come now
-	if n := nbTransactions(t, env, `"Load_Balancer"`, `"Load_Balancer_Group"`, `"Chassis_Template_Var"`) - before; n != 1 {
-		t.Fatalf("the restart wrote %d transactions on load balancers, want 1 (the deleted Service's)", n)
-	}
-}
-
-// nbTransactions counts the transactions in the northbound database file that touch any of
-// the tables (the file is the server's append-only transaction log).
-func nbTransactions(t *testing.T, env *env, tables ...string) int {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(env.rig.Dir, "ovnnb_db.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "OVSDB JSON") {
-			continue
-		}
-		for _, tb := range tables {
-			if strings.Contains(line, tb+":") {
-				n++
-				break
-			}
-		}
-	}
-	return n
+	return svc.Spec.ClusterIP
 }
 
 // createService creates a ClusterIP Service in default selecting app=<name>, with ports
 // http 80 -> 8080 (TCP) and dns 53 -> 8080 (UDP).
 func createService(ctx context.Context, t *testing.T, env *env, name string, mut func(*corev1.Service)) *corev1.Service {
 	t.Helper()
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
-		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": name}, Ports: []corev1.ServicePort{
+	return createServiceIn(ctx, t, env, "default", name, func(svc *corev1.Service) {
+		svc.Spec.Selector = map[string]string{"app": name}
+		svc.Spec.Ports = []corev1.ServicePort{
 			{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080), Protocol: corev1.ProtocolTCP},
-			{Name: "dns", Port: 53, TargetPort: intstr.FromInt32(8080), Protocol: corev1.ProtocolUDP}}}}
-	if mut != nil {
-		mut(svc)
-	}
-	out, err := env.kubelet.Kube.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{})
+			{Name: "dns", Port: 53, TargetPort: intstr.FromInt32(8080), Protocol: corev1.ProtocolUDP}}
+		if mut != nil {
+			mut(svc)
+		}
+	})
+}
+
+func createServiceIn(ctx context.Context, t *testing.T, env *env, namespace, name string, mut func(*corev1.Service)) *corev1.Service {
+	t.Helper()
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
+	mut(svc)
+	out, err := env.kubelet.Kube.CoreV1().Services(namespace).Create(ctx, svc, metav1.CreateOptions{})
 	if err != nil {
-		t.Fatalf("create service %s: %v", name, err)
+		t.Fatalf("create service %s/%s: %v", namespace, name, err)
 	}
 	return out
-}
-
-// publishEndpoints writes the Service's EndpointSlice with the sandboxes as ready endpoints
-// on this node.
-func publishEndpoints(ctx context.Context, t *testing.T, env *env, svc string, sbs ...*podsim.Sandbox) {
-	t.Helper()
-	on := map[*podsim.Sandbox]string{}
-	for _, sb := range sbs {
-		on[sb] = node
-	}
-	publishEndpointsOn(ctx, t, env, svc, on)
-}
-
-// publishEndpointsOn writes the Service's EndpointSlice with each sandbox as a ready
-// endpoint on the node it names.
-func publishEndpointsOn(ctx context.Context, t *testing.T, env *env, svc string, on map[*podsim.Sandbox]string) {
-	t.Helper()
-	slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: svc + "-test",
-		Labels: map[string]string{discoveryv1.LabelServiceName: svc}}, AddressType: discoveryv1.AddressTypeIPv4,
-		Ports: []discoveryv1.EndpointPort{{Name: new("http"), Port: new(int32(8080)), Protocol: new(corev1.ProtocolTCP)},
-			{Name: new("dns"), Port: new(int32(8080)), Protocol: new(corev1.ProtocolUDP)}}}
-	for sb, n := range on {
-		slice.Endpoints = append(slice.Endpoints, discoveryv1.Endpoint{Addresses: []string{sb.IP().String()}, NodeName: new(n)})
-	}
-	api := env.kubelet.Kube.DiscoveryV1().EndpointSlices("default")
-	cur, err := api.Get(ctx, slice.Name, metav1.GetOptions{})
-	if err == nil {
-		cur.Endpoints = slice.Endpoints
-		_, err = api.Update(ctx, cur, metav1.UpdateOptions{})
-	} else {
-		_, err = api.Create(ctx, slice, metav1.CreateOptions{})
-	}
-	if err != nil {
-		t.Fatalf("publish endpoints of %s: %v", svc, err)
-	}
 }
 
 func (e *env) nbctl(ctx context.Context, t *testing.T, args ...string) string {
