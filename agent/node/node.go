@@ -84,6 +84,9 @@ func Run(ctx context.Context, req Request) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Serve(ctx) })
 	g.Go(func() error { return r.runWithAPI(ctx, pods) })
+	if datapath == vswitch.DatapathNetdev {
+		g.Go(func() error { ovs.KeepZeroSNATOff(ctx, datapath, 5*time.Second, r.log); return nil })
+	}
 	g.Go(func() error {
 		select {
 		case <-listening:
