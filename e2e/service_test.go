@@ -3,11 +3,11 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
-	"syscall"
-	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
