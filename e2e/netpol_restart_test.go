@@ -19,7 +19,6 @@ import (
 // remaining policies throughout. Restarted with --network-policy=false, edgeovn removes
 // its policy rows and leaves traffic open though the policies still exist.
 func TestNetworkPolicyRestart(t *testing.T) {
-	requireNetpolSuite(t)
 	e := startEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

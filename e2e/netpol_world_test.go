@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -318,7 +320,20 @@ func (w *world) checkHost(ctx context.Context, t *testing.T, what string) {
 
 func (w *world) nbState(ctx context.Context) string {
 	out, _ := w.env.rig.Run(ctx, "ovn-nbctl", "--db="+w.env.rig.NBEndpoint, "list", "Port_Group", "--", "list", "ACL", "--", "list", "Address_Set")
-	return string(out)
+	return w.env.datapathAborts() + string(out)
+}
+
+// datapathAborts returns ovs-vswitchd's emergency log lines (an abort takes every flow down,
+// which looks like a policy that blocks too much).
+func (e *env) datapathAborts() string {
+	b, _ := os.ReadFile(filepath.Join(e.rig.Dir, "ovs-vswitchd.log"))
+	var out strings.Builder
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, "|EMER|") {
+			out.WriteString("ovs-vswitchd aborted: " + line + "\n")
+		}
+	}
+	return out.String()
 }
 
 // setPolicies makes the API hold exactly these policies (deleting the others).

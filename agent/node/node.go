@@ -90,6 +90,9 @@ func Run(ctx context.Context, req Request) error {
 	g.Go(func() error { return srv.Serve(ctx) })
 	g.Go(func() error { return r.health.Run(ctx, r.ready.checks()) })
 	g.Go(func() error { return r.runWithAPI(ctx, pods) })
+	if datapath == vswitch.DatapathNetdev {
+		g.Go(func() error { ovs.KeepZeroSNATOff(ctx, datapath, 5*time.Second, r.log); return nil })
+	}
 	g.Go(func() error {
 		select {
 		case <-listening:

@@ -26,6 +26,8 @@ type Client struct {
 
 	mu      sync.Mutex
 	waiters map[string]*waitSet // by interface name
+	// datapathChanged holds a token after a change of the Datapath or Open_vSwitch tables.
+	datapathChanged chan struct{}
 }
 
 // waitSet is the channel closed on the next change of one interface, shared by its waiters.
@@ -48,12 +50,26 @@ func Connect(ctx context.Context, req ovn.ConnectRequest) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{ovs: ovs, log: req.Log, waiters: make(map[string]*waitSet),
-		metrics: ovn.NewMetrics(req.Log, req.SlowTransaction)}
+		metrics: ovn.NewMetrics(req.Log, req.SlowTransaction), datapathChanged: make(chan struct{}, 1)}
 	ovs.Cache().AddEventHandler(&cache.EventHandlerFuncs{
-		AddFunc:    func(table string, m model.Model) { c.interfaceChanged(table, m) },
-		UpdateFunc: func(table string, _, m model.Model) { c.interfaceChanged(table, m) },
+		AddFunc:    func(table string, m model.Model) { c.changed(table, m) },
+		UpdateFunc: func(table string, _, m model.Model) { c.changed(table, m) },
 	})
 	return c, nil
+}
+
+// changed is the cache event handler; it must not block (libovsdb runs handlers one at a
+// time on its event loop).
+func (c *Client) changed(table string, m model.Model) {
+	switch table {
+	case vswitchdb.InterfaceTable:
+		c.interfaceChanged(m)
+	case vswitchdb.DatapathTable, vswitchdb.OpenvSwitchTable:
+		select {
+		case c.datapathChanged <- struct{}{}:
+		default: // a token is pending already
+		}
+	}
 }
 
 // Close disconnects; the Client must not be used afterwards.

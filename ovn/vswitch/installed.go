@@ -60,12 +60,8 @@ func (c *Client) subscribe(name string) (<-chan struct{}, func()) {
 	}
 }
 
-// interfaceChanged is the cache event handler; it must not block (libovsdb runs handlers
-// one at a time on its event loop).
-func (c *Client) interfaceChanged(table string, m model.Model) {
-	if table != vswitchdb.InterfaceTable {
-		return
-	}
+// interfaceChanged wakes the waiters of the interface that changed.
+func (c *Client) interfaceChanged(m model.Model) {
 	iface, ok := m.(*vswitchdb.Interface)
 	if !ok {
 		return
