@@ -171,14 +171,47 @@ func (b *bench) waitBackend(ctx context.Context, lb, backend string) error {
 	}
 }
 
-// cniAdds times the pod network's CNI ADD of n pods, one after the other.
-func (b *bench) cniAdds(ctx context.Context, k *podsim.Kubelet, n int) ([]time.Duration, error) {
+// deleteServices deletes the n Services of createServices, 8 at a time, and waits until
+// northbound holds at most keep load balancers (the kubernetes Service's).
+func (b *bench) deleteServices(ctx context.Context, n, keep int) error {
+	sem := make(chan struct{}, 8)
+	errs := make(chan error, n)
+	for i := range n {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			errs <- b.kube.CoreV1().Services(b.ns).Delete(ctx, fmt.Sprintf("svc-%d", i), metav1.DeleteOptions{})
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			return fmt.Errorf("delete service: %w", err)
+		}
+	}
+	for {
+		var lbs []*nbdb.LoadBalancer
+		if err := b.nb.List(ctx, &lbs); err != nil {
+			return err
+		}
+		if len(lbs) <= keep {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d load balancers left after deleting the Services: %w", len(lbs), ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// cniAdds times the pod network's CNI ADD of n pods named prefix-0..n-1, one after the other.
+func (b *bench) cniAdds(ctx context.Context, k *podsim.Kubelet, prefix string, n int) ([]time.Duration, error) {
 	if err := k.WaitReady(ctx); err != nil {
 		return nil, err
 	}
 	var out []time.Duration
 	for i := range n {
-		pod, err := k.CreatePod(ctx, b.ns, fmt.Sprintf("bench-%d", i), nil)
+		pod, err := k.CreatePod(ctx, b.ns, fmt.Sprintf("%s-%d", prefix, i), nil)
 		if err != nil {
 			return nil, err
 		}

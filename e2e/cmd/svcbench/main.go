@@ -1,7 +1,8 @@
 // Command svcbench measures edgeovn's Services on the real rig (OVN, OVS userspace datapath,
 // kube-apiserver) and prints the README's table: a Service's endpoint change to its load
 // balancer updated in OVN northbound (p50/p95), N Services with 3 endpoints each programmed
-// from a cold start (seconds, load balancer rows), and CNI ADD p50 with them present.
+// from a cold start (seconds, load balancer rows), and CNI ADD p50 with them present and, in the same run,
+// once they are deleted (what the Services cost, whatever the machine's load).
 //
 //	go run ./e2e/cmd/svcbench -bin bin -services 1000      (as root; make deps build first)
 package main
@@ -71,7 +72,16 @@ func run(bin string, services, changes, pods int) error {
 	if err != nil {
 		return err
 	}
-	add, err := b.cniAdds(ctx, k, pods)
+	add, err := b.cniAdds(ctx, k, "with", pods)
+	if err != nil {
+		return err
+	}
+	// The same ADDs on the same host in the same run once the Services are gone: the
+	// baseline that says what the Services cost, whatever the machine's load.
+	if err := b.deleteServices(ctx, services, rows-services); err != nil {
+		return err
+	}
+	base, err := b.cniAdds(ctx, k, "without", pods)
 	if err != nil {
 		return err
 	}
@@ -81,6 +91,7 @@ func run(bin string, services, changes, pods int) error {
 	fmt.Printf("| endpoint change to load balancer updated in NB, p50 / p95 (%d changes) | %s / %s | <= 100 ms |\n", changes, ms(pct(lat, 50)), ms(pct(lat, 95)))
 	fmt.Printf("| %d Services x 3 endpoints programmed, edgeovn start to the last load balancer | %.2f s (%d load balancer rows) | <= 5 s |\n", services, cold.Seconds(), rows)
 	fmt.Printf("| CNI ADD p50 / p95 with those Services present (%d pods) | %s / %s | <= 40 ms |\n", pods, ms(pct(add, 50)), ms(pct(add, 95)))
+	fmt.Printf("| CNI ADD p50 / p95 in the same run once the Services are deleted (%d pods) | %s / %s | |\n", pods, ms(pct(base, 50)), ms(pct(base, 95)))
 	if keep {
 		fmt.Printf("rig kept in %s (netns %s); press enter to tear down\n", rig.Dir, rig.Netns)
 		_, _ = fmt.Scanln()
