@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 )
@@ -88,10 +89,10 @@ func run(bin string, services, changes, pods int) error {
 	fmt.Printf("\nServices on one host (userspace datapath); edgeovn started with the Services already in the API\n\n")
 	fmt.Println("| measure | result | goal |")
 	fmt.Println("|---|---:|---|")
-	fmt.Printf("| endpoint change to load balancer updated in NB, p50 / p95 (%d changes) | %s / %s | <= 100 ms |\n", changes, ms(pct(lat, 50)), ms(pct(lat, 95)))
+	fmt.Printf("| endpoint change to load balancer updated in NB, p50 / p95 (%d changes) | %s / %s | <= 100 ms |\n", changes, benchkit.Ms(benchkit.Pct(lat, 50)), benchkit.Ms(benchkit.Pct(lat, 95)))
 	fmt.Printf("| %d Services x 3 endpoints programmed, edgeovn start to the last load balancer | %.2f s (%d load balancer rows) | <= 5 s |\n", services, cold.Seconds(), rows)
-	fmt.Printf("| CNI ADD p50 / p95 with those Services present (%d pods) | %s / %s | <= 40 ms |\n", pods, ms(pct(add, 50)), ms(pct(add, 95)))
-	fmt.Printf("| CNI ADD p50 / p95 in the same run once the Services are deleted (%d pods) | %s / %s | |\n", pods, ms(pct(base, 50)), ms(pct(base, 95)))
+	fmt.Printf("| CNI ADD p50 / p95 with those Services present (%d pods) | %s / %s | <= 40 ms |\n", pods, benchkit.Ms(benchkit.Pct(add, 50)), benchkit.Ms(benchkit.Pct(add, 95)))
+	fmt.Printf("| CNI ADD p50 / p95 in the same run once the Services are deleted (%d pods) | %s / %s | |\n", pods, benchkit.Ms(benchkit.Pct(base, 50)), benchkit.Ms(benchkit.Pct(base, 95)))
 	if keep {
 		fmt.Printf("rig kept in %s (netns %s); press enter to tear down\n", rig.Dir, rig.Netns)
 		_, _ = fmt.Scanln()
