@@ -80,9 +80,9 @@ func rpmTestInput(t *testing.T) string {
 			t.Skipf("rpm scriptlet test skipped: %s missing (run `make deps`)", tool)
 		}
 	}
-	rpms, _ := filepath.Glob("../dist/edgeovn-*.rpm")
+	rpms, _ := filepath.Glob("../dist/edgeovn-*.x86_64.rpm")
 	if len(rpms) != 1 {
-		t.Skipf("rpm scriptlet test skipped: want one ../dist/edgeovn-*.rpm, have %v (run `make package`)", rpms)
+		t.Skipf("rpm scriptlet test skipped: want one ../dist/edgeovn-*.x86_64.rpm, have %v (run `make package`)", rpms)
 	}
 	return rpms[0]
 }
