@@ -21,9 +21,12 @@ const usage = `usage: edgeovn <command> [flags]
 
 commands:
   run       run the daemon: node role always, controller role while holding the Lease
+  status    this host's role, the controller's host, readiness, databases, subnets (read-only)
+  doctor    check this host's edgeovn, OVS and OVN, say how to fix what is wrong (read-only)
   ipam      print the IPAM database's allocations (read-only)
   cleanup   list, or with --cni/--ovs/--state/--all remove, what edgeovn put on this host
   version   print the version
+run, status, doctor and cleanup read /etc/edgeovn/config.yaml (--config); flags override it.
 Run "edgeovn <command> -h" for a command's flags.
 `
 
@@ -36,6 +39,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		err = runDaemon(args[1:], stderr)
+	case "status":
+		err = runStatus(args[1:], stdout, stderr)
+	case "doctor":
+		err = runDoctor(args[1:], stdout, stderr)
 	case "ipam":
 		err = runIPAM(args[1:], stdout, stderr)
 	case "cleanup":
