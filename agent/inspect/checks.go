@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/edgeovn/edgeovn/agent/node"
 	"github.com/edgeovn/edgeovn/agent/node/health"
+	"github.com/edgeovn/edgeovn/cni/protocol"
 	"github.com/edgeovn/edgeovn/ovn/vswitch"
 )
 
@@ -190,8 +192,14 @@ func (h *Host) checkPlugins(context.Context) Result {
 
 // checkDaemon asks the daemon for CNI STATUS, as containerd does.
 func (h *Host) checkDaemon(ctx context.Context) Result {
-	if err := cniStatus(ctx, h.Cfg.CNISocket); err != nil {
-		return fail("systemctl status edgeovn; journalctl -u edgeovn says why it is not ready", "%v", err)
+	err := cniStatus(ctx, h.Cfg.CNISocket)
+	var notReady *protocol.Error
+	switch {
+	case errors.As(err, &notReady) && notReady.Code == protocol.CodePluginNotAvailable:
+		return fail("fix what it names (the checks above say how); it reports ready by itself within seconds",
+			"answers, not ready: %s", notReady.Details)
+	case err != nil:
+		return fail("systemctl status edgeovn; journalctl -u edgeovn says why it does not answer", "%v", err)
 	}
 	return pass("answers CNI STATUS on %s: ready", h.Cfg.CNISocket)
 }
