@@ -66,7 +66,7 @@ generate: ## regenerate the libovsdb models from ovn/schema
 	$(GO) generate ./ovn/...
 
 verify-generate: generate ## fail if the checked-in models differ from the schema's
-	git diff --exit-code -- ovn/nbdb ovn/vswitchdb
+	git diff --exit-code -- ovn/nbdb ovn/vswitchdb ovn/sbdb
 
 demo: deps build ## bring up OVN, an API server and edgeovn on this host; two pods ping
 	$(GO) run ./e2e/cmd/demo -dir $(CACHE)/demo -bin bin up

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/agent/node/health"
 	"github.com/edgeovn/edgeovn/cni/server"
 	"github.com/edgeovn/edgeovn/ovn"
@@ -49,7 +50,9 @@ type Request struct {
 	// Health evaluates the node's readiness (CNI STATUS, systemd) and reports its changes;
 	// nil: a Monitor of the role's own, reporting to the log only.
 	Health *health.Monitor
-	Log    *slog.Logger
+	// Metrics receives the CNI requests' outcomes and counts the OVS transactions; nil: none.
+	Metrics *metrics.Metrics
+	Log     *slog.Logger
 }
 
 // Role is a running node role.
@@ -67,7 +70,8 @@ func Run(ctx context.Context, req Request) error {
 	if r.health == nil {
 		r.health = health.NewMonitor(health.MonitorRequest{Log: req.Log})
 	}
-	ovs, err := vswitch.Connect(ctx, ovn.ConnectRequest{Endpoints: []string{req.OVSEndpoint}, TLS: req.TLS, Log: req.Log})
+	ovs, err := vswitch.Connect(ctx, ovn.ConnectRequest{Endpoints: []string{req.OVSEndpoint}, TLS: req.TLS, Log: req.Log,
+		Metrics: req.Metrics.OVSTransactions()})
 	if err != nil {
 		return fmt.Errorf("connect open_vswitch database %s: %w", req.OVSEndpoint, err)
 	}
@@ -82,7 +86,7 @@ func Run(ctx context.Context, req Request) error {
 	listening := make(chan struct{})
 	srv, err := server.New(server.Config{Socket: req.CNISocket, Pods: pods, Ports: ports{ovs},
 		Ready: r.checkReady, DisableTxChecksum: datapath == "netdev", Timeout: req.CNITimeout, Log: req.Log,
-		Listening: func() { close(listening) }})
+		Listening: func() { close(listening) }, Observer: req.Metrics})
 	if err != nil {
 		return fmt.Errorf("create cni server: %w", err)
 	}

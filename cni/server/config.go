@@ -84,6 +84,14 @@ type Config struct {
 	// Listening, if set, is called once the socket accepts connections: the moment the
 	// runtime may be pointed at it (the CNI config written).
 	Listening func()
+	// Observer, if set, receives every request's outcome (metrics).
+	Observer Observer
+}
+
+// Observer receives the outcome of each request: its verb (ADD, DEL, ...), the CNI error code
+// it answered with (0: success) and how long it took.
+type Observer interface {
+	ObserveCNI(verb string, code uint, took time.Duration)
 }
 
 // ErrInvalidConfig is returned by New for a Config it cannot run with.
