@@ -16,6 +16,7 @@ import (
 	"github.com/edgeovn/edgeovn/cni/server"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/vswitch"
+	"github.com/edgeovn/edgeovn/systemd"
 )
 
 // Bridge is the integration bridge ovn-controller programs.
@@ -73,31 +74,42 @@ func Run(ctx context.Context, req Request) error {
 	}
 	defer ovs.Close()
 	r.ovs = ovs
-	r.ready = &readiness{probes: defaultProbes(ovs)}
+	r.ready = newReadiness(defaultProbes(ovs))
 	datapath, err := r.ensureDatapath(ctx)
 	if err != nil {
 		return err
 	}
 	pods := newPendingPods()
 	listening := make(chan struct{})
-	srv, err := server.New(server.Config{Socket: req.CNISocket, Pods: pods, Ports: ports{ovs},
+	passed, err := systemd.ActivatedListener(req.CNISocket, req.Log)
+	if err != nil {
+		req.Log.Warn("sockets passed by systemd", "err", err)
+	}
+	srv, err := server.New(server.Config{Socket: req.CNISocket, Listener: passed, Pods: pods, Ports: ports{ovs},
 		Ready: r.checkReady, DisableTxChecksum: datapath == "netdev", Timeout: req.CNITimeout, Log: req.Log,
 		Listening: func() { close(listening) }})
 	if err != nil {
 		return fmt.Errorf("create cni server: %w", err)
 	}
-	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return srv.Serve(ctx) })
-	g.Go(func() error { return r.health.Run(ctx, r.ready.checks()) })
-	g.Go(func() error { return r.runWithAPI(ctx, pods) })
+	// What serves the CNI requests runs until the server has drained its requests in flight,
+	// which outlasts ctx: a request taken before the stop still gets its pod network.
+	parts, stopParts := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopParts()
+	g, gctx := errgroup.WithContext(parts)
+	serving, stopServing := context.WithCancel(ctx)
+	defer stopServing()
+	context.AfterFunc(gctx, stopServing) // a part that fails stops the server too
+	g.Go(func() error { defer stopParts(); return srv.Serve(serving) })
+	g.Go(func() error { return r.health.Run(gctx, r.ready.checks()) })
+	g.Go(func() error { return r.runWithAPI(gctx, pods) })
 	if datapath == vswitch.DatapathNetdev {
-		g.Go(func() error { ovs.KeepZeroSNATOff(ctx, datapath, 5*time.Second, r.log); return nil })
+		g.Go(func() error { ovs.KeepZeroSNATOff(gctx, datapath, 5*time.Second, r.log); return nil })
 	}
 	g.Go(func() error {
 		select {
 		case <-listening:
-			return r.install(ctx)
-		case <-ctx.Done():
+			return r.install(gctx)
+		case <-gctx.Done():
 			return nil
 		}
 	})
@@ -159,13 +171,18 @@ func (r *Role) install(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.ready.installed.Store(true)
+	r.ready.markInstalled()
 	r.log.Info("node role ready", "cni_conf", confPath, "conf_written", wroteConf, "binary_written", wroteBin)
 	_ = r.health.Check(ctx) // report the verdict now rather than at the next tick
 	return nil
 }
 
-// checkReady is CNI STATUS and the guard of ADD: the datapath's health, checked live.
+// checkReady is CNI STATUS and the guard of ADD: the datapath's health, checked live. A call
+// that arrives while the role is starting (one queued on the socket during a restart) waits
+// for the start, within its own deadline and startWait, rather than failing.
 func (r *Role) checkReady(ctx context.Context) error {
+	if err := r.ready.waitInstalled(ctx, startWait); err != nil {
+		return err
+	}
 	return r.health.Check(ctx)
 }
