@@ -150,31 +150,47 @@ func (r *Role) ensureDatapath(ctx context.Context) (string, error) {
 
 // install puts the CNI binary and config in place once the server answers on its socket.
 func (r *Role) install(ctx context.Context) error {
-	src, err := binarySource(r.req.CNIBinarySource)
-	if err != nil {
-		return err
-	}
-	wroteBin, err := installBinary(src, r.req.CNIBinDir)
-	if err != nil {
-		return err
-	}
-	present, err := installPlugins(pluginInstall{SourceDir: filepath.Dir(src), BinDir: r.req.CNIBinDir, Log: r.log})
-	if err != nil {
-		return err
-	}
-	conf, err := conflist(r.req.CNISocket, present["portmap"])
-	if err != nil {
-		return err
-	}
-	confPath := filepath.Join(r.req.CNIConfDir, ConfName)
-	wroteConf, err := writeFileAtomic(confPath, conf, 0o644)
+	w, err := r.installFiles()
 	if err != nil {
 		return err
 	}
 	r.ready.markInstalled()
-	r.log.Info("node role ready", "cni_conf", confPath, "conf_written", wroteConf, "binary_written", wroteBin)
+	r.log.Info("node role ready", "cni_conf", w.conf, "conf_written", w.wroteConf, "binary_written", w.wroteBin)
 	_ = r.health.Check(ctx) // report the verdict now rather than at the next tick
 	return nil
+}
+
+// installed says what installFiles wrote.
+type installed struct {
+	conf                string
+	wroteBin, wroteConf bool
+	plugins             bool // a plugin was installed or upgraded (installPlugins logs which)
+}
+
+func (w installed) wrote() bool { return w.wroteBin || w.wroteConf || w.plugins }
+
+// installFiles writes the CNI binary, the plugins and the config where they differ from what
+// edgeovn ships, the config last.
+func (r *Role) installFiles() (installed, error) {
+	w := installed{conf: filepath.Join(r.req.CNIConfDir, ConfName)}
+	src, err := binarySource(r.req.CNIBinarySource)
+	if err != nil {
+		return w, err
+	}
+	if w.wroteBin, err = installBinary(src, r.req.CNIBinDir); err != nil {
+		return w, err
+	}
+	present, err := installPlugins(pluginInstall{SourceDir: filepath.Dir(src), BinDir: r.req.CNIBinDir, Log: r.log})
+	if err != nil {
+		return w, err
+	}
+	w.plugins = present.wrote
+	conf, err := conflist(r.req.CNISocket, present.has["portmap"])
+	if err != nil {
+		return w, err
+	}
+	w.wroteConf, err = writeFileAtomic(w.conf, conf, 0o644)
+	return w, err
 }
 
 // checkReady is CNI STATUS and the guard of ADD: the datapath's health, checked live. A call

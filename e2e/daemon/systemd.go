@@ -82,6 +82,12 @@ func (s *Systemd) readNotifications() {
 	}
 }
 
+// Readies counts the READY=1 received so far (one per start that got ready).
+func (s *Systemd) Readies() int {
+	n, _ := s.readies()
+	return n
+}
+
 // readies returns how many READY=1 arrived so far and a channel closed at the next one.
 func (s *Systemd) readies() (int, <-chan struct{}) {
 	s.mu.Lock()
