@@ -110,9 +110,12 @@ func (r *Role) hostSpec(node *corev1.Node) (hostnet.Spec, error) {
 }
 
 // routes are the networks reached through ovn0: the pods, and the Services' ClusterIPs
-// (IPv4: the host wiring is IPv4 only) when edgeovn serves Services.
+// when edgeovn serves Services (IPv4: ovn0's address and the join network are IPv4 only).
 func (r *Role) routes() []netip.Prefix {
-	out := []netip.Prefix{r.req.ClusterCIDR}
+	var out []netip.Prefix
+	if r.req.ClusterCIDR.Addr().Is4() {
+		out = append(out, r.req.ClusterCIDR)
+	}
 	if !r.req.Services {
 		return out
 	}

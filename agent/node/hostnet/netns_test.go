@@ -129,7 +129,7 @@ func readNAT(t *testing.T) (tables, rules []string) {
 	if !slices.Contains(tables, natTable) {
 		return tables, nil
 	}
-	tb := table()
+	tb := table(nftables.TableFamilyIPv4)
 	rs, err := conn.GetRules(tb, &nftables.Chain{Name: natChain, Table: tb})
 	if err != nil {
 		t.Fatal(err)
