@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"syscall"
@@ -36,6 +37,7 @@ func TestRestartsUnnoticed(t *testing.T) {
 	if out, err := podsim.Ping(ctx, a, b.IP()); err != nil {
 		t.Fatalf("pods do not reach each other before the restarts: %v\n%s", err, out)
 	}
+	sock := socketInode(t, env)
 	pingers := startPingers(t, a, b)
 	churn := podsim.StartChurn(ctx, env.kubelet, "default", "churn")
 	if err := churn.WaitAdds(ctx, 1); err != nil {
@@ -52,6 +54,12 @@ func TestRestartsUnnoticed(t *testing.T) {
 		if err := churn.WaitAdds(ctx, 2); err != nil { // the new daemon serves the loop
 			t.Fatalf("after restart %d: %v\n%s", i+1, err, env.daemonLog())
 		}
+	}
+	if got := socketInode(t, env); got != sock {
+		t.Errorf("the CNI socket was replaced across the restarts (inode %d, then %d): not held as edgeovn.socket holds it", sock, got)
+	}
+	if n := strings.Count(env.daemonLog(), "cni socket passed by systemd"); n != 1 {
+		t.Errorf("the last edgeovn logged %d times that it serves the socket systemd passed, want 1", n)
 	}
 	st := churn.Stop()
 	t.Logf("pod loop: %d ADDs, %d DELs, slowest ADD %v (one waiting out a restart)", st.Adds, st.Dels, st.MaxAdd.Round(time.Millisecond))
@@ -97,6 +105,15 @@ func checkCountsWrites(t *testing.T, env *env, adds int) {
 			t.Fatalf("database %s logged %d transactions on %s for %d ADDs: the count cannot see writes", db, n, table, adds)
 		}
 	}
+}
+
+func socketInode(t *testing.T, env *env) uint64 {
+	t.Helper()
+	fi, err := os.Stat(daemon.Socket(env.rig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Sys().(*syscall.Stat_t).Ino
 }
 
 // pingPair pings both ways between two pods.

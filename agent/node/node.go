@@ -60,6 +60,9 @@ type Role struct {
 	ovs    *vswitch.Client
 	ready  *readiness
 	health *health.Monitor
+	// datapath is br-int's datapath type, as detected or configured at start.
+	datapath string
+	host     hostState
 }
 
 // Run runs the node role until ctx ends.
@@ -79,6 +82,7 @@ func Run(ctx context.Context, req Request) error {
 	if err != nil {
 		return err
 	}
+	r.datapath = datapath
 	pods := newPendingPods()
 	listening := make(chan struct{})
 	passed, err := systemd.ActivatedListener(req.CNISocket, req.Log)
@@ -108,7 +112,10 @@ func Run(ctx context.Context, req Request) error {
 	g.Go(func() error {
 		select {
 		case <-listening:
-			return r.install(gctx)
+			if err := r.install(gctx); err != nil {
+				return err
+			}
+			return r.keepWired(gctx)
 		case <-gctx.Done():
 			return nil
 		}
@@ -155,6 +162,7 @@ func (r *Role) install(ctx context.Context) error {
 		return err
 	}
 	r.ready.markInstalled()
+	_ = r.host.files.take(r.filePaths()) // a failure means a full check at the first tick
 	r.log.Info("node role ready", "cni_conf", w.conf, "conf_written", w.wroteConf, "binary_written", w.wroteBin)
 	_ = r.health.Check(ctx) // report the verdict now rather than at the next tick
 	return nil

@@ -19,7 +19,8 @@
 //   - Waiting for ovs-vswitchd to create the kernel interface is event-driven (a netlink link
 //     subscription) and bounded by the caller's context.
 //
-// Concurrency: Ensure is not called concurrently (the node role runs one wiring loop). It
+// Concurrency: Ensure is not called concurrently (the node role holds a lock around it: the
+// Node loop and the drift loop both call it). It
 // works in the network namespace of the calling goroutine's thread: callers that run inside
 // another namespace (tests) call it from a goroutine locked to that namespace (ns.Do).
 package hostnet
