@@ -56,7 +56,7 @@ func TestDriftRepaired(t *testing.T) {
 // driftCase is one thing broken and how to see it repaired.
 type driftCase struct {
 	name     string
-	breakCmd   []string // run in the rig's network namespace
+	breakCmd []string // run in the rig's network namespace
 	repaired func(context.Context) bool
 }
 
