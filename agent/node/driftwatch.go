@@ -10,7 +10,7 @@ import (
 )
 
 // watchHost calls poke on each event that may mean drift: netlink changes of ovn0 or br-int,
-// of addresses and of routes; any deletion in nftables; any change in the CNI directories.
+// of addresses and of routes; any change in nftables; any change in the CNI directories.
 // A watch that cannot start is logged and left to the timer. The returned stop ends them.
 func (r *Role) watchHost(ctx context.Context, poke func()) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
@@ -74,13 +74,15 @@ func watchNetlink(ctx context.Context, poke func()) error {
 	return nil
 }
 
-// watchNftables follows nftables deletions (tables, chains, rules) until ctx ends.
+// watchNftables follows nftables changes until ctx ends. All of them: google/nftables v0.3.0's
+// deletions-only monitor (WithMonitorAction(MonitorActionDel)) receives nothing, not even
+// `nft flush ruleset`; an event for a change that is right costs one check that writes nothing.
 func watchNftables(ctx context.Context, poke func()) error {
 	conn, err := nftables.New()
 	if err != nil {
 		return err
 	}
-	mon := nftables.NewMonitor(nftables.WithMonitorAction(nftables.MonitorActionDel), nftables.WithMonitorEventBuffer(64))
+	mon := nftables.NewMonitor(nftables.WithMonitorEventBuffer(64))
 	events, err := conn.AddMonitor(mon)
 	if err != nil {
 		return err
