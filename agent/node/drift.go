@@ -40,7 +40,7 @@ func (r *Role) ensureHost(ctx context.Context, spec hostnet.Spec, log *slog.Logg
 
 // keepWired re-checks br-int, the CNI files and the host wiring every driftInterval and on
 // every event that may have changed them (netlink: ovn0 and br-int, addresses and routes;
-// nftables deletions; the CNI directories), and repairs what differs; each repair is logged
+// nftables changes; the CNI directories), and repairs what differs; each repair is logged
 // with cause=drift. What is right is only read.
 func (r *Role) keepWired(ctx context.Context) error {
 	pokes := make(chan struct{}, 1)
