@@ -15,12 +15,13 @@ import (
 
 // TestPackageUnderSystemd installs the .deb into a Debian root with Open vSwitch and
 // ovn-host, boots it with systemd (systemd-nspawn, its own network namespace), and checks
-// what a k3s host gets before k3s: the unit enabled by the package and active (Type=notify:
-// the node role is up) without any kubeconfig, the datapath detected, the CNI config and
+// what a k3s host gets before k3s: the unit and edgeovn.socket enabled by the package and
+// active (Type=notify: the node role is up; the CNI socket passed by systemd) without any
+// kubeconfig, the datapath detected, the CNI config and
 // plugins in place; a restart works. Then the package's life: an upgrade to a build with
 // another version keeps a changed /etc/default/edgeovn, keeps the unit enabled and restarts
 // it, and keeps a changed /etc/edgeovn/config.yaml, which the restarted daemon reads; removal
-// stops and disables the unit and takes the CNI config, the CNI binary and the
+// stops and disables the unit and its socket and takes the CNI config, the CNI binary and the
 // plugins edgeovn installed with it; purge removes edgeovn's OVS ports, ovn0 and the state,
 // and keeps a port edgeovn did not make.
 func TestPackageUnderSystemd(t *testing.T) {
@@ -34,7 +35,7 @@ func TestPackageUnderSystemd(t *testing.T) {
 	run(ctx, t, "chroot", img, "dpkg", "-i", "/tmp/edgeovn.deb")
 
 	c := bootContainer(ctx, t, img, filepath.Join(dir, "console.log"))
-	for _, unit := range []string{"openvswitch-switch", "ovn-host", "edgeovn"} {
+	for _, unit := range []string{"openvswitch-switch", "ovn-host", "edgeovn.socket", "edgeovn"} {
 		if state := c.systemctl(ctx, t, "is-active", unit); state != "active" {
 			t.Fatalf("unit %s is %q after boot:\n%s", unit, state, c.journal(ctx, t))
 		}
@@ -45,7 +46,7 @@ func TestPackageUnderSystemd(t *testing.T) {
 		}
 	}
 	journal := c.journal(ctx, t)
-	for _, want := range []string{"waiting for the kubeconfig", "datapath=netdev", "node role ready"} {
+	for _, want := range []string{"waiting for the kubeconfig", "datapath=netdev", "node role ready", "cni socket passed by systemd"} {
 		if !strings.Contains(journal, want) {
 			t.Errorf("edgeovn's journal lacks %q:\n%s", want, journal)
 		}
@@ -136,6 +137,12 @@ func removePackage(ctx context.Context, t *testing.T, c *container, img string) 
 	}
 	if _, err := os.Stat(filepath.Join(img, "etc/systemd/system/multi-user.target.wants/edgeovn.service")); err == nil {
 		t.Fatalf("edgeovn still enabled after its package was removed")
+	}
+	if state := c.systemctl(ctx, t, "is-active", "edgeovn.socket"); state == "active" {
+		t.Fatalf("edgeovn.socket still active after its package was removed: a CNI call would start edgeovn again")
+	}
+	if _, err := os.Stat(filepath.Join(img, "etc/systemd/system/sockets.target.wants/edgeovn.socket")); err == nil {
+		t.Fatalf("edgeovn.socket still enabled after its package was removed")
 	}
 	for _, f := range []string{"etc/cni/net.d/01-edgeovn.conflist", "opt/cni/bin/edgeovn", "opt/cni/bin/loopback", "opt/cni/bin/portmap"} {
 		if _, err := os.Stat(filepath.Join(img, f)); err == nil {

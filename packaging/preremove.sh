@@ -2,7 +2,9 @@
 # Before removal. Arguments: deb prerm "remove", "upgrade", "deconfigure" or "failed-upgrade";
 # rpm %preun "0" (erase) or "1" (upgrade: the new package's %post restarts the unit, so nothing
 # is stopped or disabled here).
-# Removal: stop and disable the unit, then take edgeovn's CNI files away (config first), so the
+# Removal: stop and disable edgeovn.socket and the service (the socket first, in the same
+# call, so no CNI call starts the service again; its socket file goes with it), then take
+# edgeovn's CNI files away (config first), so the
 # runtime sends the next pod to no dead plugin; pods keep their network (the datapath is
 # OVS/OVN). cleanup reads /etc/edgeovn/config.yaml like the daemon; if that file does not
 # parse, it runs again on the defaults and $EDGEOVN_OPTS, so a broken config never leaves the
@@ -15,9 +17,9 @@ remove | deconfigure | 0) ;;
 *) exit 0 ;;
 esac
 if command -v systemctl >/dev/null 2>&1; then
-	systemctl disable edgeovn.service >/dev/null 2>&1 || true
+	systemctl disable edgeovn.socket edgeovn.service >/dev/null 2>&1 || true
 	if [ -d /run/systemd/system ]; then
-		systemctl stop edgeovn.service || true
+		systemctl stop edgeovn.socket edgeovn.service || true
 	fi
 fi
 EDGEOVN_OPTS=

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/vishvananda/netlink"
 
@@ -58,9 +60,42 @@ type readiness struct {
 	probes    readinessProbes
 	installed atomic.Bool // the CNI binary, plugins and config are in place
 	wired     atomic.Bool // ovn0 has been seen bound: from then on it must stay bound
+	// started is closed once installed is first set.
+	started     chan struct{}
+	startedOnce sync.Once
+}
+
+func newReadiness(p readinessProbes) *readiness {
+	return &readiness{probes: p, started: make(chan struct{})}
 }
 
 var errStarting = errors.New("node role is starting: cni config not written yet")
+
+// startWait bounds how long a CNI call waits for the node role's start (normally
+// milliseconds: the CNI files are checked once the socket serves).
+const startWait = 10 * time.Second
+
+func (rd *readiness) markInstalled() {
+	rd.installed.Store(true)
+	rd.startedOnce.Do(func() { close(rd.started) })
+}
+
+// waitInstalled returns once the CNI files are in place, or errStarting when ctx or wait
+// ends first.
+func (rd *readiness) waitInstalled(ctx context.Context, wait time.Duration) error {
+	if rd.installed.Load() {
+		return nil
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-rd.started:
+		return nil
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return errStarting
+}
 
 func (rd *readiness) checks() []health.Check {
 	checks := []health.Check{

@@ -92,14 +92,14 @@ func (f *fakeHost) probes() readinessProbes {
 // again once it is repaired.
 func TestReadinessSaysNo(t *testing.T) {
 	host := newFakeHost()
-	rd := &readiness{probes: host.probes()}
+	rd := newReadiness(host.probes())
 	eval := func() error {
 		return health.Evaluate(context.Background(), rd.checks(), time.Second)
 	}
 	if err := eval(); !errors.Is(err, errStarting) {
 		t.Fatalf("before the CNI files: %v", err)
 	}
-	rd.installed.Store(true)
+	rd.markInstalled()
 	if err := eval(); err != nil {
 		t.Fatalf("healthy host, ovn0 not made yet (no API server needed): %v", err)
 	}
@@ -136,4 +136,22 @@ func TestReadinessSaysNo(t *testing.T) {
 			t.Errorf("%s repaired: still %v", c.name, err)
 		}
 	}
+}
+
+// TestWaitInstalled: a CNI call that arrives while the role starts (queued on the socket
+// during a restart) waits for the start instead of failing; without a start it gives up with
+// errStarting when its wait ends.
+func TestWaitInstalled(t *testing.T) {
+	rd := newReadiness(readinessProbes{})
+	if err := rd.waitInstalled(context.Background(), 20*time.Millisecond); !errors.Is(err, errStarting) {
+		t.Fatalf("before the start: %v, want errStarting", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- rd.waitInstalled(context.Background(), time.Minute) }()
+	time.Sleep(20 * time.Millisecond)
+	rd.markInstalled()
+	if err := <-done; err != nil {
+		t.Fatalf("waiting through the start: %v", err)
+	}
+	rd.markInstalled() // a second install pass (drift repair) is harmless
 }

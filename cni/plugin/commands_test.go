@@ -9,11 +9,12 @@ import (
 	"github.com/containernetworking/cni/pkg/types"
 )
 
-// TestDaemonDown checks the codes a runtime sees when the daemon's socket is missing: DEL
+// TestDaemonDown checks the codes a runtime sees when the daemon's socket stays missing (each
+// tried again until the call's timeout): DEL
 // must fail with "try again later" rather than succeed and leak the daemon's port and veth.
 func TestDaemonDown(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "missing.sock")
-	conf := []byte(`{"cniVersion":"1.1.0","name":"edgeovn","type":"edgeovn","serverSocket":"` + sock + `","timeout":"2s"}`)
+	conf := []byte(`{"cniVersion":"1.1.0","name":"edgeovn","type":"edgeovn","serverSocket":"` + sock + `","timeout":"300ms"}`)
 	args := &skel.CmdArgs{ContainerID: "c1", Netns: "/var/run/netns/x", IfName: "eth0",
 		Args: "K8S_POD_NAMESPACE=default;K8S_POD_NAME=web", StdinData: conf}
 	ctx := context.Background()

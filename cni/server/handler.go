@@ -32,7 +32,13 @@ func (s *Server) serveCNI(w http.ResponseWriter, r *http.Request) {
 			Code: protocol.CodeDecodingFailure, Msg: msg, Details: err.Error()}})
 		return
 	}
-	writeResponse(w, s.dispatch(r.Context(), req))
+	resp := s.dispatch(r.Context(), req)
+	if resp.Error != nil && s.draining.Load() && r.Context().Err() != nil {
+		// It failed because the daemon is stopping: no answer, so that the plugin retries
+		// against the next daemon rather than report the failure to the runtime.
+		panic(http.ErrAbortHandler)
+	}
+	writeResponse(w, resp)
 }
 
 // dispatch serves one request and records its outcome: the metric, and a log line for a

@@ -26,6 +26,8 @@ type ProcessSpec struct {
 	// Netns is the name (in /run/netns, as `ip netns` knows it) of the network namespace to run
 	// in, a pod sandbox's, say. Empty means the rig's own.
 	Netns string
+	// ExtraFiles are passed as descriptors 3, 4, ... (a socket, as systemd passes one).
+	ExtraFiles []*os.File
 }
 
 // stopGrace is how long Stop waits after SIGTERM before it sends SIGKILL.
@@ -103,6 +105,7 @@ func startProcess(req startRequest) (*Process, error) {
 	cmd.Env = append(append(os.Environ(), req.env...), req.spec.Env...)
 	cmd.Dir = req.dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.ExtraFiles = req.spec.ExtraFiles
 	cmd.SysProcAttr = sysProcAttr(req.detach)
 	if err := spawn(cmd); err != nil {
 		return nil, fmt.Errorf("start %s in netns %s: %w", req.spec.Name, req.netns, err)
