@@ -51,7 +51,7 @@ unit: ## unit and component tests (real ovsdb-server and namespaces where root)
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /e2e$$)
 
 e2e: package ## the end-to-end suite on real OVN, OVS, etcd and kube-apiserver, and the .deb under systemd (root)
-	$(GO) test -count=1 -v -timeout 20m ./e2e/
+	$(GO) test -count=1 -v -timeout 50m ./e2e/
 
 test: deps vet verify-generate build unit e2e ## the whole suite: installs what it needs, then vet, unit and e2e tests
 
