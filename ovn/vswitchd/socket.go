@@ -1,7 +1,6 @@
 package vswitchd
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,6 +48,3 @@ func isSocket(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode()&os.ModeSocket != 0
 }
-
-// IsNotFound reports whether err is ControlSocket's "no socket there".
-func IsNotFound(err error) bool { return errors.Is(err, os.ErrNotExist) }

@@ -94,7 +94,7 @@ func TestCallRealVSwitchd(t *testing.T) {
 
 func TestControlSocketNamedByUnixctl(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := ControlSocket(dir); !IsNotFound(err) || !strings.Contains(err.Error(), filepath.Join(dir, "ovs-vswitchd.ctl")) {
+	if _, err := ControlSocket(dir); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), filepath.Join(dir, "ovs-vswitchd.ctl")) {
 		t.Fatalf("ControlSocket in an empty dir = %v, want not found naming what it tried", err)
 	}
 	// A stale pid file (the daemon restarted, or died) does not hide a --unixctl socket.
