@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -36,6 +37,8 @@ type policies struct {
 	queue      workqueue.TypedRateLimitingInterface[string]
 	// reported holds the problems last reported per policy, so a resync repeats no Event.
 	reported sync.Map
+	// unannounced is set while rows were written that no nb_cfg bump has announced yet.
+	unannounced atomic.Bool
 }
 
 var _ feature = (*policies)(nil)

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -39,20 +40,25 @@ func (p *policies) syncNamespace(ctx context.Context, ns string) error {
 		return err
 	}
 	results := make([]netpol.Result, len(list))
-	missing := false
+	missing, wrote := false, false
 	for i, np := range list {
 		results[i] = netpol.Translate(np, cluster)
 		res, err := p.c.nb.EnsureACLGroup(ctx, results[i].Rows)
 		if err != nil {
 			return err
 		}
-		missing = missing || len(res.Missing) > 0
+		missing, wrote = missing || len(res.Missing) > 0, wrote || res.Wrote
 		p.report(np, results[i].Problems)
 	}
-	if err := p.syncDenyGroups(ctx, ns, results, cluster); err != nil {
+	denyWrote, err := p.syncDenyGroups(ctx, ns, results, cluster)
+	if err != nil {
 		return err
 	}
-	if err := p.deleteStale(ctx, ns, list); err != nil {
+	staleDeleted, err := p.deleteStale(ctx, ns, list)
+	if err != nil {
+		return err
+	}
+	if err := p.announce(ctx, wrote || denyWrote || staleDeleted); err != nil {
 		return err
 	}
 	if missing {
@@ -61,28 +67,32 @@ func (p *policies) syncNamespace(ctx context.Context, ns string) error {
 	return nil
 }
 
-func (p *policies) syncDenyGroups(ctx context.Context, ns string, results []netpol.Result, cluster netpol.Cluster) error {
+// syncDenyGroups makes the namespace's default-deny rows what its policies select; it
+// reports whether it wrote.
+func (p *policies) syncDenyGroups(ctx context.Context, ns string, results []netpol.Result, cluster netpol.Cluster) (bool, error) {
 	if len(results) > 0 {
-		_, err := p.c.nb.EnsureACLGroup(ctx, netpol.Namespace(ns, results, cluster))
-		return err
+		res, err := p.c.nb.EnsureACLGroup(ctx, netpol.Namespace(ns, results, cluster))
+		return res.Wrote, err
 	}
 	owners, err := p.c.nb.ACLGroupOwners(ctx, ovn.KindNamespace)
 	if err != nil || !slices.Contains(owners, ns) {
-		return err
+		return false, err
 	}
 	n, err := p.c.nb.DeleteOwned(ctx, netpol.NamespaceOwner(ns))
 	if err == nil {
 		p.c.log.Info("namespace has no network policy left: default deny removed", "namespace", ns, "rows", n)
 	}
-	return err
+	return n > 0, err
 }
 
-// deleteStale deletes the rows of the namespace's policies that no longer exist.
-func (p *policies) deleteStale(ctx context.Context, ns string, live []*networkingv1.NetworkPolicy) error {
+// deleteStale deletes the rows of the namespace's policies that no longer exist; it reports
+// whether it deleted any.
+func (p *policies) deleteStale(ctx context.Context, ns string, live []*networkingv1.NetworkPolicy) (bool, error) {
 	owners, err := p.c.nb.ACLGroupOwners(ctx, ovn.KindNetworkPolicy)
 	if err != nil {
-		return err
+		return false, err
 	}
+	deleted := false
 	for _, o := range owners {
 		name, ok := strings.CutPrefix(o, ns+"/")
 		if !ok || slices.ContainsFunc(live, func(np *networkingv1.NetworkPolicy) bool { return np.Name == name }) {
@@ -90,11 +100,31 @@ func (p *policies) deleteStale(ctx context.Context, ns string, live []*networkin
 		}
 		n, err := p.c.nb.DeleteOwned(ctx, netpol.Owner(ns, name))
 		if err != nil {
-			return err
+			return deleted, err
 		}
+		deleted = deleted || n > 0
 		p.reported.Delete(o)
 		p.c.log.Info("network policy removed", "namespace", ns, "policy", name, "rows", n)
 	}
+	return deleted, nil
+}
+
+// announce bumps NB_Global's nb_cfg after a sync that wrote rows, and after any sync while an
+// earlier bump failed: each node's ovn-controller reports the number once it has installed
+// the change, and the node role then purges its userspace datapath's flow cache (agent/node,
+// flowcache.go). Without an NB_Global row no ovn-northd has run, so no ovn-controller would
+// report: there is nothing to bump.
+func (p *policies) announce(ctx context.Context, wrote bool) error {
+	if wrote {
+		p.unannounced.Store(true)
+	}
+	if !p.unannounced.Load() {
+		return nil
+	}
+	if err := p.c.nb.BumpNBCfg(ctx); err != nil && !errors.Is(err, ovn.ErrNotFound) {
+		return err
+	}
+	p.unannounced.Store(false)
 	return nil
 }
 
@@ -170,8 +200,11 @@ func (p *policies) syncHosts(ctx context.Context) error {
 			ips = append(ips, a.IPs...)
 		}
 	}
-	_, err = p.c.nb.EnsureACLGroup(ctx, netpol.Hosts(ips))
-	return err
+	res, err := p.c.nb.EnsureACLGroup(ctx, netpol.Hosts(ips))
+	if err != nil {
+		return err
+	}
+	return p.announce(ctx, res.Wrote)
 }
 
 // reconcile syncs the hosts' set and every namespace that has policies or still holds
@@ -229,14 +262,23 @@ func (o policyRowsOff) reconcile(ctx context.Context) error {
 			owners = append(owners, northbound.OwnerRef{Kind: kind, Name: n})
 		}
 	}
+	deleted := false
 	for _, owner := range owners {
 		n, err := o.c.nb.DeleteOwned(ctx, owner)
 		if err != nil {
 			return err
 		}
 		if n > 0 {
+			deleted = true
 			o.c.log.Info("network policy handling is off: removed edgeovn's rows", "owner", owner.Name, "rows", n)
 		}
+	}
+	if !deleted {
+		return nil
+	}
+	// Flows cached while the rows were in force are purged too (see policies.announce).
+	if err := o.c.nb.BumpNBCfg(ctx); err != nil && !errors.Is(err, ovn.ErrNotFound) {
+		return err
 	}
 	return nil
 }

@@ -92,6 +92,7 @@ func Run(ctx context.Context, req Request) error {
 	g.Go(func() error { return r.runWithAPI(ctx, pods) })
 	if datapath == vswitch.DatapathNetdev {
 		g.Go(func() error { ovs.KeepZeroSNATOff(ctx, datapath, 5*time.Second, r.log); return nil })
+		g.Go(func() error { r.purgeStaleFlows(ctx); return nil })
 	}
 	g.Go(func() error {
 		select {
