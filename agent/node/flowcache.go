@@ -10,6 +10,11 @@ import (
 // purgeTimeout bounds one purge: ovs-vswitchd answers it in milliseconds when it runs.
 const purgeTimeout = 10 * time.Second
 
+// minPurgeInterval spaces purges out: while pods come and go, every change of a policy's
+// address sets is announced, and each purge costs an upcall per active flow. Reports that
+// arrive in between are coalesced into the next purge.
+const minPurgeInterval = time.Second
+
 // purgeStaleFlows runs on the userspace datapath. Each time ovn-controller reports on br-int
 // that it installed another northbound configuration (the controller role bumps NB_Global's
 // nb_cfg after every network policy change), it purges ovs-vswitchd's datapath flow cache, so
@@ -25,7 +30,14 @@ func (r *Role) purgeStaleFlows(ctx context.Context) {
 	rundir := vswitchd.RunDir(r.req.OVSEndpoint)
 	r.log.Info("userspace datapath: its flow cache is purged each time ovn-controller installs a network policy change",
 		"bridge", Bridge, "rundir", rundir)
+	var last time.Time
 	r.ovs.OnNBCfgInstalled(ctx, Bridge, r.log, func(ctx context.Context, cfg int64) {
+		select {
+		case <-time.After(time.Until(last.Add(minPurgeInterval))):
+		case <-ctx.Done():
+			return
+		}
+		last = time.Now()
 		ctx, cancel := context.WithTimeout(ctx, purgeTimeout)
 		defer cancel()
 		sock, err := vswitchd.ControlSocket(rundir)
