@@ -13,9 +13,10 @@ import (
 
 // diagnose gathers, for a probe that disagrees with the oracle, what tells a person at which
 // layer the disagreement lives: whether ovn-controller has caught up with NB (nb_cfg), the
-// logical flows of the switch's ACL stages (southbound), an OpenFlow trace of a fresh packet
-// of the cell on br-int, the datapath's cached flows for the source port, and the userspace
-// conntrack entries between the two pods.
+// datapath's cached megaflows from the source port, the userspace conntrack entries between
+// the two pods, an OpenFlow trace of a new packet of the cell on br-int (a cached megaflow
+// whose actions differ from the trace's is stale), and the logical flows of the switches'
+// ACL stages (southbound). It changes nothing.
 func (w *world) diagnose(ctx context.Context, c cell) string {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -23,11 +24,11 @@ func (w *world) diagnose(ctx context.Context, c cell) string {
 	section := func(title, body string) {
 		fmt.Fprintf(&b, "--- %s\n%s\n", title, strings.TrimRight(body, "\n"))
 	}
-	section("ovn-controller caught up with NB (nb_cfg)", w.hvSync(ctx))
+	section("ovn-controller caught up with NB (nb_cfg)", w.cfgState(ctx))
+	section("datapath flows from "+c.src.key()+" naming "+c.dst.ip.String(), w.datapathFlows(ctx, c))
 	section("conntrack between "+c.src.ip.String()+" and "+c.dst.ip.String(), w.conntrack(ctx, c))
 	section("ofproto/trace of a new "+c.String()+" packet on br-int", w.trace(ctx, c))
-	section("datapath flows from "+c.src.key(), w.datapathFlows(ctx, c))
-	section("logical flows of the ACL stages", w.aclFlows(ctx))
+	section("logical flows of the ACL stages of "+c.src.key()+"'s switch", w.aclFlows(ctx, c))
 	return b.String()
 }
 
@@ -49,14 +50,23 @@ func (w *world) vswitchd(ctx context.Context, args ...string) string {
 	return w.run(ctx, "ovs-appctl", append([]string{"-t", filepath.Join(w.env.rig.Dir, "ovs-vswitchd.ctl")}, args...)...)
 }
 
-// hvSync is `ovn-nbctl --wait=hv sync`: it returns once ovn-controller has installed the
-// flows of everything NB held at the call (NB_Global hv_cfg caught up with nb_cfg).
-func (w *world) hvSync(ctx context.Context) string {
-	begin := time.Now()
-	out := w.run(ctx, "ovn-nbctl", "--db="+w.env.rig.NBEndpoint, "--timeout=20", "--wait=hv", "sync")
+// cfgState says whether ovn-controller has installed what NB holds: NB_Global's nb_cfg
+// (edgeovn bumps it after each policy change), sb_cfg (ovn-northd's copy) and hv_cfg (what
+// every ovn-controller reports installed), and br-int's ovn-nb-cfg (this host's report, on
+// which edgeovn purges the datapath flow cache). It only reads: a bump of its own would
+// trigger a purge and change what it is diagnosing.
+func (w *world) cfgState(ctx context.Context) string {
 	cfg := w.run(ctx, "ovn-nbctl", "--db="+w.env.rig.NBEndpoint, "--bare", "--columns=nb_cfg,sb_cfg,hv_cfg", "list", "NB_Global")
-	return fmt.Sprintf("%sNB_Global nb_cfg, sb_cfg, hv_cfg: %s (sync took %v)", out,
-		strings.Join(strings.Fields(cfg), ", "), time.Since(begin).Round(time.Millisecond))
+	br := w.run(ctx, "ovs-vsctl", "--db="+w.env.rig.OVSEndpoint, "get", "Bridge", "br-int", "external_ids:ovn-nb-cfg")
+	f := strings.Fields(cfg)
+	verdict := "unreadable"
+	if len(f) == 3 {
+		verdict = "caught up"
+		if f[0] != f[2] {
+			verdict = "NOT caught up"
+		}
+	}
+	return fmt.Sprintf("NB_Global nb_cfg, sb_cfg, hv_cfg: %s (%s); br-int ovn-nb-cfg: %s", strings.Join(f, ", "), verdict, strings.TrimSpace(br))
 }
 
 // conntrack lists the datapath's connection entries of the cell's protocol and port between
@@ -78,8 +88,9 @@ func (w *world) conntrack(ctx context.Context, c cell) string {
 func (w *world) trace(ctx context.Context, c cell) string {
 	port := w.bridgePort(ctx, c.src)
 	smac, dmac := w.mac(c.src), w.mac(c.dst)
-	flow := fmt.Sprintf("in_port=%s,%s,dl_src=%s,dl_dst=%s,nw_src=%s,nw_dst=%s,nw_ttl=64,tp_src=40000,tp_dst=%d",
-		port, strings.ToLower(string(c.t.proto)), smac, dmac, c.src.ip, c.dst.ip, c.t.port)
+	proto := strings.ToLower(string(c.t.proto)) // its port fields are tcp_dst, udp_dst, sctp_dst
+	flow := fmt.Sprintf("in_port=%s,%s,dl_src=%s,dl_dst=%s,nw_src=%s,nw_dst=%s,nw_ttl=64,%s_src=40000,%s_dst=%d",
+		port, proto, smac, dmac, c.src.ip, c.dst.ip, proto, proto, c.t.port)
 	return w.vswitchd(ctx, "ofproto/trace", "br-int", flow)
 }
 
@@ -124,10 +135,16 @@ func keepLines(out string, keep func(string) bool) string {
 }
 
 // aclFlows lists the logical flows of the ACL stages (hints, ACLs before and after the load
-// balancer, stateful commit) of every switch.
-func (w *world) aclFlows(ctx context.Context) string {
+// balancer, stateful commit) of the source pod's switch.
+func (w *world) aclFlows(ctx context.Context, c cell) string {
+	ls := w.run(ctx, "ovn-nbctl", "--db="+w.env.rig.NBEndpoint, "lsp-get-ls", c.src.name+"."+c.src.ns)
+	name, ok := strings.CutSuffix(strings.TrimSpace(ls), ")")
+	if _, name, ok = strings.Cut(name, "("); !ok || failed(ls) {
+		return ls
+	}
+	out := w.run(ctx, "ovn-sbctl", "--db="+w.env.rig.SBEndpoint, "lflow-list", name)
 	var b strings.Builder
-	for _, line := range strings.Split(w.run(ctx, "ovn-sbctl", "--db="+w.env.rig.SBEndpoint, "lflow-list"), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		for _, stage := range []string{"(ls_in_acl", "(ls_out_acl", "(ls_in_stateful", "(ls_out_stateful", "Datapath:"} {
 			if strings.Contains(line, stage) {
 				b.WriteString(line + "\n")
