@@ -37,8 +37,8 @@ type policies struct {
 	queue      workqueue.TypedRateLimitingInterface[string]
 	// reported holds the problems last reported per policy, so a resync repeats no Event.
 	reported sync.Map
-	// unannounced is set while rows were written that no nb_cfg bump has announced yet.
-	unannounced atomic.Bool
+	// writes counts the syncs' row writes; announced is the count the last nb_cfg bump covered.
+	writes, announced atomic.Int64
 }
 
 var _ feature = (*policies)(nil)

@@ -40,25 +40,24 @@ func (p *policies) syncNamespace(ctx context.Context, ns string) error {
 		return err
 	}
 	results := make([]netpol.Result, len(list))
-	missing, wrote := false, false
+	missing := false
 	for i, np := range list {
 		results[i] = netpol.Translate(np, cluster)
 		res, err := p.c.nb.EnsureACLGroup(ctx, results[i].Rows)
 		if err != nil {
 			return err
 		}
-		missing, wrote = missing || len(res.Missing) > 0, wrote || res.Wrote
+		p.wrote(res.Wrote)
+		missing = missing || len(res.Missing) > 0
 		p.report(np, results[i].Problems)
 	}
-	denyWrote, err := p.syncDenyGroups(ctx, ns, results, cluster)
-	if err != nil {
+	if err := p.syncDenyGroups(ctx, ns, results, cluster); err != nil {
 		return err
 	}
-	staleDeleted, err := p.deleteStale(ctx, ns, list)
-	if err != nil {
+	if err := p.deleteStale(ctx, ns, list); err != nil {
 		return err
 	}
-	if err := p.announce(ctx, wrote || denyWrote || staleDeleted); err != nil {
+	if err := p.announce(ctx); err != nil {
 		return err
 	}
 	if missing {
@@ -67,64 +66,70 @@ func (p *policies) syncNamespace(ctx context.Context, ns string) error {
 	return nil
 }
 
-// syncDenyGroups makes the namespace's default-deny rows what its policies select; it
-// reports whether it wrote.
-func (p *policies) syncDenyGroups(ctx context.Context, ns string, results []netpol.Result, cluster netpol.Cluster) (bool, error) {
+// syncDenyGroups makes the namespace's default-deny rows what its policies select.
+func (p *policies) syncDenyGroups(ctx context.Context, ns string, results []netpol.Result, cluster netpol.Cluster) error {
 	if len(results) > 0 {
 		res, err := p.c.nb.EnsureACLGroup(ctx, netpol.Namespace(ns, results, cluster))
-		return res.Wrote, err
+		p.wrote(res.Wrote)
+		return err
 	}
 	owners, err := p.c.nb.ACLGroupOwners(ctx, ovn.KindNamespace)
 	if err != nil || !slices.Contains(owners, ns) {
-		return false, err
+		return err
 	}
 	n, err := p.c.nb.DeleteOwned(ctx, netpol.NamespaceOwner(ns))
+	p.wrote(n > 0)
 	if err == nil {
 		p.c.log.Info("namespace has no network policy left: default deny removed", "namespace", ns, "rows", n)
 	}
-	return n > 0, err
+	return err
 }
 
-// deleteStale deletes the rows of the namespace's policies that no longer exist; it reports
-// whether it deleted any.
-func (p *policies) deleteStale(ctx context.Context, ns string, live []*networkingv1.NetworkPolicy) (bool, error) {
+// deleteStale deletes the rows of the namespace's policies that no longer exist.
+func (p *policies) deleteStale(ctx context.Context, ns string, live []*networkingv1.NetworkPolicy) error {
 	owners, err := p.c.nb.ACLGroupOwners(ctx, ovn.KindNetworkPolicy)
 	if err != nil {
-		return false, err
+		return err
 	}
-	deleted := false
 	for _, o := range owners {
 		name, ok := strings.CutPrefix(o, ns+"/")
 		if !ok || slices.ContainsFunc(live, func(np *networkingv1.NetworkPolicy) bool { return np.Name == name }) {
 			continue
 		}
 		n, err := p.c.nb.DeleteOwned(ctx, netpol.Owner(ns, name))
+		p.wrote(n > 0)
 		if err != nil {
-			return deleted, err
+			return err
 		}
-		deleted = deleted || n > 0
 		p.reported.Delete(o)
 		p.c.log.Info("network policy removed", "namespace", ns, "policy", name, "rows", n)
 	}
-	return deleted, nil
+	return nil
 }
 
-// announce bumps NB_Global's nb_cfg after a sync that wrote rows, and after any sync while an
-// earlier bump failed: each node's ovn-controller reports the number once it has installed
-// the change, and the node role then purges its userspace datapath's flow cache (agent/node,
-// flowcache.go). Without an NB_Global row no ovn-northd has run, so no ovn-controller would
-// report: there is nothing to bump.
-func (p *policies) announce(ctx context.Context, wrote bool) error {
-	if wrote {
-		p.unannounced.Store(true)
+// wrote records that policy rows were written (or deleted).
+func (p *policies) wrote(yes bool) {
+	if yes {
+		p.writes.Add(1)
 	}
-	if !p.unannounced.Load() {
+}
+
+// announce bumps NB_Global's nb_cfg when rows were written since the last bump, including by
+// a sync that failed half-way: each node's ovn-controller reports the number once it has
+// installed the change, and the node role then purges its userspace datapath's flow cache
+// (agent/node, flowcache.go). Without an NB_Global row no ovn-northd has run, so no
+// ovn-controller would report: there is nothing to bump.
+func (p *policies) announce(ctx context.Context) error {
+	w := p.writes.Load()
+	if w == p.announced.Load() {
 		return nil
 	}
 	if err := p.c.nb.BumpNBCfg(ctx); err != nil && !errors.Is(err, ovn.ErrNotFound) {
 		return err
 	}
-	p.unannounced.Store(false)
+	// Writes counted after w are announced by the sync that made them.
+	for a := p.announced.Load(); a < w && !p.announced.CompareAndSwap(a, w); a = p.announced.Load() {
+	}
 	return nil
 }
 
@@ -201,10 +206,11 @@ func (p *policies) syncHosts(ctx context.Context) error {
 		}
 	}
 	res, err := p.c.nb.EnsureACLGroup(ctx, netpol.Hosts(ips))
+	p.wrote(res.Wrote)
 	if err != nil {
 		return err
 	}
-	return p.announce(ctx, res.Wrote)
+	return p.announce(ctx)
 }
 
 // reconcile syncs the hosts' set and every namespace that has policies or still holds
