@@ -137,19 +137,22 @@ func TestNetworkPolicyTruthTable(t *testing.T) {
 		for j, np := range nps {
 			np.Name = fmt.Sprintf("c%02d-%d", i, j)
 		}
-		w.setPolicies(ctx, t, nps)
+		if len(nps) > 0 || len(w.policies) > 0 {
+			w.change(ctx, func() { w.setPolicies(ctx, t, nps) })
+		}
 		w.check(ctx, t, c.name)
 		checks++
 		for _, s := range c.steps {
-			s.do(ctx, t, w)
+			w.change(ctx, func() { s.do(ctx, t, w) })
 			w.check(ctx, t, c.name+": "+s.name)
 			checks++
 		}
 		t.Logf("case %d %q: ok (%v)", i, c.name, time.Since(start).Round(time.Millisecond))
 	}
-	w.setPolicies(ctx, t, nil)
+	w.change(ctx, func() { w.setPolicies(ctx, t, nil) })
 	w.check(ctx, t, "every policy deleted")
 	t.Logf("truth table: %d cases, %d matrices of %d probes, %v", len(policyCases), checks+1, len(w.cells()), time.Since(start).Round(time.Millisecond))
+	w.checkFlowCachePurged(ctx, t)
 	w.checkServiceDNAT(ctx, t)
 	if aborts := e.datapathAborts(); aborts != "" {
 		t.Fatal(aborts)

@@ -277,11 +277,12 @@ func (w *world) check(ctx context.Context, t *testing.T, what string) {
 			confirmed, pending, timeout = true, w.cells(), probeTimeout
 			continue
 		case time.Now().After(deadline):
-			t.Fatalf("%s: %d of %d probes differ from the API's semantics:\n%s\n%s", what, len(wrong), len(pending), describe(wrong, o), w.nbState(ctx))
+			t.Fatalf("%s: %d of %d probes differ from the API's semantics:\n%s\n%s\n%s", what, len(wrong), len(pending),
+				describe(wrong, o), w.diagnose(ctx, wrong[0]), w.nbState(ctx))
 		}
 		if !dumped && time.Since(begin) > 8*time.Second {
 			dumped = true
-			t.Logf("%s: still differs after %v:\n%s%s", what, time.Since(begin).Round(time.Millisecond), describe(wrong, o), w.conntrack(ctx, wrong[0]))
+			t.Logf("%s: still differs after %v:\n%s%s", what, time.Since(begin).Round(time.Millisecond), describe(wrong, o), w.diagnose(ctx, wrong[0]))
 		}
 		confirmed, pending, timeout = false, wrong, retryTimeout
 		time.Sleep(200 * time.Millisecond)
@@ -407,16 +408,4 @@ func mergeLabels(old, cur map[string]string) []byte {
 		parts = append(parts, fmt.Sprintf("%q:%q", k, v))
 	}
 	return []byte(`{"metadata":{"labels":{` + strings.Join(parts, ",") + `}}}`)
-}
-
-// conntrack lists the datapath's connection entries between the cell's two pods.
-func (w *world) conntrack(ctx context.Context, c cell) string {
-	out, _ := w.env.rig.Run(ctx, "ovs-appctl", "dpctl/dump-conntrack")
-	var b strings.Builder
-	for _, line := range strings.Split(string(out), "\n") {
-		if strings.Contains(line, "="+c.src.ip.String()+",") && strings.Contains(line, "="+c.dst.ip.String()+",") {
-			b.WriteString(line + "\n")
-		}
-	}
-	return b.String()
 }

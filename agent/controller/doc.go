@@ -6,16 +6,18 @@
 // own host) and Kube-OVN's node annotations, which the node role turns into ovn0.
 //
 // Features with informers of their own run in the same term (feature.go). The network-policy
-// feature (netpol*.go) syncs one namespace at a time: package netpol translates the
-// namespace's NetworkPolicies against a snapshot of the listers into port groups, address
-// sets and ACLs, and northbound.EnsureACLGroup applies each policy's rows (one transaction
-// per policy), then the namespace's default-deny groups, then deletes the rows of its
-// policies that are gone, so an allowed connection is never cut by an update. Any pod or
-// namespace change that a translation reads queues every namespace with policies (namespace
-// selectors reach across namespaces); unchanged rows cost no write. Its reconcile also
-// deletes the rows of policies deleted while no controller ran. What OVN cannot express is
-// reported once per change as a Warning Event (PolicyUnsupported) on the policy. With
-// --network-policy=false, edgeovn's policy rows are deleted at the start of the term.
+// feature (netpol*.go) syncs one namespace at a time: package netpol translates the namespace's
+// NetworkPolicies against a snapshot of the listers into port groups, address sets and ACLs,
+// and northbound.EnsureACLGroup applies each policy's rows (one transaction per policy), then
+// the namespace's default-deny groups, then deletes the rows of its policies that are gone, so
+// an allowed connection is never cut by an update; a sync that wrote anything ends with
+// northbound.BumpNBCfg, on whose report the nodes purge their userspace datapath's flow cache
+// (agent/node, flowcache.go). Any pod or namespace change that a translation reads queues every
+// namespace with policies (namespace selectors reach across namespaces); unchanged rows cost no
+// write. Its reconcile also deletes the rows of policies deleted while no controller ran. What
+// OVN cannot express is reported once per change as a Warning Event (PolicyUnsupported) on the
+// policy. With --network-policy=false, edgeovn's policy rows are deleted at the start of the
+// term.
 //
 // Invariants: before the first allocation, every pod that already carries an allocation is
 // adopted into the IPAM, so a database that lost writes (a crash, a new leader) never hands an

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -36,6 +37,8 @@ type policies struct {
 	queue      workqueue.TypedRateLimitingInterface[string]
 	// reported holds the problems last reported per policy, so a resync repeats no Event.
 	reported sync.Map
+	// writes counts the syncs' row writes; announced is the count the last nb_cfg bump covered.
+	writes, announced atomic.Int64
 }
 
 var _ feature = (*policies)(nil)

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -46,6 +47,7 @@ func (p *policies) syncNamespace(ctx context.Context, ns string) error {
 		if err != nil {
 			return err
 		}
+		p.wrote(res.Wrote)
 		missing = missing || len(res.Missing) > 0
 		p.report(np, results[i].Problems)
 	}
@@ -55,15 +57,20 @@ func (p *policies) syncNamespace(ctx context.Context, ns string) error {
 	if err := p.deleteStale(ctx, ns, list); err != nil {
 		return err
 	}
+	if err := p.announce(ctx); err != nil {
+		return err
+	}
 	if missing {
 		p.queue.AddAfter(ns, missingPortRetry)
 	}
 	return nil
 }
 
+// syncDenyGroups makes the namespace's default-deny rows what its policies select.
 func (p *policies) syncDenyGroups(ctx context.Context, ns string, results []netpol.Result, cluster netpol.Cluster) error {
 	if len(results) > 0 {
-		_, err := p.c.nb.EnsureACLGroup(ctx, netpol.Namespace(ns, results, cluster))
+		res, err := p.c.nb.EnsureACLGroup(ctx, netpol.Namespace(ns, results, cluster))
+		p.wrote(res.Wrote)
 		return err
 	}
 	owners, err := p.c.nb.ACLGroupOwners(ctx, ovn.KindNamespace)
@@ -71,6 +78,7 @@ func (p *policies) syncDenyGroups(ctx context.Context, ns string, results []netp
 		return err
 	}
 	n, err := p.c.nb.DeleteOwned(ctx, netpol.NamespaceOwner(ns))
+	p.wrote(n > 0)
 	if err == nil {
 		p.c.log.Info("namespace has no network policy left: default deny removed", "namespace", ns, "rows", n)
 	}
@@ -89,11 +97,38 @@ func (p *policies) deleteStale(ctx context.Context, ns string, live []*networkin
 			continue
 		}
 		n, err := p.c.nb.DeleteOwned(ctx, netpol.Owner(ns, name))
+		p.wrote(n > 0)
 		if err != nil {
 			return err
 		}
 		p.reported.Delete(o)
 		p.c.log.Info("network policy removed", "namespace", ns, "policy", name, "rows", n)
+	}
+	return nil
+}
+
+// wrote records that policy rows were written (or deleted).
+func (p *policies) wrote(yes bool) {
+	if yes {
+		p.writes.Add(1)
+	}
+}
+
+// announce bumps NB_Global's nb_cfg when rows were written since the last bump, including by
+// a sync that failed half-way: each node's ovn-controller reports the number once it has
+// installed the change, and the node role then purges its userspace datapath's flow cache
+// (agent/node, flowcache.go). Without an NB_Global row no ovn-northd has run, so no
+// ovn-controller would report: there is nothing to bump.
+func (p *policies) announce(ctx context.Context) error {
+	w := p.writes.Load()
+	if w == p.announced.Load() {
+		return nil
+	}
+	if err := p.c.nb.BumpNBCfg(ctx); err != nil && !errors.Is(err, ovn.ErrNotFound) {
+		return err
+	}
+	// Writes counted after w are announced by the sync that made them.
+	for a := p.announced.Load(); a < w && !p.announced.CompareAndSwap(a, w); a = p.announced.Load() {
 	}
 	return nil
 }
@@ -170,8 +205,12 @@ func (p *policies) syncHosts(ctx context.Context) error {
 			ips = append(ips, a.IPs...)
 		}
 	}
-	_, err = p.c.nb.EnsureACLGroup(ctx, netpol.Hosts(ips))
-	return err
+	res, err := p.c.nb.EnsureACLGroup(ctx, netpol.Hosts(ips))
+	p.wrote(res.Wrote)
+	if err != nil {
+		return err
+	}
+	return p.announce(ctx)
 }
 
 // reconcile syncs the hosts' set and every namespace that has policies or still holds
@@ -229,14 +268,23 @@ func (o policyRowsOff) reconcile(ctx context.Context) error {
 			owners = append(owners, northbound.OwnerRef{Kind: kind, Name: n})
 		}
 	}
+	deleted := false
 	for _, owner := range owners {
 		n, err := o.c.nb.DeleteOwned(ctx, owner)
 		if err != nil {
 			return err
 		}
 		if n > 0 {
+			deleted = true
 			o.c.log.Info("network policy handling is off: removed edgeovn's rows", "owner", owner.Name, "rows", n)
 		}
+	}
+	if !deleted {
+		return nil
+	}
+	// Flows cached while the rows were in force are purged too (see policies.announce).
+	if err := o.c.nb.BumpNBCfg(ctx); err != nil && !errors.Is(err, ovn.ErrNotFound) {
+		return err
 	}
 	return nil
 }

@@ -112,6 +112,7 @@ func Run(ctx context.Context, req Request) error {
 	g.Go(func() error { return r.runWithAPI(gctx, pods) })
 	if datapath == vswitch.DatapathNetdev {
 		g.Go(func() error { ovs.KeepZeroSNATOff(gctx, datapath, 5*time.Second, r.log); return nil })
+		g.Go(func() error { r.purgeStaleFlows(gctx); return nil })
 	}
 	g.Go(func() error {
 		select {

@@ -4,6 +4,8 @@
 // DeletePodPort, PodPorts), a node's join port and distributed-gateway policies (EnsureNode),
 // and the building blocks: static routes, router policies, address sets, port groups, ACLs
 // and load balancers (Ensure*). GC deletes edgeovn rows whose owner is no longer desired.
+// BumpNBCfg increments NB_Global's nb_cfg, so ovn-controllers report when they have installed
+// what northbound holds (`ovn-nbctl --wait=hv`'s mechanism).
 //
 // Builders append operations (the unexported *Ops functions take and return the slice), so
 // one logical change, such as a node, is one transaction. Lookups go through indexes: the
@@ -11,12 +13,14 @@
 // by Connect), and _uuid for the rows a parent references; only GC reads whole tables.
 //
 // Invariants: every row it creates carries ovn.OwnedBy tags and it never changes or deletes a
-// row without them (ovn.ErrNotOwned). Each call reads the client's cache, computes the
-// difference to the desired rows, and commits it as one transaction whose every result is
-// checked; when nothing differs it writes nothing. Inserts are guarded by wait operations on
-// the names they create and attachments by wait operations on the parents they touch, so a
-// stale cache yields ovn.ErrConflict (retry) rather than a duplicate or an orphan. Bad input
-// is rejected with ovn.ErrInvalid before anything is read or written.
+// row without them (ovn.ErrNotOwned); the one exception is BumpNBCfg's increment of the shared
+// nb_cfg counter, a mutation that keeps every other client's increments. Each call reads the
+// client's cache, computes the difference to the desired rows, and commits it as one
+// transaction whose every result is checked; when nothing differs it writes nothing. Inserts
+// are guarded by wait operations on the names they create and attachments by wait operations on
+// the parents they touch, so a stale cache yields ovn.ErrConflict (retry) rather than a
+// duplicate or an orphan. Bad input is rejected with ovn.ErrInvalid before anything is read or
+// written.
 //
 // GC never deletes a row without edgeovn's tags; it removes references to its own rows from
 // foreign parents, and keeps an undesired switch, router or port group that still holds a

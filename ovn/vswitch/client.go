@@ -28,6 +28,8 @@ type Client struct {
 	waiters map[string]*waitSet // by interface name
 	// datapathChanged holds a token after a change of the Datapath or Open_vSwitch tables.
 	datapathChanged chan struct{}
+	// bridgeChanged holds a token after a change of the Bridge table.
+	bridgeChanged chan struct{}
 }
 
 // waitSet is the channel closed on the next change of one interface, shared by its waiters.
@@ -54,7 +56,7 @@ func Connect(ctx context.Context, req ovn.ConnectRequest) (*Client, error) {
 		metrics = ovn.NewMetrics(req.Log, req.SlowTransaction)
 	}
 	c := &Client{ovs: ovs, log: req.Log, waiters: make(map[string]*waitSet),
-		metrics: metrics, datapathChanged: make(chan struct{}, 1)}
+		metrics: metrics, datapathChanged: make(chan struct{}, 1), bridgeChanged: make(chan struct{}, 1)}
 	ovs.Cache().AddEventHandler(&cache.EventHandlerFuncs{
 		AddFunc:    func(table string, m model.Model) { c.changed(table, m) },
 		UpdateFunc: func(table string, _, m model.Model) { c.changed(table, m) },
@@ -69,10 +71,17 @@ func (c *Client) changed(table string, m model.Model) {
 	case vswitchdb.InterfaceTable:
 		c.interfaceChanged(m)
 	case vswitchdb.DatapathTable, vswitchdb.OpenvSwitchTable:
-		select {
-		case c.datapathChanged <- struct{}{}:
-		default: // a token is pending already
-		}
+		signal(c.datapathChanged)
+	case vswitchdb.BridgeTable:
+		signal(c.bridgeChanged)
+	}
+}
+
+// signal leaves a token in ch unless one is pending already.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
 	}
 }
 

@@ -4,7 +4,9 @@
 // host's internal port ovn0 with its MAC and MTU (AddPort with Type PortInternal), pod ports'
 // rate limits (SetPortQoS: interface policing and a linux-htb QoS row on the port), the
 // removal of pod ports no longer desired (GC, in batches), and it waits for ovn-controller to
-// report a port's flows installed (WaitInstalled).
+// report a port's flows installed (WaitInstalled) and follows the northbound configuration
+// number ovn-controller reports installed on the integration bridge (InstalledNBCfg,
+// OnNBCfgInstalled).
 //
 // Invariants: bridges, ports and interfaces it creates carry ovn.OwnedBy tags (ports and
 // interfaces at least vendor=edgeovn) and it never changes or deletes one without them
