@@ -8,6 +8,10 @@ export EDGEOVN_KUBE_APISERVER ?= $(CACHE)/bin/kube-apiserver
 export EDGEOVN_KUBE_CONTROLLER_MANAGER ?= $(CACHE)/bin/kube-controller-manager
 export EDGEOVN_KUBE_PROXY ?= $(CACHE)/bin/kube-proxy
 export EDGEOVN_COREDNS ?= $(CACHE)/bin/coredns
+export EDGEOVN_KUBELET ?= $(CACHE)/bin/kubelet
+export EDGEOVN_CONTAINERD ?= $(CACHE)/bin/containerd
+export EDGEOVN_CONTAINERD_SHIM ?= $(CACHE)/bin/containerd-shim-runc-v2
+export EDGEOVN_CTR ?= $(CACHE)/bin/ctr
 export EDGEOVN_PKGROOT ?= $(CACHE)/pkgroot
 
 .PHONY: help build package test unit e2e deps vet bench generate verify-generate demo demo-down clean
@@ -31,7 +35,7 @@ package: build ## build dist/edgeovn_<version>_amd64.deb and the .rpm (nfpm.yaml
 	rm -rf dist && mkdir -p dist
 	for p in deb rpm; do VERSION=$(PKG_VERSION) GOARCH=$$($(GO) env GOARCH) $(GO) run $(NFPM) pkg --config nfpm.yaml --packager $$p --target dist/ || exit 1; done
 
-deps: ## install what the tests need (Debian packages; kube-apiserver, controller-manager, kube-proxy, CoreDNS builds cached in .cache/)
+deps: ## install what the tests need (Debian packages; kube-apiserver, controller-manager, kube-proxy, kubelet, containerd, CoreDNS builds cached in .cache/)
 	./e2e/scripts/install-deps.sh $(CACHE)
 
 vet: ## gofmt and go vet
