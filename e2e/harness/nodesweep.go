@@ -1,0 +1,132 @@
+package harness
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// sweep removes what a node left after its kubelet and containerd stopped: every process in
+// its cgroup tree (shims, containers: none after a clean drain), the network namespaces those
+// processes held that are still mounted in /run/netns, every mount under the node's dir, and
+// its cgroups. Everything is found by PID, inode or path, never by name.
+func (n *RealNode) sweep() error {
+	var errs []error
+	pids := cgroupPIDs(n.cgroup)
+	if len(pids) > 0 {
+		n.rig.log.Warn("real node: killing processes left in its cgroups", "node", n.Name, "pids", pids)
+	}
+	netns := map[uint64]bool{}
+	for _, pid := range pids {
+		var st syscall.Stat_t
+		if err := syscall.Stat(fmt.Sprintf("/proc/%d/ns/net", pid), &st); err == nil {
+			netns[st.Ino] = true
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			errs = append(errs, fmt.Errorf("kill %d of node %s: %w", pid, n.Name, err))
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(cgroupPIDs(n.cgroup)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(pollInterval)
+	}
+	if left := cgroupPIDs(n.cgroup); len(left) > 0 {
+		errs = append(errs, fmt.Errorf("node %s: processes %v survived SIGKILL", n.Name, left))
+	}
+	errs = append(errs, n.removeNetns(netns), unmountUnder(n.Dir), removeCgroupRoot(n.cgroup))
+	return errors.Join(errs...)
+}
+
+// removeNetns unmounts and removes the entries of /run/netns that are one of the given
+// namespaces (by the nsfs inode): sandboxes whose CNI DEL never ran.
+func (n *RealNode) removeNetns(inodes map[uint64]bool) error {
+	if len(inodes) == 0 {
+		return nil
+	}
+	entries, _ := os.ReadDir(netnsDir)
+	var errs []error
+	for _, e := range entries {
+		p := filepath.Join(netnsDir, e.Name())
+		var st syscall.Stat_t
+		if err := syscall.Stat(p, &st); err != nil || !inodes[st.Ino] {
+			continue
+		}
+		n.rig.log.Warn("real node: removing a sandbox network namespace left mounted", "node", n.Name, "netns", p)
+		if err := unix.Unmount(p, unix.MNT_DETACH); err != nil {
+			errs = append(errs, fmt.Errorf("unmount %s: %w", p, err))
+			continue
+		}
+		errs = append(errs, os.Remove(p))
+	}
+	return errors.Join(errs...)
+}
+
+// unmountUnder lazily unmounts every mount point at or under dir, deepest first.
+func unmountUnder(dir string) error {
+	points, err := mountPoints()
+	if err != nil {
+		return err
+	}
+	var mine []string
+	for _, p := range points {
+		if p == dir || strings.HasPrefix(p, dir+"/") {
+			mine = append(mine, p)
+		}
+	}
+	// Longer paths first: children before parents; the same point mounted twice is unmounted twice.
+	slices.SortStableFunc(mine, func(a, b string) int { return len(b) - len(a) })
+	var errs []error
+	for _, p := range mine {
+		if err := unix.Unmount(p, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+			errs = append(errs, fmt.Errorf("unmount %s: %w", p, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// mountPoints lists this mount namespace's mount points (field 5 of mountinfo, octal escapes
+// decoded).
+func mountPoints() ([]string, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, fmt.Errorf("read mounts: %w", err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) > 4 {
+			out = append(out, unescapeMount(fields[4]))
+		}
+	}
+	return out, sc.Err()
+}
+
+// unescapeMount decodes mountinfo's \040-style octal escapes.
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			var c byte
+			if _, err := fmt.Sscanf(s[i+1:i+4], "%03o", &c); err == nil {
+				b.WriteByte(c)
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
