@@ -24,11 +24,13 @@ func (n *RealNode) sweep() error {
 	if len(pids) > 0 {
 		n.rig.log.Warn("real node: killing processes left in its cgroups", "node", n.Name, "pids", pids)
 	}
+	// The sandboxes' namespaces, which the pause processes hold; the shims run in the rig's
+	// (containerd's), which is not the node's to remove.
 	netns := map[uint64]bool{}
+	notMine := map[uint64]bool{nsInode(n.rig.NetnsPath): true, nsInode("/proc/self/ns/net"): true}
 	for _, pid := range pids {
-		var st syscall.Stat_t
-		if err := syscall.Stat(fmt.Sprintf("/proc/%d/ns/net", pid), &st); err == nil {
-			netns[st.Ino] = true
+		if ino := nsInode(fmt.Sprintf("/proc/%d/ns/net", pid)); ino != 0 && !notMine[ino] {
+			netns[ino] = true
 		}
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 			errs = append(errs, fmt.Errorf("kill %d of node %s: %w", pid, n.Name, err))
@@ -45,8 +47,20 @@ func (n *RealNode) sweep() error {
 	return errors.Join(errs...)
 }
 
-// removeNetns unmounts and removes the entries of /run/netns that are one of the given
-// namespaces (by the nsfs inode): sandboxes whose CNI DEL never ran.
+// nsInode is the inode of a namespace file, 0 when it cannot be read.
+func nsInode(path string) uint64 {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return 0
+	}
+	return st.Ino
+}
+
+// sandboxNetnsPrefix starts the names containerd gives the sandboxes' namespaces in /run/netns.
+const sandboxNetnsPrefix = "cni-"
+
+// removeNetns unmounts and removes the sandbox entries of /run/netns that are one of the
+// given namespaces (by the nsfs inode): sandboxes whose CNI DEL never ran.
 func (n *RealNode) removeNetns(inodes map[uint64]bool) error {
 	if len(inodes) == 0 {
 		return nil
@@ -55,8 +69,7 @@ func (n *RealNode) removeNetns(inodes map[uint64]bool) error {
 	var errs []error
 	for _, e := range entries {
 		p := filepath.Join(netnsDir, e.Name())
-		var st syscall.Stat_t
-		if err := syscall.Stat(p, &st); err != nil || !inodes[st.Ino] {
+		if !strings.HasPrefix(e.Name(), sandboxNetnsPrefix) || !inodes[nsInode(p)] {
 			continue
 		}
 		n.rig.log.Warn("real node: removing a sandbox network namespace left mounted", "node", n.Name, "netns", p)
