@@ -15,14 +15,15 @@ import (
 
 // checkContainerRestart kills the container's process; the kubelet starts a new container in
 // the same sandbox, which keeps its network: same address, no new CNI ADD, traffic works.
-func (e *realEnv) checkContainerRestart(ctx context.Context, t *testing.T, a, b *corev1.Pod) {
-	adds := e.networkAdds(a.Name)
+func (e *realEnv) checkContainerRestart(ctx context.Context, t *testing.T, a, b *corev1.Pod) *corev1.Pod {
+	adds, container := e.networkAdds(a.Name), a.Status.ContainerStatuses[0].ContainerID
 	pid := e.containerPID(ctx, t, a)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatalf("kill container of pod %s (pid %d): %v", a.Name, pid, err)
 	}
 	restarted, err := realpods.Wait(ctx, e.rig.Kube(), "default", a.Name, func(p *corev1.Pod) bool {
-		return len(p.Status.ContainerStatuses) == 1 && p.Status.ContainerStatuses[0].RestartCount >= 1 && realpods.Ready(p)
+		cs := p.Status.ContainerStatuses
+		return len(cs) == 1 && cs[0].RestartCount >= 1 && cs[0].ContainerID != container && cs[0].State.Running != nil && realpods.Ready(p)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -34,6 +35,7 @@ func (e *realEnv) checkContainerRestart(ctx context.Context, t *testing.T, a, b 
 		t.Fatalf("pod %s: %d CNI ADDs after the container restart, %d before: the sandbox's network was set up again", a.Name, n, adds)
 	}
 	e.checkTraffic(ctx, t, restarted, b)
+	return restarted
 }
 
 // containerPID finds the pid of the pod's container task in containerd.
@@ -43,6 +45,12 @@ func (e *realEnv) containerPID(ctx context.Context, t *testing.T, p *corev1.Pod)
 	if !ok {
 		t.Fatalf("pod %s: container id %q", p.Name, p.Status.ContainerStatuses[0].ContainerID)
 	}
+	return e.taskPID(ctx, t, id)
+}
+
+// taskPID is the pid of a running containerd task.
+func (e *realEnv) taskPID(ctx context.Context, t *testing.T, id string) int {
+	t.Helper()
 	out, err := e.node.Ctr(ctx, "tasks", "ls")
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +65,7 @@ func (e *realEnv) containerPID(ctx context.Context, t *testing.T, p *corev1.Pod)
 			return pid
 		}
 	}
-	t.Fatalf("no running task %s of pod %s in:\n%s", id, p.Name, out)
+	t.Fatalf("no running task %s in:\n%s", id, out)
 	return 0
 }
 
@@ -141,4 +149,49 @@ func (e *realEnv) checkNotReady(ctx context.Context, t *testing.T, a, b *corev1.
 		t.Fatal(err)
 	}
 	e.checkTraffic(ctx, t, late, a)
+}
+
+// checkSandboxRestart kills the pod's sandbox (pause) process: the kubelet stops the sandbox
+// (CNI DEL), makes a new one (a new network namespace, CNI ADD under a new container ID) and
+// restarts the container in it. The pod keeps its address, which edgeovn allocated to the pod,
+// not to the sandbox, and its traffic works again.
+func (e *realEnv) checkSandboxRestart(ctx context.Context, t *testing.T, a, b *corev1.Pod) *corev1.Pod {
+	a, err := e.rig.Kube().CoreV1().Pods("default").Get(ctx, a.Name, metav1.GetOptions{}) // its current container
+	if err != nil {
+		t.Fatal(err)
+	}
+	adds, container := e.networkAdds(a.Name), a.Status.ContainerStatuses[0].ContainerID
+	pid := e.sandboxPID(ctx, t, a)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill sandbox of pod %s (pid %d): %v", a.Name, pid, err)
+	}
+	eventually(ctx, t, "a new sandbox for pod "+a.Name+" through CNI ADD", func() bool { return e.networkAdds(a.Name) > adds })
+	na, err := realpods.Wait(ctx, e.rig.Kube(), "default", a.Name, func(p *corev1.Pod) bool {
+		cs := p.Status.ContainerStatuses
+		return len(cs) == 1 && cs[0].ContainerID != container && cs[0].State.Running != nil && realpods.Ready(p)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if na.Status.PodIP != a.Status.PodIP {
+		t.Fatalf("pod %s: address %s in its new sandbox, %s before", a.Name, na.Status.PodIP, a.Status.PodIP)
+	}
+	e.checkTraffic(ctx, t, na, b)
+	return na
+}
+
+// sandboxPID finds the pid of the pod's sandbox task: containerd labels the sandbox container
+// with the pod's name and kind "sandbox".
+func (e *realEnv) sandboxPID(ctx context.Context, t *testing.T, p *corev1.Pod) int {
+	t.Helper()
+	filter := `labels."io.kubernetes.pod.name"==` + p.Name + `,labels."io.kubernetes.pod.uid"==` + string(p.UID) + `,labels."io.cri-containerd.kind"==sandbox`
+	out, err := e.node.Ctr(ctx, "containers", "ls", "-q", filter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) == 0 {
+		t.Fatalf("no sandbox container for pod %s", p.Name)
+	}
+	return e.taskPID(ctx, t, ids[len(ids)-1])
 }

@@ -28,7 +28,9 @@ func TestRealNode(t *testing.T) {
 		{"AddressesFromEdgeovn", func(t *testing.T) { e.checkAddresses(ctx, t, a, b) }},
 		{"PodToPodTCPAndUDP", func(t *testing.T) { e.checkTraffic(ctx, t, a, b) }},
 		{"ReadinessProbeFromHost", func(t *testing.T) { e.checkProbe(ctx, t) }},
-		{"ContainerRestartKeepsNetwork", func(t *testing.T) { e.checkContainerRestart(ctx, t, a, b) }},
+		{"ContainerRestartKeepsNetwork", func(t *testing.T) { a = e.checkContainerRestart(ctx, t, a, b) }},
+		// On b: a's container was just restarted, and the kubelet would back off 10 s.
+		{"SandboxRestartKeepsAddress", func(t *testing.T) { b = e.checkSandboxRestart(ctx, t, b, a) }},
 		{"RecreatedWithSameName", func(t *testing.T) { b = e.checkRecreate(ctx, t, a, b) }},
 		{"NotReadyWhileStatusFails", func(t *testing.T) { e.checkNotReady(ctx, t, a, b) }},
 	}
