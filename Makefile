@@ -50,12 +50,13 @@ e2e: package ## the end-to-end suite on real OVN, OVS, etcd and kube-apiserver, 
 
 test: deps vet verify-generate build unit e2e ## the whole suite: installs what it needs, then vet, unit and e2e tests
 
-bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, NetworkPolicy
+bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, NetworkPolicy, pods through a real node
 	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20
 	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20 -after-ovn0
 	$(GO) run ./ipam/cmd/ipambench
 	$(GO) run ./ovn/cmd/ovnbench
 	$(GO) run ./e2e/cmd/netpolbench -bin bin -policies 100 -pods 500
+	$(GO) run ./e2e/cmd/podbench -bin bin -pods 50
 
 generate: ## regenerate the libovsdb models from ovn/schema
 	$(GO) generate ./ovn/...

@@ -2,10 +2,10 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,44 +18,47 @@ const kubeletHealthzPort = 10248
 // clusterDNS is k3s's cluster DNS address, the kube-dns Service's ClusterIP.
 const clusterDNS = "10.43.0.10"
 
-// kubeletConfig renders the KubeletConfiguration: cgroupfs under the node's own cgroup root,
-// swap and cgroup v1 tolerated (this host has both), its logs, volume plugins and state under
-// the node's dir, images never collected (only imported ones exist), no eviction over this
-// shared machine's disk, webhook authentication off and everything authorized (the API server
-// holds no kubelet client certificate), and the node status written every 2 s so that a
-// change of the network plugin's readiness shows within seconds.
-func kubeletConfig(n *RealNode) string {
-	return `apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-containerRuntimeEndpoint: unix://` + n.ContainerdSocket + `
-cgroupDriver: cgroupfs
-cgroupRoot: ` + n.cgroup + `
-failSwapOn: false
-failCgroupV1: false
-podLogsDir: ` + n.path("pod-logs") + `
-volumePluginDir: ` + n.path("kubelet", "volume-plugins") + `
-imageGCHighThresholdPercent: 100
-imageGCLowThresholdPercent: 99
-evictionHard:
-  memory.available: "1Mi"
-  nodefs.available: "0%"
-  nodefs.inodesFree: "0%"
-  imagefs.available: "0%"
-authentication:
-  anonymous:
-    enabled: false
-  webhook:
-    enabled: false
-authorization:
-  mode: AlwaysAllow
-readOnlyPort: 0
-healthzBindAddress: 127.0.0.1
-healthzPort: ` + strconv.Itoa(kubeletHealthzPort) + `
-clusterDNS: [` + clusterDNS + `]
-clusterDomain: cluster.local
-nodeStatusUpdateFrequency: 2s
-shutdownGracePeriod: 0s
-`
+// kubeletConfig renders the KubeletConfiguration (as JSON, which the kubelet reads like
+// YAML): cgroupfs under the node's own cgroup root, swap and cgroup v1 tolerated (this host
+// has both), its logs, volume plugins and state under the node's dir, images never collected
+// (only imported ones exist), no eviction over this shared machine's disk, webhook
+// authentication off and everything authorized (the API server holds no kubelet client
+// certificate), and the node status written every 2 s so that a change of the network
+// plugin's readiness shows within seconds.
+func kubeletConfig(n *RealNode) ([]byte, error) {
+	cfg := map[string]any{
+		"apiVersion":                  "kubelet.config.k8s.io/v1beta1",
+		"kind":                        "KubeletConfiguration",
+		"containerRuntimeEndpoint":    "unix://" + n.ContainerdSocket,
+		"cgroupDriver":                "cgroupfs",
+		"cgroupRoot":                  n.cgroup,
+		"failSwapOn":                  false,
+		"failCgroupV1":                false,
+		"podLogsDir":                  n.path("pod-logs"),
+		"volumePluginDir":             n.path("kubelet", "volume-plugins"),
+		"imageGCHighThresholdPercent": 100,
+		"imageGCLowThresholdPercent":  99,
+		"evictionHard": map[string]string{
+			"memory.available": "1Mi", "nodefs.available": "0%", "nodefs.inodesFree": "0%", "imagefs.available": "0%",
+		},
+		"authentication": map[string]any{
+			"anonymous": map[string]bool{"enabled": false},
+			"webhook":   map[string]bool{"enabled": false},
+		},
+		"authorization":             map[string]string{"mode": "AlwaysAllow"},
+		"readOnlyPort":              0,
+		"healthzBindAddress":        "127.0.0.1",
+		"healthzPort":               kubeletHealthzPort,
+		"clusterDNS":                []string{clusterDNS},
+		"clusterDomain":             "cluster.local",
+		"nodeStatusUpdateFrequency": "2s",
+		"shutdownGracePeriod":       "0s",
+	}
+	b, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("render kubelet config: %w", err)
+	}
+	return b, nil
 }
 
 // kernelTunables are the sysctls the kubelet sets on the host at start unless they already
@@ -95,8 +98,12 @@ func kubeletWrapper(n *RealNode) (string, error) {
 // startKubelet starts the kubelet in the rig's network namespace, with a token kubeconfig for
 // the rig's API server, and waits until its healthz answers and it has registered its Node.
 func (n *RealNode) startKubelet(ctx context.Context) error {
-	conf := n.path("kubelet.yaml")
-	if err := os.WriteFile(conf, []byte(kubeletConfig(n)), 0o644); err != nil {
+	conf := n.path("kubelet.json")
+	data, err := kubeletConfig(n)
+	if err != nil {
+		return fmt.Errorf("start kubelet: %w", err)
+	}
+	if err := os.WriteFile(conf, data, 0o644); err != nil {
 		return fmt.Errorf("start kubelet: write %s: %w", conf, err)
 	}
 	script, err := kubeletWrapper(n)

@@ -81,6 +81,9 @@ func (r *Rig) StartRealNode(ctx context.Context, req RealNodeRequest) (*RealNode
 	if err := req.validate(); err != nil {
 		return nil, fmt.Errorf("start real node: %w", err)
 	}
+	if r.opts.Detach {
+		return nil, fmt.Errorf("start real node %s: a detached rig cannot have one (StopDir would leave its pods, shims and cgroups)", req.Name)
+	}
 	for _, c := range RealNodeParts {
 		if err := checkBinary(c, r.opts.componentPath(c)); err != nil {
 			return nil, fmt.Errorf("start real node %s: %w", req.Name, err)

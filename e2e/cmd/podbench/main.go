@@ -124,8 +124,8 @@ func (b *bench) report(ctx context.Context) error {
 		return fmt.Errorf("reference plugins: %w", err)
 	}
 	fmt.Printf("\nPod create to Running through a real node (kubelet v1.34, containerd 2, runc), %d pods created at once, one host (userspace datapath)\n\n", b.cfg.pods)
-	fmt.Println("| network | p50 | p95 | max | all Running |")
-	fmt.Println("|---|---:|---:|---:|---:|")
+	fmt.Println("| network | p50 | p95 | max | all Running | load average |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|")
 	eovn.row("edgeovn")
 	ref.row("bridge + host-local (reference plugins)")
 	fmt.Printf("\nedgeovn p50 / reference p50: %.2fx, p95: %.2fx\n", ratio(eovn.pct(50), ref.pct(50)), ratio(eovn.pct(95), ref.pct(95)))

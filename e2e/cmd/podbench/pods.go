@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 type sample struct {
 	each []time.Duration // sorted
 	all  time.Duration
+	load string // the machine's 1-minute load average at the end of the round
 }
 
 func (s sample) pct(p int) time.Duration {
@@ -28,7 +31,17 @@ func (s sample) pct(p int) time.Duration {
 }
 
 func (s sample) row(name string) {
-	fmt.Printf("| %s | %s | %s | %s | %s |\n", name, ms(s.pct(50)), ms(s.pct(95)), ms(s.each[len(s.each)-1]), ms(s.all))
+	fmt.Printf("| %s | %s | %s | %s | %s | %s |\n", name, ms(s.pct(50)), ms(s.pct(95)), ms(s.each[len(s.each)-1]), ms(s.all), s.load)
+}
+
+// loadAverage is the first field of /proc/loadavg: other work on a shared machine slows
+// runc and the shims for both networks alike.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d.Microseconds())/1000) }
@@ -80,6 +93,7 @@ func (b *bench) createAtOnce(ctx context.Context, namespace string, want netip.P
 	}
 	slices.Sort(s.each)
 	s.all = last.Sub(begin)
+	s.load = loadAverage()
 	return s, b.deleteAll(ctx, namespace)
 }
 
