@@ -1,8 +1,9 @@
 // Command podbench measures pod create to Running through a real node (kubelet v1.34 and
 // containerd 2 with runc, harness.StartRealNode) for N pods created at once, with edgeovn as
 // the network and, in the same run on the same node, with the reference bridge + host-local
-// plugins; then restarts edgeovn a few times and times the node back to Ready. It prints
-// tables.
+// plugins, in rounds that alternate which network goes first (each switch is followed by an
+// untimed canary pod); then restarts edgeovn a few times and times the node back to Ready. It
+// prints tables.
 //
 //	go run ./e2e/cmd/podbench -bin bin -pods 50      (as root; make deps build first)
 package main
@@ -12,7 +13,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"time"
@@ -28,6 +28,7 @@ type config struct {
 	bin      string
 	pods     int
 	restarts int
+	rounds   int
 	verbose  bool
 	keep     bool
 }
@@ -37,6 +38,7 @@ func main() {
 	flag.StringVar(&c.bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
 	flag.IntVar(&c.pods, "pods", 50, "pods created at once, per plugin")
 	flag.IntVar(&c.restarts, "restarts", 3, "edgeovn restarts timed to node Ready")
+	flag.IntVar(&c.rounds, "rounds", 2, "rounds per network, alternating which goes first")
 	flag.BoolVar(&c.verbose, "v", false, "log the rig's progress")
 	flag.BoolVar(&c.keep, "keep", false, "keep the rig's directory (logs) after the run")
 	flag.Parse()
@@ -53,6 +55,8 @@ type bench struct {
 	node   *harness.RealNode
 	daemon daemon.Spec
 	work   string
+
+	canaries int
 }
 
 func run(c config) error {
@@ -108,27 +112,38 @@ func (b *bench) start(ctx context.Context, tars []string) error {
 }
 
 func (b *bench) report(ctx context.Context) error {
-	eovn, err := b.createAtOnce(ctx, "eovn", netip.MustParsePrefix("10.42.0.0/16"))
-	if err != nil {
-		return fmt.Errorf("edgeovn: %w", err)
+	nets := b.networks()
+	samples := make([]sample, len(nets))
+	for r := range b.cfg.rounds {
+		order := []int{0, 1}
+		if r%2 == 1 {
+			order = []int{1, 0}
+		}
+		for _, i := range order {
+			if err := nets[i].use(ctx); err != nil {
+				return fmt.Errorf("%s: %w", nets[i].name, err)
+			}
+			s, err := b.createAtOnce(ctx, fmt.Sprintf("%s-%d", nets[i].short, r), b.cfg.pods, nets[i].prefix)
+			if err != nil {
+				return fmt.Errorf("%s: %w", nets[i].name, err)
+			}
+			samples[i].add(s)
+		}
+	}
+	if err := nets[0].use(ctx); err != nil {
+		return err
 	}
 	restarts, err := b.restarts(ctx)
 	if err != nil {
 		return fmt.Errorf("restart: %w", err)
 	}
-	if err := b.switchToReference(ctx); err != nil {
-		return fmt.Errorf("reference plugins: %w", err)
-	}
-	ref, err := b.createAtOnce(ctx, "ref", netip.MustParsePrefix("10.88.0.0/16"))
-	if err != nil {
-		return fmt.Errorf("reference plugins: %w", err)
-	}
-	fmt.Printf("\nPod create to Running through a real node (kubelet v1.34, containerd 2, runc), %d pods created at once, one host (userspace datapath)\n\n", b.cfg.pods)
-	fmt.Println("| network | p50 | p95 | max | all Running | load average |")
+	fmt.Printf("\nPod create to Running through a real node (kubelet v1.34, containerd 2, runc), %d pods created at once, %d rounds per network alternating, one host (userspace datapath)\n\n", b.cfg.pods, b.cfg.rounds)
+	fmt.Println("| network | p50 | p95 | max | all Running, per round | load average, per round |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|")
-	eovn.row("edgeovn")
-	ref.row("bridge + host-local (reference plugins)")
-	fmt.Printf("\nedgeovn p50 / reference p50: %.2fx, p95: %.2fx\n", ratio(eovn.pct(50), ref.pct(50)), ratio(eovn.pct(95), ref.pct(95)))
+	for i, n := range nets {
+		samples[i].row(n.name)
+	}
+	fmt.Printf("\nedgeovn / reference: p50 %.2fx, p95 %.2fx\n", ratio(samples[0].pct(50), samples[1].pct(50)), ratio(samples[0].pct(95), samples[1].pct(95)))
 	printRestarts(restarts)
 	return nil
 }

@@ -16,11 +16,18 @@ import (
 	"github.com/edgeovn/edgeovn/e2e/realpods"
 )
 
-// sample is the create-to-Running time of every pod of one round, and of the round.
+// sample is the create-to-Running time of every pod of a network's rounds, and of each round.
 type sample struct {
 	each []time.Duration // sorted
-	all  time.Duration
-	load string // the machine's 1-minute load average at the end of the round
+	all  []time.Duration // per round: the first create to the last pod Running
+	load []string        // per round: the machine's 1-minute load average at its end
+}
+
+func (s *sample) add(r sample) {
+	s.each = append(s.each, r.each...)
+	slices.Sort(s.each)
+	s.all = append(s.all, r.all...)
+	s.load = append(s.load, r.load...)
 }
 
 func (s sample) pct(p int) time.Duration {
@@ -31,7 +38,12 @@ func (s sample) pct(p int) time.Duration {
 }
 
 func (s sample) row(name string) {
-	fmt.Printf("| %s | %s | %s | %s | %s | %s |\n", name, ms(s.pct(50)), ms(s.pct(95)), ms(s.each[len(s.each)-1]), ms(s.all), s.load)
+	var all []string
+	for _, d := range s.all {
+		all = append(all, ms(d))
+	}
+	fmt.Printf("| %s | %s | %s | %s | %s | %s |\n", name, ms(s.pct(50)), ms(s.pct(95)), ms(s.each[len(s.each)-1]),
+		strings.Join(all, ", "), strings.Join(s.load, ", "))
 }
 
 // loadAverage is the first field of /proc/loadavg: other work on a shared machine slows
@@ -44,13 +56,13 @@ func loadAverage() string {
 	return "?"
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d.Microseconds())/1000) }
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 
 // createAtOnce creates the pods concurrently in their own namespace and times each from just
 // before its create call to the moment a watch shows it Running; then it deletes them and
 // waits until the kubelet has removed them all (their sandboxes' CNI DEL done). Every pod must
 // get its address from want: the network under test.
-func (b *bench) createAtOnce(ctx context.Context, namespace string, want netip.Prefix) (sample, error) {
+func (b *bench) createAtOnce(ctx context.Context, namespace string, pods int, want netip.Prefix) (sample, error) {
 	kube := b.rig.Kube()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
 	if _, err := kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
@@ -59,11 +71,11 @@ func (b *bench) createAtOnce(ctx context.Context, namespace string, want netip.P
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	rw := watchRunning(wctx, kube, namespace, want)
-	starts := make([]time.Time, b.cfg.pods)
-	errs := make(chan error, b.cfg.pods)
+	starts := make([]time.Time, pods)
+	errs := make(chan error, pods)
 	var wg sync.WaitGroup
 	begin := time.Now()
-	for i := range b.cfg.pods {
+	for i := range pods {
 		wg.Go(func() {
 			pod := realpods.TestServerPod(namespace, fmt.Sprintf("p%d", i), nodeName)
 			pod.Spec.Containers[0].ReadinessProbe = nil // Running, not Ready, is timed
@@ -78,7 +90,7 @@ func (b *bench) createAtOnce(ctx context.Context, namespace string, want netip.P
 	if err := <-errs; err != nil {
 		return sample{}, err
 	}
-	seen, err := rw.wait(ctx, b.cfg.pods)
+	seen, err := rw.wait(ctx, pods)
 	if err != nil {
 		return sample{}, err
 	}
@@ -92,8 +104,8 @@ func (b *bench) createAtOnce(ctx context.Context, namespace string, want netip.P
 		}
 	}
 	slices.Sort(s.each)
-	s.all = last.Sub(begin)
-	s.load = loadAverage()
+	s.all = []time.Duration{last.Sub(begin)}
+	s.load = []string{loadAverage()}
 	return s, b.deleteAll(ctx, namespace)
 }
 

@@ -80,11 +80,13 @@ func (b *bench) readyAfter(ctx context.Context, t time.Time) (corev1.NodeConditi
 	}
 }
 
+func msec(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d.Microseconds())/1000) }
+
 func printRestarts(rs []restartSample) {
 	fmt.Printf("\nedgeovn restarted (SIGTERM, exit, start) while the node runs, %d times\n\n", len(rs))
 	fmt.Println("| restart | stop | start to CNI STATUS ok | start to node Ready reported | node went NotReady |")
 	fmt.Println("|---|---:|---:|---:|---|")
 	for i, s := range rs {
-		fmt.Printf("| %d | %s | %s | %s | %t |\n", i+1, ms(s.stop), ms(s.status), ms(s.ready), s.wentNotReady)
+		fmt.Printf("| %d | %s | %s | %s | %t |\n", i+1, msec(s.stop), msec(s.status), msec(s.ready), s.wentNotReady)
 	}
 }
