@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -194,4 +195,38 @@ func (e *realEnv) sandboxPID(ctx context.Context, t *testing.T, p *corev1.Pod) i
 		t.Fatalf("no sandbox container for pod %s", p.Name)
 	}
 	return e.taskPID(ctx, t, ids[len(ids)-1])
+}
+
+// checkRestartKeepsReady restarts edgeovn as systemctl restart does. A CNI STATUS made while
+// it is down (containerd makes one every 5 s, which may land there) waits for the new daemon
+// and passes, so the kubelet keeps the node Ready: its Ready condition does not change.
+func (e *realEnv) checkRestartKeepsReady(ctx context.Context, t *testing.T) {
+	before, err := e.node.ReadyCondition(ctx)
+	if err != nil || before.Status != corev1.ConditionTrue {
+		t.Fatalf("node not Ready before the restart: %+v, %v", before, err)
+	}
+	if err := e.daemon.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	status := make(chan error, 1)
+	go func() { status <- cniStatus(ctx, e.env) }()
+	select {
+	case err := <-status:
+		t.Fatalf("CNI STATUS answered while edgeovn was down (%v): it must wait for the restart", err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	e.startDaemon(ctx, t, "edgeovn")
+	if err := <-status; err != nil {
+		t.Fatalf("CNI STATUS made during the restart: %v", err)
+	}
+	restarted := time.Now()
+	var after corev1.NodeCondition
+	eventually(ctx, t, "the kubelet reporting the node after its next runtime check", func() bool {
+		after, err = e.node.ReadyCondition(ctx)
+		return err == nil && after.LastHeartbeatTime.After(restarted.Add(6*time.Second))
+	})
+	if after.Status != corev1.ConditionTrue || !after.LastTransitionTime.Equal(&before.LastTransitionTime) {
+		t.Fatalf("node Ready changed across the restart: %s since %s (%s), was %s since %s",
+			after.Status, after.LastTransitionTime, after.Message, before.Status, before.LastTransitionTime)
+	}
 }

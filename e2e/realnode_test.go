@@ -16,7 +16,7 @@ import (
 
 // TestRealNode runs edgeovn under a real kubelet and containerd 2 (as k3s bundles it), on the
 // CNI config and plugins edgeovn installs itself. The steps share one node and run in order:
-// the last one stops edgeovn.
+// the last two restart and stop edgeovn.
 func TestRealNode(t *testing.T) {
 	e, ctx := startRealNode(t)
 	a := e.runPod(ctx, t, "a")
@@ -32,6 +32,7 @@ func TestRealNode(t *testing.T) {
 		// On b: a's container was just restarted, and the kubelet would back off 10 s.
 		{"SandboxRestartKeepsAddress", func(t *testing.T) { b = e.checkSandboxRestart(ctx, t, b, a) }},
 		{"RecreatedWithSameName", func(t *testing.T) { b = e.checkRecreate(ctx, t, a, b) }},
+		{"RestartKeepsNodeReady", func(t *testing.T) { e.checkRestartKeepsReady(ctx, t) }},
 		{"NotReadyWhileStatusFails", func(t *testing.T) { e.checkNotReady(ctx, t, a, b) }},
 	}
 	for _, s := range steps {

@@ -73,7 +73,7 @@ func Run(ctx context.Context, req Request) error {
 	}
 	defer ovs.Close()
 	r.ovs = ovs
-	r.ready = &readiness{probes: defaultProbes(ovs)}
+	r.ready = newReadiness(defaultProbes(ovs))
 	datapath, err := r.ensureDatapath(ctx)
 	if err != nil {
 		return err
@@ -159,13 +159,21 @@ func (r *Role) install(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.ready.installed.Store(true)
+	r.ready.markInstalled()
 	r.log.Info("node role ready", "cni_conf", confPath, "conf_written", wroteConf, "binary_written", wroteBin)
 	_ = r.health.Check(ctx) // report the verdict now rather than at the next tick
 	return nil
 }
 
-// checkReady is CNI STATUS and the guard of ADD: the datapath's health, checked live.
+// startGrace bounds how long a CNI STATUS or ADD that arrives while the node role is still
+// installing its files waits for them: after a restart (systemctl restart edgeovn) the
+// datapath is up all along, and containerd's STATUS landing in that moment would otherwise
+// turn the node NotReady until its next one, seconds later.
+const startGrace = 5 * time.Second
+
+// checkReady is CNI STATUS and the guard of ADD: the datapath's health, checked live, once
+// the node role has installed its files (or startGrace passed).
 func (r *Role) checkReady(ctx context.Context) error {
+	r.ready.waitInstalled(ctx, startGrace)
 	return r.health.Check(ctx)
 }

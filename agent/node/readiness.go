@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/vishvananda/netlink"
 
@@ -56,11 +58,38 @@ func kernelLink(name string) error {
 // ovn0, ovn0 bound by ovn-controller.
 type readiness struct {
 	probes    readinessProbes
-	installed atomic.Bool // the CNI binary, plugins and config are in place
+	installed atomic.Bool   // the CNI binary, plugins and config are in place
+	done      chan struct{} // closed when installed turns true
+	doneOnce  sync.Once
 	wired     atomic.Bool // ovn0 has been seen bound: from then on it must stay bound
 }
 
+func newReadiness(p readinessProbes) *readiness {
+	return &readiness{probes: p, done: make(chan struct{})}
+}
+
 var errStarting = errors.New("node role is starting: cni config not written yet")
+
+// markInstalled records that the CNI files are in place and wakes waitInstalled.
+func (rd *readiness) markInstalled() {
+	rd.installed.Store(true)
+	rd.doneOnce.Do(func() { close(rd.done) })
+}
+
+// waitInstalled returns once the CNI files are in place, grace has passed or ctx ended,
+// whichever comes first.
+func (rd *readiness) waitInstalled(ctx context.Context, grace time.Duration) {
+	if rd.installed.Load() {
+		return
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-rd.done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
 
 func (rd *readiness) checks() []health.Check {
 	checks := []health.Check{

@@ -92,14 +92,14 @@ func (f *fakeHost) probes() readinessProbes {
 // again once it is repaired.
 func TestReadinessSaysNo(t *testing.T) {
 	host := newFakeHost()
-	rd := &readiness{probes: host.probes()}
+	rd := newReadiness(host.probes())
 	eval := func() error {
 		return health.Evaluate(context.Background(), rd.checks(), time.Second)
 	}
 	if err := eval(); !errors.Is(err, errStarting) {
 		t.Fatalf("before the CNI files: %v", err)
 	}
-	rd.installed.Store(true)
+	rd.markInstalled()
 	if err := eval(); err != nil {
 		t.Fatalf("healthy host, ovn0 not made yet (no API server needed): %v", err)
 	}
@@ -135,5 +135,35 @@ func TestReadinessSaysNo(t *testing.T) {
 		if err := eval(); err != nil {
 			t.Errorf("%s repaired: still %v", c.name, err)
 		}
+	}
+}
+
+// TestWaitInstalled: a STATUS or ADD arriving while the node role installs its files (just
+// after a restart) waits for them instead of failing; without them it gives up after the
+// grace, and never waits once they are in place.
+func TestWaitInstalled(t *testing.T) {
+	rd := newReadiness(newFakeHost().probes())
+	start := time.Now()
+	rd.waitInstalled(context.Background(), 100*time.Millisecond)
+	if waited := time.Since(start); waited < 100*time.Millisecond || rd.installed.Load() {
+		t.Fatalf("nothing installed: returned after %s", waited)
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		rd.markInstalled()
+	}()
+	start = time.Now()
+	rd.waitInstalled(context.Background(), 10*time.Second)
+	if waited := time.Since(start); !rd.installed.Load() || waited > 5*time.Second {
+		t.Fatalf("installed meanwhile: returned after %s, installed %t", waited, rd.installed.Load())
+	}
+	if err := health.Evaluate(context.Background(), rd.checks(), time.Second); err != nil {
+		t.Fatalf("installed, healthy host: %v", err)
+	}
+	start = time.Now()
+	rd.markInstalled() // again: no panic
+	rd.waitInstalled(context.Background(), 10*time.Second)
+	if waited := time.Since(start); waited > time.Second {
+		t.Fatalf("already installed: waited %s", waited)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"syscall"
 	"time"
 
 	"github.com/containernetworking/cni/pkg/types"
@@ -53,11 +55,43 @@ func call(ctx context.Context, socket string, timeout time.Duration, req protoco
 }
 
 func newClient(socket string) *http.Client {
-	var d net.Dialer
 	return &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return d.DialContext(ctx, "unix", socket)
+			return dialDaemon(ctx, socket)
 		},
 		DisableKeepAlives: true,
 	}}
+}
+
+// reconnectGrace bounds how long a call waits for the daemon's socket while it is missing or
+// refuses connections: a restart (systemctl restart edgeovn) leaves it so for a moment, and a
+// STATUS failing then turns the node NotReady until containerd's next STATUS, seconds later,
+// holding new pods back; an ADD or DEL failing then is retried by the runtime with a backoff.
+// A daemon that stays down is reported when it passes.
+var reconnectGrace = 3 * time.Second
+
+const reconnectEvery = 100 * time.Millisecond
+
+// dialDaemon connects to the daemon's socket, trying again within reconnectGrace (and ctx)
+// while nobody listens on it.
+func dialDaemon(ctx context.Context, socket string) (net.Conn, error) {
+	var d net.Dialer
+	deadline := time.Now().Add(reconnectGrace)
+	for {
+		c, err := d.DialContext(ctx, "unix", socket)
+		if err == nil || !notListening(err) || time.Now().Add(reconnectEvery).After(deadline) {
+			return c, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(reconnectEvery):
+		}
+	}
+}
+
+// notListening: the socket file is missing (the daemon removed it on exit) or nothing accepts
+// on it (the daemon died, or a new one has not listened yet).
+func notListening(err error) bool {
+	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)
 }
