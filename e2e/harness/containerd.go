@@ -102,12 +102,15 @@ func (n *RealNode) linkShim() error {
 }
 
 // Ctr runs ctr against the node's containerd in the "k8s.io" namespace (the CRI's) and
-// returns its output; a failure's error includes it.
+// returns its standard output; a failure's error includes its standard error.
 func (n *RealNode) Ctr(ctx context.Context, args ...string) ([]byte, error) {
 	full := append([]string{"--address", n.ContainerdSocket, "--namespace", "k8s.io"}, args...)
-	out, err := exec.CommandContext(ctx, n.rig.opts.componentPath(Ctr), full...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, n.rig.opts.componentPath(Ctr), full...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		return out, fmt.Errorf("ctr %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+		return out, fmt.Errorf("ctr %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return out, nil
 }

@@ -18,11 +18,18 @@ import (
 // its cgroup tree (shims, containers: none after a clean drain), the network namespaces those
 // processes held that are still mounted in /run/netns, every mount under the node's dir, and
 // its cgroups. Everything is found by PID, inode or path, never by name.
-func (n *RealNode) sweep() error {
+func (n *RealNode) sweep(inv inventory) error {
 	var errs []error
 	pids := cgroupPIDs(n.cgroup)
+	var shimIDs []string
 	if len(pids) > 0 {
-		n.rig.log.Warn("real node: killing processes left in its cgroups", "node", n.Name, "pids", pids)
+		cmds := commands(pids)
+		n.rig.log.Warn("real node: killing processes left in its cgroups", "node", n.Name, "pids", pids, "commands", cmds)
+		for _, c := range cmds {
+			if id := n.shimID(strings.Fields(c)); id != "" {
+				shimIDs = append(shimIDs, id)
+			}
+		}
 	}
 	// The sandboxes' namespaces, which the pause processes hold; the shims run in the rig's
 	// (containerd's), which is not the node's to remove.
@@ -43,8 +50,18 @@ func (n *RealNode) sweep() error {
 	if left := cgroupPIDs(n.cgroup); len(left) > 0 {
 		errs = append(errs, fmt.Errorf("node %s: processes %v survived SIGKILL", n.Name, left))
 	}
-	errs = append(errs, n.removeNetns(netns), unmountUnder(n.Dir), removeCgroupRoot(n.cgroup))
+	errs = append(errs, n.removeNetns(netns), n.removeByPath(inv, shimIDs), unmountUnder(n.Dir), removeCgroupRoot(n.cgroup))
 	return errors.Join(errs...)
+}
+
+// commands names each process (for the log).
+func commands(pids []int) []string {
+	var out []string
+	for _, pid := range pids {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		out = append(out, strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " "))
+	}
+	return out
 }
 
 // nsInode is the inode of a namespace file, 0 when it cannot be read.
@@ -73,13 +90,20 @@ func (n *RealNode) removeNetns(inodes map[uint64]bool) error {
 			continue
 		}
 		n.rig.log.Warn("real node: removing a sandbox network namespace left mounted", "node", n.Name, "netns", p)
-		if err := unix.Unmount(p, unix.MNT_DETACH); err != nil {
-			errs = append(errs, fmt.Errorf("unmount %s: %w", p, err))
-			continue
-		}
-		errs = append(errs, os.Remove(p))
+		errs = append(errs, removeNetnsMount(p))
 	}
 	return errors.Join(errs...)
+}
+
+// removeNetnsMount unmounts a network namespace's bind mount and removes its file.
+func removeNetnsMount(p string) error {
+	if err := unix.Unmount(p, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("unmount %s: %w", p, err)
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", p, err)
+	}
+	return nil
 }
 
 // unmountUnder lazily unmounts every mount point at or under dir, deepest first.

@@ -71,12 +71,16 @@ type RealNode struct {
 // (containerd's CNI DEL to edgeovn for each sandbox).
 const drainTimeout = 90 * time.Second
 
+// cleanupTimeout bounds removing what containerd still holds once the pods are stopped.
+const cleanupTimeout = 60 * time.Second
+
 // StartRealNode starts a real node: containerd, the images imported, then the kubelet, which
 // registers the Node. It returns once the Node exists; it is Ready only when the network
 // plugin's CNI STATUS passes (edgeovn must run: start it first). Close (or the rig's Close)
-// stops the node's pods through the kubelet, then the kubelet and containerd by PID, and
-// removes whatever is left by PID and path: processes in the node's cgroups, mounts under
-// its dir, their network namespaces.
+// stops the node's pods through the kubelet, stops the kubelet by PID, removes the stopped
+// sandboxes through containerd (so their shims exit), stops containerd by PID, and removes
+// whatever is left by PID and path: processes in the node's cgroups, the sandboxes' network
+// namespaces and CNI cache entries, shim sockets, mounts under its dir.
 func (r *Rig) StartRealNode(ctx context.Context, req RealNodeRequest) (*RealNode, error) {
 	if err := req.validate(); err != nil {
 		return nil, fmt.Errorf("start real node: %w", err)
@@ -161,12 +165,25 @@ func (n *RealNode) teardown() error {
 		}
 		cancel()
 	}
-	for _, p := range []*Process{n.Kubelet, n.Containerd} {
-		if p != nil {
-			errs = append(errs, p.Stop())
-		}
+	if n.Kubelet != nil {
+		errs = append(errs, n.Kubelet.Stop())
 	}
-	errs = append(errs, n.sweep())
+	var inv inventory
+	if n.running(n.Containerd) {
+		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		var err error
+		if inv, err = n.takeInventory(ctx); err == nil {
+			err = n.removeContainers(ctx, inv)
+		}
+		if err != nil {
+			n.rig.log.Warn("real node: containerd's sandboxes not all removed; removing what is left", "node", n.Name, "err", err)
+		}
+		cancel()
+	}
+	if n.Containerd != nil {
+		errs = append(errs, n.Containerd.Stop())
+	}
+	errs = append(errs, n.sweep(inv))
 	return errors.Join(errs...)
 }
 

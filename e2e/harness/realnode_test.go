@@ -57,3 +57,26 @@ func TestKubeletConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestShimSocket: the socket path containerd 2.2 gave a sandbox's shim (seen in its log:
+// "connecting to shim <id>" address=unix:///run/containerd/s/<hash>).
+func TestShimSocket(t *testing.T) {
+	n := &RealNode{ContainerdSocket: "/tmp/eovn-3310526766/node-edge-1/containerd.sock"}
+	id := "da510f20b2430ffb4a8deac9f6630885dc9bb4a845457aa9f509920cc6d8d3e5"
+	if got, want := n.shimSocket(id), "/run/containerd/s/c8d0000dcb648a6da871eaadec0191184734c2674ed95b0282ce03bba6af5c13"; got != want {
+		t.Fatalf("shimSocket = %s, want %s", got, want)
+	}
+	args := strings.Fields("/x/containerd-shim-runc-v2 -namespace k8s.io -id " + id + " -address " + n.ContainerdSocket)
+	if got := n.shimID(args); got != id {
+		t.Fatalf("shimID(%v) = %q", args, got)
+	}
+	other := strings.Fields("/x/containerd-shim-runc-v2 -namespace k8s.io -id " + id + " -address /run/containerd/containerd.sock")
+	if got := n.shimID(other); got != "" {
+		t.Fatalf("another containerd's shim taken for this node's: %q", got)
+	}
+	for _, bad := range []string{"", "../../etc", strings.Repeat("g", 64), id[:63]} {
+		if validID(bad) {
+			t.Errorf("validID(%q) = true", bad)
+		}
+	}
+}

@@ -137,15 +137,21 @@ func (b *bench) report(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("restart: %w", err)
 	}
-	fmt.Printf("\nPod create to Running through a real node (kubelet v1.34, containerd 2, runc), %d pods created at once, %d rounds per network alternating, one host (userspace datapath)\n\n", b.cfg.pods, b.cfg.rounds)
+	if b.cfg.rounds > 0 {
+		printPods(b.cfg, nets, samples)
+	}
+	printRestarts(restarts)
+	return nil
+}
+
+func printPods(c config, nets []network, samples []sample) {
+	fmt.Printf("\nPod create to Running through a real node (kubelet v1.34, containerd 2, runc), %d pods created at once, %d rounds per network alternating, one host (userspace datapath)\n\n", c.pods, c.rounds)
 	fmt.Println("| network | p50 | p95 | max | all Running, per round | load average, per round |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|")
 	for i, n := range nets {
 		samples[i].row(n.name)
 	}
 	fmt.Printf("\nedgeovn / reference: p50 %.2fx, p95 %.2fx\n", ratio(samples[0].pct(50), samples[1].pct(50)), ratio(samples[0].pct(95), samples[1].pct(95)))
-	printRestarts(restarts)
-	return nil
 }
 
 func ratio(a, b time.Duration) float64 {
