@@ -132,6 +132,15 @@ func (e *realEnv) checkNotReady(ctx context.Context, t *testing.T, a, b *corev1.
 	if _, err := realpods.Create(ctx, e.rig.Kube(), realpods.TestServerPod("default", "late", node)); err != nil {
 		t.Fatal(err)
 	}
+	var held string
+	eventually(ctx, t, "the kubelet holding pod late back for the network", func() bool {
+		held = e.podEvent(ctx, t, "late", "NetworkNotReady")
+		return held != ""
+	})
+	t.Logf("pod late: %s", held)
+	if p, err := e.rig.Kube().CoreV1().Pods("default").Get(ctx, "late", metav1.GetOptions{}); err != nil || realpods.Running(p) {
+		t.Fatalf("pod late running while the node is NotReady (%v)", err)
+	}
 
 	e.startDaemon(ctx, t, "edgeovn")
 	if _, err := e.node.WaitReady(ctx, corev1.ConditionTrue); err != nil {

@@ -146,13 +146,22 @@ func (e *realEnv) checkProbe(ctx context.Context, t *testing.T) {
 // probeFailure returns the message of a kubelet event saying the pod's readiness probe
 // failed, or "".
 func probeFailure(ctx context.Context, t *testing.T, e *realEnv, pod string) string {
+	msg := e.podEvent(ctx, t, pod, "Unhealthy")
+	if !strings.Contains(msg, "Readiness probe failed") {
+		return ""
+	}
+	return msg
+}
+
+// podEvent returns the message of an event with the reason about the pod, or "".
+func (e *realEnv) podEvent(ctx context.Context, t *testing.T, pod, reason string) string {
 	t.Helper()
 	evs, err := e.rig.Kube().CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + pod})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, ev := range evs.Items {
-		if ev.Reason == "Unhealthy" && strings.Contains(ev.Message, "Readiness probe failed") {
+		if ev.Reason == reason {
 			return ev.Message
 		}
 	}

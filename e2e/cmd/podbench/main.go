@@ -37,7 +37,7 @@ func main() {
 	var c config
 	flag.StringVar(&c.bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
 	flag.IntVar(&c.pods, "pods", 50, "pods created at once, per plugin")
-	flag.IntVar(&c.restarts, "restarts", 3, "edgeovn restarts timed to node Ready")
+	flag.IntVar(&c.restarts, "restarts", 5, "edgeovn restarts timed to node Ready")
 	flag.IntVar(&c.rounds, "rounds", 2, "rounds per network, alternating which goes first")
 	flag.BoolVar(&c.verbose, "v", false, "log the rig's progress")
 	flag.BoolVar(&c.keep, "keep", false, "keep the rig's directory (logs) after the run")
