@@ -3,21 +3,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
-
-	"k8s.io/klog/v2"
-
-	"github.com/edgeovn/edgeovn/agent"
-	"github.com/edgeovn/edgeovn/agent/node/health"
-	"github.com/edgeovn/edgeovn/systemd"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -31,9 +21,12 @@ const usage = `usage: edgeovn <command> [flags]
 
 commands:
   run       run the daemon: node role always, controller role while holding the Lease
+  status    this host's role, the controller's host, readiness, databases, subnets (read-only)
+  doctor    check this host's edgeovn, OVS and OVN, say how to fix what is wrong (read-only)
   ipam      print the IPAM database's allocations (read-only)
   cleanup   list, or with --cni/--ovs/--state/--all remove, what edgeovn put on this host
   version   print the version
+run, status, doctor and cleanup read /etc/edgeovn/config.yaml (--config); flags override it.
 Run "edgeovn <command> -h" for a command's flags.
 `
 
@@ -46,6 +39,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		err = runDaemon(args[1:], stderr)
+	case "status":
+		err = runStatus(args[1:], stdout, stderr)
+	case "doctor":
+		err = runDoctor(args[1:], stdout, stderr)
 	case "ipam":
 		err = runIPAM(args[1:], stdout, stderr)
 	case "cleanup":
@@ -66,40 +63,4 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-func runDaemon(args []string, stderr io.Writer) error {
-	cfg := agent.DefaultConfig()
-	fs := flag.NewFlagSet("edgeovn run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg.AddFlags(fs)
-	level := fs.String("log-level", "info", "debug, info, warn or error")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	log, err := newLogger(stderr, *level)
-	if err != nil {
-		return err
-	}
-	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("invalid configuration: %w", err)
-	}
-	klog.SetSlogLogger(log.With("component", "client-go")) // one log format, one level
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	notifier := systemd.NewNotifier(log)
-	log.Info("edgeovn starting", "version", version, "node", cfg.NodeName, "cluster_cidr", cfg.ClusterCIDR.String())
-	monitor := health.NewMonitor(health.MonitorRequest{OnChange: notifier.Health, Log: log.With("role", "node")})
-	go func() { _ = notifier.Watchdog(ctx, monitor.Alive) }()
-	err = agent.Run(ctx, cfg, agent.Hooks{Health: monitor}, log)
-	notifier.Stopping()
-	return err
-}
-
-func newLogger(w io.Writer, level string) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("log-level %q: %w", level, err)
-	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
 }

@@ -10,8 +10,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/edgeovn/edgeovn/agent/controller"
+	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/agent/node"
 	"github.com/edgeovn/edgeovn/agent/node/health"
+	"github.com/edgeovn/edgeovn/agent/opsserver"
 )
 
 // Router is the cluster's logical router, Kube-OVN's name.
@@ -20,8 +22,10 @@ const Router = "ovn-cluster"
 // Hooks are the daemon's outward notifications (systemd in production).
 type Hooks struct {
 	// Health is the node role's readiness monitor; its OnChange tells systemd, its Alive
-	// feeds the watchdog. Nil: the node role keeps one of its own.
+	// feeds the watchdog and /healthz, its Check answers /readyz. Nil: one of Run's own.
 	Health *health.Monitor
+	// Metrics are served on cfg.MetricsAddress; nil: a set of Run's own.
+	Metrics *metrics.Metrics
 }
 
 // Run runs both roles until ctx ends. cfg must have passed Validate.
@@ -31,13 +35,25 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	if hooks.Health == nil {
+		hooks.Health = health.NewMonitor(health.MonitorRequest{Log: log.With("role", "node")})
+	}
+	if hooks.Metrics == nil {
+		hooks.Metrics = metrics.New(log)
+	}
 	g, ctx := errgroup.WithContext(ctx)
+	if cfg.MetricsAddress != "" {
+		g.Go(func() error {
+			return opsserver.Serve(ctx, opsserver.Request{Address: cfg.MetricsAddress, Metrics: hooks.Metrics.Handler(),
+				Alive: hooks.Health.Alive, Ready: hooks.Health.Check, Log: log})
+		})
+	}
 	g.Go(func() error {
 		return node.Run(ctx, node.Request{Kube: kubes.Get, NodeName: cfg.NodeName, OVSEndpoint: cfg.OVSEndpoint,
 			SBEndpoint: cfg.SBEndpoint, ClusterCIDR: cfg.ClusterCIDR, ServiceCIDRs: cfg.ServiceCIDRs, Services: cfg.Services, KubeProxy: cfg.KubeProxy, EncapIP: cfg.EncapIP, DatapathType: cfg.DatapathType, MTU: cfg.MTU,
 			CNISocket: cfg.CNISocket, CNIConfDir: cfg.CNIConfDir, CNIBinDir: cfg.CNIBinDir,
 			CNIBinarySource: cfg.CNIBinarySource, CNITimeout: cfg.CNITimeout, Health: hooks.Health, TLS: ovnTLS,
-			Log: log.With("role", "node")})
+			Metrics: hooks.Metrics, Log: log.With("role", "node")})
 	})
 	g.Go(func() error {
 		kube, err := kubes.Get(ctx)
@@ -47,21 +63,32 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 		if err != nil {
 			return err
 		}
-		return elect(ctx, election{cfg: cfg, kube: kube, log: log.With("role", "controller"),
-			lead: func(ctx context.Context) error { return runController(ctx, cfg, kube, ovnTLS, log) }})
+		return elect(ctx, election{cfg: cfg, kube: kube, log: log.With("role", "controller"), metrics: hooks.Metrics,
+			lead: func(ctx context.Context) error {
+				return runController(ctx, controllerRun{cfg: cfg, kube: kube, tls: ovnTLS, metrics: hooks.Metrics, log: log})
+			}})
 	})
 	return g.Wait()
 }
 
+// controllerRun is what runController starts the role with.
+type controllerRun struct {
+	cfg     Config
+	kube    kubernetes.Interface
+	tls     *tls.Config
+	metrics *metrics.Metrics
+	log     *slog.Logger
+}
+
 // runController retries the controller role while leading: an unreachable NB at boot is a
 // wait, not a reason to give up the Lease.
-func runController(ctx context.Context, cfg Config, kube kubernetes.Interface, ovnTLS *tls.Config, log *slog.Logger) error {
-	log = log.With("role", "controller")
+func runController(ctx context.Context, r controllerRun) error {
+	cfg, log := r.cfg, r.log.With("role", "controller")
 	backoff := time.Second
 	for {
-		err := controller.Run(ctx, controller.Request{Kube: kube, NBEndpoints: cfg.NBEndpoints,
+		err := controller.Run(ctx, controller.Request{Kube: r.kube, NBEndpoints: cfg.NBEndpoints,
 			IPAMDatabase: cfg.IPAMDatabase, ClusterCIDR: cfg.ClusterCIDR, ClusterGateway: cfg.ClusterGateway,
-			JoinCIDR: cfg.JoinCIDR, Router: Router, TLS: ovnTLS, Services: cfg.Services, NetworkPolicy: cfg.NetworkPolicy, Log: log})
+			JoinCIDR: cfg.JoinCIDR, Router: Router, TLS: r.tls, Services: cfg.Services, NetworkPolicy: cfg.NetworkPolicy, Metrics: r.metrics, Log: log})
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/netip"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -69,7 +71,13 @@ type Config struct {
 	LeaseDuration  time.Duration
 	RenewDeadline  time.Duration
 	RetryPeriod    time.Duration
+
+	// MetricsAddress is the host:port serving /metrics, /healthz and /readyz; empty: none.
+	MetricsAddress string
 }
+
+// DefaultMetricsAddress is local only: Kube-OVN's CNI daemon serves its metrics on 10665.
+const DefaultMetricsAddress = "127.0.0.1:10665"
 
 // K3sKubeconfig is where k3s writes the admin kubeconfig.
 const K3sKubeconfig = "/etc/rancher/k3s/k3s.yaml"
@@ -107,6 +115,7 @@ func DefaultConfig() Config {
 		LeaseDuration:   15 * time.Second,
 		RenewDeadline:   10 * time.Second,
 		RetryPeriod:     2 * time.Second,
+		MetricsAddress:  DefaultMetricsAddress,
 	}
 }
 
@@ -141,6 +150,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.LeaseDuration, "lease-duration", c.LeaseDuration, "controller Lease duration")
 	fs.DurationVar(&c.RenewDeadline, "lease-renew-deadline", c.RenewDeadline, "controller Lease renew deadline")
 	fs.DurationVar(&c.RetryPeriod, "lease-retry-period", c.RetryPeriod, "controller Lease retry period")
+	fs.StringVar(&c.MetricsAddress, "metrics-address", c.MetricsAddress, "host:port serving /metrics, /healthz and /readyz (empty: off)")
 }
 
 // Validate fills derived defaults and reports every invalid field at once.
@@ -192,11 +202,29 @@ func (c *Config) Validate() error {
 	if c.CNITimeout <= 0 {
 		errs = append(errs, fmt.Errorf("cni-timeout %s: must be positive", c.CNITimeout))
 	}
+	if err := checkListenAddress(c.MetricsAddress); err != nil {
+		errs = append(errs, fmt.Errorf("metrics-address %q: %w", c.MetricsAddress, err))
+	}
 	if c.RetryPeriod <= 0 || c.RenewDeadline <= c.RetryPeriod || c.LeaseDuration <= c.RenewDeadline {
 		errs = append(errs, fmt.Errorf("lease timings: want duration %s > renew deadline %s > retry period %s > 0",
 			c.LeaseDuration, c.RenewDeadline, c.RetryPeriod))
 	}
 	return errors.Join(errs...)
+}
+
+// checkListenAddress accepts "" (off) and host:port with a numeric port.
+func checkListenAddress(a string) error {
+	if a == "" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return errors.New("want host:port, such as 127.0.0.1:10665, or empty for none")
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
+		return fmt.Errorf("port %q: want 1..65535", port)
+	}
+	return nil
 }
 
 func checkEndpoint(e string) error {

@@ -9,13 +9,16 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+
+	"github.com/edgeovn/edgeovn/agent/metrics"
 )
 
 type election struct {
-	cfg  Config
-	kube kubernetes.Interface
-	log  *slog.Logger
-	lead func(ctx context.Context) error
+	cfg     Config
+	kube    kubernetes.Interface
+	log     *slog.Logger
+	metrics *metrics.Metrics
+	lead    func(ctx context.Context) error
 }
 
 // elect campaigns for the controller Lease until ctx ends, running lead while holding it.
@@ -37,6 +40,8 @@ func elect(ctx context.Context, e election) error {
 			Callbacks: leaderelection.LeaderCallbacks{
 				OnStartedLeading: func(ctx context.Context) {
 					e.log.Info("acquired controller lease", "lease", e.cfg.LeaseNamespace+"/"+e.cfg.LeaseName)
+					e.metrics.SetLeader(true)
+					defer e.metrics.SetLeader(false)
 					if err := e.lead(ctx); err != nil {
 						e.log.Error("controller role failed", "err", err)
 					}

@@ -3,6 +3,8 @@ package agent
 import (
 	"net/netip"
 	"strings"
+
+	"github.com/edgeovn/edgeovn/agent/configfile"
 )
 
 // prefixFlag, addrFlag and listFlag bind netip values and repeatable strings to package flag.
@@ -43,6 +45,11 @@ func (f addrFlag) Set(s string) error {
 	return nil
 }
 
+var (
+	_ configfile.Repeated = (*listFlag)(nil)
+	_ configfile.Repeated = (*prefixListFlag)(nil)
+)
+
 // listFlag replaces its defaults on first use, then appends.
 type listFlag struct {
 	l       *[]string
@@ -55,6 +62,9 @@ func (f *listFlag) String() string {
 	}
 	return strings.Join(*f.l, " ")
 }
+
+// Repeated: the config file gives a list.
+func (f *listFlag) Repeated() {}
 
 func (f *listFlag) Set(s string) error {
 	if s == "" {
@@ -83,6 +93,9 @@ func (f *prefixListFlag) String() string {
 	}
 	return strings.Join(s, " ")
 }
+
+// Repeated: the config file gives a list.
+func (f *prefixListFlag) Repeated() {}
 
 func (f *prefixListFlag) Set(s string) error {
 	p, err := netip.ParsePrefix(s)

@@ -14,13 +14,15 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// kubeconfigPoll is how often a missing kubeconfig is looked for again: it only runs until
-// the file first appears, at boot.
+// kubeconfigPoll is how often a missing or broken kubeconfig is tried again: it only runs
+// until the file first loads, at boot.
 const kubeconfigPoll = time.Second
 
-// kubeSource hands out the API client once its kubeconfig exists. On a k3s server's first
-// boot edgeovn starts before k3s has written /etc/rancher/k3s/k3s.yaml, and the node role must
-// come up (and tell systemd) without it; what needs the API waits here.
+// kubeSource hands out the API client once its kubeconfig exists and loads. On a k3s
+// server's first boot edgeovn starts before k3s has written /etc/rancher/k3s/k3s.yaml, and the
+// node role must come up (and tell systemd) without it; what needs the API waits here. A file
+// that exists but does not load (half written, a typo) is waited out too, with an error in the
+// log naming it: a bad kubeconfig never stops the node role, whose pods keep their network.
 type kubeSource struct {
 	path string // "" means in-cluster
 	log  *slog.Logger
@@ -29,18 +31,15 @@ type kubeSource struct {
 	client kubernetes.Interface
 }
 
-// Get returns the client, waiting (until ctx ends) for the kubeconfig file to appear. A file
-// that exists but does not load is an error.
+// Get returns the client, waiting (until ctx ends) for the kubeconfig to exist and load. Its
+// only error is ctx's end, which carries the last reason the file did not load.
 func (s *kubeSource) Get(ctx context.Context) (kubernetes.Interface, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.client != nil {
 		return s.client, nil
 	}
-	if err := s.waitFile(ctx); err != nil {
-		return nil, err
-	}
-	c, err := kubeClient(s.path)
+	c, err := s.wait(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -48,27 +47,39 @@ func (s *kubeSource) Get(ctx context.Context) (kubernetes.Interface, error) {
 	return c, nil
 }
 
-func (s *kubeSource) waitFile(ctx context.Context) error {
-	logged := false
-	for s.path != "" {
-		_, err := os.Stat(s.path)
+func (s *kubeSource) wait(ctx context.Context) (kubernetes.Interface, error) {
+	var logged string
+	for {
+		c, err := s.load()
 		if err == nil {
-			return nil
+			if logged != "" {
+				s.log.Info("kubeconfig loaded", "path", s.path)
+			}
+			return c, nil
 		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("kubeconfig %s: %w", s.path, err)
-		}
-		if !logged {
-			s.log.Info("waiting for the kubeconfig; the node role runs meanwhile", "path", s.path)
-			logged = true
+		if msg := err.Error(); msg != logged {
+			if errors.Is(err, fs.ErrNotExist) {
+				s.log.Info("waiting for the kubeconfig; the node role runs meanwhile", "path", s.path)
+			} else {
+				s.log.Error("kubeconfig does not load; the node role runs meanwhile, retrying", "path", s.path, "err", err)
+			}
+			logged = msg
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("wait for kubeconfig %s: %w", s.path, ctx.Err())
+			return nil, fmt.Errorf("wait for kubeconfig %q: %w (last: %v)", s.path, ctx.Err(), err)
 		case <-time.After(kubeconfigPoll):
 		}
 	}
-	return nil
+}
+
+func (s *kubeSource) load() (kubernetes.Interface, error) {
+	if s.path != "" {
+		if _, err := os.Stat(s.path); err != nil {
+			return nil, fmt.Errorf("kubeconfig %s: %w", s.path, err)
+		}
+	}
+	return kubeClient(s.path)
 }
 
 func kubeClient(kubeconfig string) (kubernetes.Interface, error) {

@@ -3,10 +3,12 @@ package agent
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -49,14 +51,50 @@ func TestKubeSourceWaitsForFile(t *testing.T) {
 	}
 }
 
-// TestKubeSourceBadFile: a kubeconfig that exists but does not load is an error naming it.
+// TestKubeSourceBadFile: a kubeconfig that exists but does not load is waited out, never an
+// error of its own (which would stop the node role): the log names the file and the reason,
+// a caller whose context ends hears the reason, and fixing the file is enough.
 func TestKubeSourceBadFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "k3s.yaml")
 	if err := os.WriteFile(path, []byte("clusters: [not yaml"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &kubeSource{path: path, log: slog.New(slog.DiscardHandler)}
-	if _, err := s.Get(context.Background()); err == nil || !strings.Contains(err.Error(), path) {
-		t.Fatalf("Get of a broken kubeconfig = %v, want an error naming %s", err, path)
+	var logs strings.Builder
+	s := &kubeSource{path: path, log: slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))}
+	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := s.Get(short); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("Get of a broken kubeconfig = %v, want the deadline naming %s", err, path)
 	}
+	got := make(chan error, 1)
+	go func() {
+		_, err := s.Get(context.Background())
+		got <- err
+	}()
+	if err := os.WriteFile(path, []byte(testKubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("Get after the file was fixed: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Get did not pick up the fixed kubeconfig")
+	}
+	if l := logs.String(); !strings.Contains(l, "kubeconfig does not load") || !strings.Contains(l, path) {
+		t.Fatalf("the log does not say the kubeconfig is broken:\n%s", l)
+	}
+}
+
+// syncWriter lets the test read what the Get goroutine logs.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

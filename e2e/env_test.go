@@ -22,9 +22,12 @@ type env struct {
 	rig     *harness.Rig
 	kubelet *podsim.Kubelet
 	daemon  *harness.Process
-	bin     string
-	bins    string
-	ipamDB  string
+	// sd, when edgeovn runs as under systemd, holds its CNI socket across restarts
+	// (edgeovn.socket) and hears its READY=1.
+	sd     *daemon.Systemd
+	bin    string
+	bins   string
+	ipamDB string
 }
 
 var (
@@ -68,7 +71,11 @@ func TestMain(m *testing.M) {
 }
 
 // startEnv starts a rig and edgeovn in it; everything stops by PID when the test ends.
-func startEnv(t *testing.T) *env {
+func startEnv(t *testing.T) *env { return startEnvWith(t, false) }
+
+// startEnvWith starts a rig and edgeovn in it, supervised as by systemd (edgeovn.socket
+// passing the CNI socket, READY=1 awaited) or not.
+func startEnvWith(t *testing.T, supervised bool) *env {
 	t.Helper()
 	if err := harness.Preflight(); err != nil {
 		t.Skipf("end-to-end tier skipped, real components unavailable (run `make deps` as root): %v", err)
@@ -85,7 +92,15 @@ func startEnv(t *testing.T) *env {
 	e := &env{rig: rig, bin: filepath.Join(bins, "edgeovn"), ipamDB: daemon.IPAMDatabase(rig)}
 	e.kubelet = daemon.Kubelet(rig, node)
 	e.bins = bins
-	e.startDaemon(ctx, t, "edgeovn")
+	if supervised {
+		if e.sd, err = daemon.NewSystemd(rig, daemon.Spec{Node: node, BinDir: bins, Extra: daemonFlags}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = e.sd.Close() })
+		e.startSupervised(ctx, t, "edgeovn")
+	} else {
+		e.startDaemon(ctx, t, "edgeovn")
+	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Log(e.daemonLog())
@@ -113,12 +128,31 @@ func startNode(t *testing.T) (*env, context.Context) {
 func (e *env) startDaemon(ctx context.Context, t *testing.T, name string, extra ...string) {
 	t.Helper()
 	var err error
-	e.daemon, err = daemon.Start(ctx, e.rig, daemon.Spec{Name: name, Node: node, BinDir: e.bins, Extra: append([]string{
-		"--log-level=debug",
-		// A restarted daemon takes the Lease over from its dead self only after it expires.
-		"--lease-duration=4s", "--lease-renew-deadline=3s", "--lease-retry-period=500ms"}, extra...)})
+	e.daemon, err = daemon.Start(ctx, e.rig, daemon.Spec{Name: name, Node: node, BinDir: e.bins, Extra: append(daemonFlags, extra...)})
 	if err != nil {
 		t.Fatalf("start %s: %v", name, err)
+	}
+	if err := e.kubelet.WaitReady(ctx); err != nil {
+		t.Fatalf("%s not ready: %v\n%s", name, err, e.daemonLog())
+	}
+}
+
+// daemonFlags are the e2e suite's flags for edgeovn.
+var daemonFlags = []string{"--log-level=debug",
+	// A restarted daemon takes the Lease over from its dead self only after it expires.
+	"--lease-duration=4s", "--lease-renew-deadline=3s", "--lease-retry-period=500ms"}
+
+// startSupervised starts edgeovn through e.sd and waits for its READY=1 and CNI STATUS.
+func (e *env) startSupervised(ctx context.Context, t *testing.T, name string) {
+	t.Helper()
+	n := e.sd.Readies()
+	p, err := e.sd.Start(ctx, name)
+	if err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	e.daemon = p
+	if _, err := e.sd.WaitReady(ctx, n); err != nil {
+		t.Fatalf("%v\n%s", err, e.daemonLog())
 	}
 	if err := e.kubelet.WaitReady(ctx); err != nil {
 		t.Fatalf("%s not ready: %v\n%s", name, err, e.daemonLog())

@@ -11,8 +11,9 @@ import (
 
 // TestKubeconfigLater is a k3s server's first boot: edgeovn starts before k3s has written its
 // kubeconfig. The node role comes up anyway (CNI config installed, STATUS ready: what systemd
-// and containerd wait for), and once the file appears the API-bound parts follow and a pod
-// gets its network.
+// and containerd wait for); a kubeconfig that then appears broken (half written) is logged
+// and waited out, with the daemon still running and ready; once the file is right the
+// API-bound parts follow and a pod gets its network.
 func TestKubeconfigLater(t *testing.T) {
 	env, ctx := startNode(t)
 	if err := syscall.Kill(env.daemon.PID, syscall.SIGKILL); err != nil {
@@ -35,6 +36,20 @@ func TestKubeconfigLater(t *testing.T) {
 	}
 	if err := os.MkdirAll(filepath.Dir(later), 0o700); err != nil {
 		t.Fatal(err)
+	}
+	if err := os.WriteFile(later, []byte("apiVersion: v1\nclusters: [{name: half-writ"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(ctx, t, "the broken kubeconfig logged", func() bool {
+		return strings.Contains(env.daemonLog(), "kubeconfig does not load")
+	})
+	select {
+	case <-env.daemon.Done():
+		t.Fatalf("a broken kubeconfig stopped edgeovn:\n%s", env.daemonLog())
+	default:
+	}
+	if err := env.kubelet.WaitReady(ctx); err != nil {
+		t.Fatalf("not ready with a broken kubeconfig: %v", err)
 	}
 	if err := os.WriteFile(later, b, 0o600); err != nil {
 		t.Fatal(err)

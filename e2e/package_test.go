@@ -15,11 +15,13 @@ import (
 
 // TestPackageUnderSystemd installs the .deb into a Debian root with Open vSwitch and
 // ovn-host, boots it with systemd (systemd-nspawn, its own network namespace), and checks
-// what a k3s host gets before k3s: the unit enabled by the package and active (Type=notify:
-// the node role is up) without any kubeconfig, the datapath detected, the CNI config and
+// what a k3s host gets before k3s: the unit and edgeovn.socket enabled by the package and
+// active (Type=notify: the node role is up; the CNI socket passed by systemd) without any
+// kubeconfig, the datapath detected, the CNI config and
 // plugins in place; a restart works. Then the package's life: an upgrade to a build with
 // another version keeps a changed /etc/default/edgeovn, keeps the unit enabled and restarts
-// it; removal stops and disables the unit and takes the CNI config, the CNI binary and the
+// it, and keeps a changed /etc/edgeovn/config.yaml, which the restarted daemon reads; removal
+// stops and disables the unit and its socket and takes the CNI config, the CNI binary and the
 // plugins edgeovn installed with it; purge removes edgeovn's OVS ports, ovn0 and the state,
 // and keeps a port edgeovn did not make.
 func TestPackageUnderSystemd(t *testing.T) {
@@ -33,18 +35,18 @@ func TestPackageUnderSystemd(t *testing.T) {
 	run(ctx, t, "chroot", img, "dpkg", "-i", "/tmp/edgeovn.deb")
 
 	c := bootContainer(ctx, t, img, filepath.Join(dir, "console.log"))
-	for _, unit := range []string{"openvswitch-switch", "ovn-host", "edgeovn"} {
+	for _, unit := range []string{"openvswitch-switch", "ovn-host", "edgeovn.socket", "edgeovn"} {
 		if state := c.systemctl(ctx, t, "is-active", unit); state != "active" {
 			t.Fatalf("unit %s is %q after boot:\n%s", unit, state, c.journal(ctx, t))
 		}
 	}
-	for _, f := range []string{"etc/cni/net.d/01-edgeovn.conflist", "opt/cni/bin/edgeovn", "opt/cni/bin/loopback", "opt/cni/bin/portmap"} {
+	for _, f := range []string{"etc/cni/net.d/01-edgeovn.conflist", "opt/cni/bin/edgeovn", "opt/cni/bin/loopback", "opt/cni/bin/portmap", "etc/edgeovn/config.yaml"} {
 		if _, err := os.Stat(filepath.Join(img, f)); err != nil {
 			t.Errorf("/%s after boot: %v", f, err)
 		}
 	}
 	journal := c.journal(ctx, t)
-	for _, want := range []string{"waiting for the kubeconfig", "datapath=netdev", "node role ready"} {
+	for _, want := range []string{"waiting for the kubeconfig", "datapath=netdev", "node role ready", "cni socket passed by systemd"} {
 		if !strings.Contains(journal, want) {
 			t.Errorf("edgeovn's journal lacks %q:\n%s", want, journal)
 		}
@@ -66,6 +68,15 @@ func upgradePackage(ctx context.Context, t *testing.T, c *container, img, deb st
 	if err := os.WriteFile(conf, []byte(changed), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	yamlConf := filepath.Join(img, "etc/edgeovn/config.yaml")
+	shipped, err := os.ReadFile(yamlConf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changedYAML := string(shipped) + "\n# changed by the admin\nmetrics-address: 127.0.0.1:10666\n"
+	if err := os.WriteFile(yamlConf, []byte(changedYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	pidBefore := c.systemctl(ctx, t, "show", "-p", "MainPID", "--value", "edgeovn")
 	// /root, not /tmp: the booted container has a tmpfs on /tmp.
 	next := rebuildWithVersion(ctx, t, deb, filepath.Join(img, "root"))
@@ -76,6 +87,9 @@ func upgradePackage(ctx context.Context, t *testing.T, c *container, img, deb st
 	if b, _ := os.ReadFile(conf); string(b) != changed {
 		t.Errorf("the upgrade replaced the changed /etc/default/edgeovn with:\n%s", b)
 	}
+	if b, _ := os.ReadFile(yamlConf); string(b) != changedYAML {
+		t.Errorf("the upgrade replaced the changed /etc/edgeovn/config.yaml with:\n%s", b)
+	}
 	if state := c.systemctl(ctx, t, "is-enabled", "edgeovn"); state != "enabled" {
 		t.Errorf("edgeovn is %q after the upgrade, want enabled", state)
 	}
@@ -84,6 +98,9 @@ func upgradePackage(ctx context.Context, t *testing.T, c *container, img, deb st
 	})
 	if pid := c.systemctl(ctx, t, "show", "-p", "MainPID", "--value", "edgeovn"); pid == pidBefore || pid == "0" {
 		t.Errorf("edgeovn not restarted by the upgrade: MainPID %s before, %s after", pidBefore, pid)
+	}
+	if j := c.journal(ctx, t); !strings.Contains(j, "address=127.0.0.1:10666") {
+		t.Errorf("the restarted edgeovn did not read /etc/edgeovn/config.yaml (metrics-address):\n%s", j)
 	}
 }
 
@@ -121,13 +138,21 @@ func removePackage(ctx context.Context, t *testing.T, c *container, img string) 
 	if _, err := os.Stat(filepath.Join(img, "etc/systemd/system/multi-user.target.wants/edgeovn.service")); err == nil {
 		t.Fatalf("edgeovn still enabled after its package was removed")
 	}
+	if state := c.systemctl(ctx, t, "is-active", "edgeovn.socket"); state == "active" {
+		t.Fatalf("edgeovn.socket still active after its package was removed: a CNI call would start edgeovn again")
+	}
+	if _, err := os.Stat(filepath.Join(img, "etc/systemd/system/sockets.target.wants/edgeovn.socket")); err == nil {
+		t.Fatalf("edgeovn.socket still enabled after its package was removed")
+	}
 	for _, f := range []string{"etc/cni/net.d/01-edgeovn.conflist", "opt/cni/bin/edgeovn", "opt/cni/bin/loopback", "opt/cni/bin/portmap"} {
 		if _, err := os.Stat(filepath.Join(img, f)); err == nil {
 			t.Errorf("/%s left after the package was removed: the runtime would call a plugin that is gone", f)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(img, "etc/default/edgeovn")); err != nil {
-		t.Errorf("removal (not purge) took the configuration: %v", err)
+	for _, f := range []string{"etc/default/edgeovn", "etc/edgeovn/config.yaml"} {
+		if _, err := os.Stat(filepath.Join(img, f)); err != nil {
+			t.Errorf("removal (not purge) took the configuration: %v", err)
+		}
 	}
 }
 
@@ -151,7 +176,7 @@ func purgePackage(ctx context.Context, t *testing.T, c *container, img string) {
 	if strings.Join(ports, " ") != "keepme" {
 		t.Errorf("ports on br-int after the purge: %v, want only keepme\n%s", ports, out)
 	}
-	for _, f := range []string{"var/lib/edgeovn", "etc/default/edgeovn"} {
+	for _, f := range []string{"var/lib/edgeovn", "etc/default/edgeovn", "etc/edgeovn/config.yaml"} {
 		if _, err := os.Stat(filepath.Join(img, f)); err == nil {
 			t.Errorf("/%s left after the purge\n%s", f, out)
 		}

@@ -89,11 +89,6 @@ func (e *realEnv) checkRecreate(ctx context.Context, t *testing.T, a, b *corev1.
 	return nb
 }
 
-// networkDels counts the CNI DELs edgeovn logged for a pod.
-func (e *realEnv) networkDels(name string) int {
-	return strings.Count(e.daemonLog(), `msg="pod network deleted" role=node pod=`+name+` namespace=default `)
-}
-
 // checkNotReady stops edgeovn: containerd's CNI STATUS fails, so the kubelet reports the node
 // NotReady (NetworkPluginNotReady) and starts no new pod, while a and b keep talking (their
 // datapath is OVS and OVN). With edgeovn back the node is Ready and the waiting pod runs.

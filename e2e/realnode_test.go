@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
@@ -169,6 +168,18 @@ func (e *realEnv) podEvent(ctx context.Context, t *testing.T, pod, reason string
 }
 
 // networkAdds counts the CNI ADDs edgeovn logged for a pod.
-func (e *realEnv) networkAdds(name string) int {
-	return strings.Count(e.daemonLog(), fmt.Sprintf(`msg="pod network added" role=node pod=%s namespace=default `, name))
+func (e *realEnv) networkAdds(name string) int { return e.podLogLines("pod network added", name) }
+
+// networkDels counts the CNI DELs edgeovn logged for a pod.
+func (e *realEnv) networkDels(name string) int { return e.podLogLines("pod network deleted", name) }
+
+// podLogLines counts the daemon's log lines with the message about the pod default/name.
+func (e *realEnv) podLogLines(msg, name string) int {
+	n := 0
+	for _, line := range strings.Split(e.daemonLog(), "\n") {
+		if strings.Contains(line, `msg="`+msg+`"`) && strings.Contains(line, " pod="+name+" ") && strings.Contains(line, " namespace=default ") {
+			n++
+		}
+	}
+	return n
 }

@@ -13,8 +13,10 @@ import (
 // TestRPMScriptlets reads the scriptlets out of the .rpm with rpm itself and runs each with
 // the $1 values rpm passes (1 install, 2 upgrade; 0 erase, 1 upgrade on removal), with a
 // systemctl and an edgeovn on PATH that only record their calls, in a mount namespace where
-// /run/systemd/system exists (systemd running) and /var/lib is a scratch tmpfs. An upgrade
-// must keep the unit enabled (never disable it) and try-restart it.
+// /run/systemd/system exists (systemd running) and /var/lib is a scratch tmpfs. An install
+// enables and starts edgeovn.socket with the service; an upgrade must keep the unit enabled
+// (never disable it), the socket enabled with it, and try-restart it; removal stops the socket
+// with the service.
 func TestRPMScriptlets(t *testing.T) {
 	rpmFile := rpmTestInput(t)
 	out, err := exec.Command("rpm", "-qp", "--scripts", rpmFile).CombinedOutput()
@@ -33,10 +35,13 @@ func TestRPMScriptlets(t *testing.T) {
 		scriptlet, arg string
 		want           []string
 	}{
-		{"postinstall", "1", []string{"systemctl daemon-reload", "systemctl enable edgeovn.service", "systemctl restart edgeovn.service"}},
-		{"postinstall", "2", []string{"systemctl daemon-reload", "systemctl try-restart edgeovn.service"}},
+		{"postinstall", "1", []string{"systemctl daemon-reload", "systemctl enable edgeovn.socket edgeovn.service",
+			"systemctl start edgeovn.socket", "systemctl restart edgeovn.service"}},
+		// The recording systemctl answers yes to every question: enabled, and the socket active.
+		{"postinstall", "2", []string{"systemctl daemon-reload", "systemctl is-enabled --quiet edgeovn.service", "systemctl enable edgeovn.socket",
+			"systemctl is-active --quiet edgeovn.socket", "systemctl try-restart edgeovn.service"}},
 		{"preuninstall", "1", nil},
-		{"preuninstall", "0", []string{"systemctl disable edgeovn.service", "systemctl stop edgeovn.service", "edgeovn cleanup --cni"}},
+		{"preuninstall", "0", []string{"systemctl disable edgeovn.socket edgeovn.service", "systemctl stop edgeovn.socket edgeovn.service", "edgeovn cleanup --cni"}},
 		{"postuninstall", "1", nil},
 		{"postuninstall", "0", []string{"systemctl daemon-reload"}},
 	}
@@ -80,9 +85,9 @@ func rpmTestInput(t *testing.T) string {
 			t.Skipf("rpm scriptlet test skipped: %s missing (run `make deps`)", tool)
 		}
 	}
-	rpms, _ := filepath.Glob("../dist/edgeovn-*.rpm")
+	rpms, _ := filepath.Glob("../dist/edgeovn-*.x86_64.rpm")
 	if len(rpms) != 1 {
-		t.Skipf("rpm scriptlet test skipped: want one ../dist/edgeovn-*.rpm, have %v (run `make package`)", rpms)
+		t.Skipf("rpm scriptlet test skipped: want one ../dist/edgeovn-*.x86_64.rpm, have %v (run `make package`)", rpms)
 	}
 	return rpms[0]
 }

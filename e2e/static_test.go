@@ -55,6 +55,28 @@ func TestStaticAddress(t *testing.T) {
 	if !strings.Contains(env.ipamList(ctx, t), "default/pinned") || strings.Contains(env.ipamList(ctx, t), "default/squatter") {
 		t.Fatalf("ipam after conflict:\n%s", env.ipamList(ctx, t))
 	}
+	checkJoinClaimRefused(ctx, t, env)
+}
+
+// checkJoinClaimRefused: a pod whose annotations claim an address of the join network (the
+// nodes' ovn0 addresses) as already allocated is never adopted: an Event says why, and it has
+// no port and no address in the IPAM.
+func checkJoinClaimRefused(ctx context.Context, t *testing.T, env *env) {
+	t.Helper()
+	claim := map[string]string{annotation.Allocated: "true", annotation.Routed: "true", annotation.LogicalSwitch: "join",
+		annotation.IPAddress: "100.64.0.2", annotation.CIDR: "100.64.0.0/16", annotation.Gateway: "100.64.0.1",
+		annotation.MACAddress: "0a:00:00:00:06:06"}
+	intruder, err := env.kubelet.CreatePod(ctx, "default", "intruder", claim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := waitEvent(ctx, t, env, intruder, "AllocationFailed")
+	if !strings.Contains(ev.Message, "join") || !strings.Contains(ev.Message, "100.64.0.2") {
+		t.Fatalf("join claim event does not name the switch and address: %q", ev.Message)
+	}
+	if env.lspExists(ctx, t, "intruder.default") || strings.Contains(env.ipamList(ctx, t), "default/intruder") {
+		t.Fatalf("a pod claiming a join address was adopted:\n%s", env.ipamList(ctx, t))
+	}
 }
 
 func waitEvent(ctx context.Context, t *testing.T, env *env, pod *corev1.Pod, reason string) corev1.Event {

@@ -30,6 +30,9 @@ type ConnectRequest struct {
 	SlowTransaction time.Duration
 	// TLS is required for ssl: endpoints (the OVN CA, this client's certificate and key).
 	TLS *tls.Config
+	// Metrics records the client's write transactions; nil: counters of the client's own.
+	// The daemon passes the same one to each new client, so its exported counts never reset.
+	Metrics *Metrics
 }
 
 // Timing of the connection; variables so that tests could shorten them.

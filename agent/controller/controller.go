@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/ipam"
 	"github.com/edgeovn/edgeovn/ipam/sqlitestore"
 	"github.com/edgeovn/edgeovn/ovn"
@@ -43,7 +44,10 @@ type Request struct {
 	// into port groups, address sets and ACLs. Off: edgeovn leaves them to another engine.
 	Services      bool
 	NetworkPolicy bool
-	Log           *slog.Logger
+	// Metrics counts the role's IPAM changes, NB transactions and reconciles and exports its
+	// IPAM's usage while the term lasts; nil: none.
+	Metrics *metrics.Metrics
+	Log     *slog.Logger
 }
 
 // Controller holds the role's state for one term of leadership.
@@ -82,11 +86,14 @@ func Run(ctx context.Context, req Request) error {
 	if movedTo != "" {
 		req.Log.Error("ipam database was damaged: moved aside, rebuilding from the cluster", "path", req.IPAMDatabase, "moved_to", movedTo)
 	}
-	m, err := ipam.New(ctx, store, req.Log)
+	m, err := ipam.New(ctx, req.Metrics.CountIPAM(store), req.Log)
 	if err != nil {
 		return fmt.Errorf("load ipam: %w", err)
 	}
-	nb, err := northbound.Connect(ctx, ovn.ConnectRequest{Endpoints: req.NBEndpoints, TLS: req.TLS, Log: req.Log})
+	req.Metrics.SetIPAM(m)
+	defer req.Metrics.SetIPAM(nil)
+	nb, err := northbound.Connect(ctx, ovn.ConnectRequest{Endpoints: req.NBEndpoints, TLS: req.TLS, Log: req.Log,
+		Metrics: req.Metrics.NBTransactions()})
 	if err != nil {
 		return fmt.Errorf("connect ovn northbound: %w", err)
 	}
@@ -250,6 +257,7 @@ func work(ctx context.Context, c *Controller, q workqueue.TypedRateLimitingInter
 		start := time.Now()
 		err := sync(ctx, key)
 		q.Done(key)
+		c.req.Metrics.ObserveReconcile(kind, err)
 		if err != nil {
 			c.log.Warn("sync "+kind+", will retry", kind, key, "err", err)
 			q.AddRateLimited(key)

@@ -58,12 +58,21 @@ func (c *Controller) syncPod(ctx context.Context, key string) error {
 		return nil
 	}
 	if n, err := annotation.Decode(pod.Annotations); err == nil {
+		if !podSubnet(n.Switch) {
+			c.events.Eventf(pod, corev1.EventTypeWarning, ReasonAllocationFailed,
+				"annotation claims %v on logical switch %q, which holds the nodes' addresses: a pod cannot have one (recreate the pod without it)", n.IPs, n.Switch)
+			return nil
+		}
 		return c.ensureAllocated(ctx, pod, n)
 	} else if !errors.Is(err, annotation.ErrNotAllocated) {
 		c.log.Warn("pod carries a broken allocation, allocating anew", "pod", key, "err", err)
 	}
 	return c.allocate(ctx, pod)
 }
+
+// podSubnet says whether a pod may hold an address of the named subnet: any but the join
+// network, whose addresses are the nodes' (an annotation claiming one is never adopted).
+func podSubnet(name string) bool { return name != JoinSubnet }
 
 // allocate gives a new pod its address (or the one it pinned), its port, then its annotations.
 func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {

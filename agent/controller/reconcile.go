@@ -29,8 +29,8 @@ func (c *Controller) reconcile(ctx context.Context) error {
 			continue
 		}
 		n, err := annotation.Decode(pod.Annotations)
-		if err != nil {
-			continue
+		if err != nil || !podSubnet(n.Switch) {
+			continue // not a claim: syncPod allocates it anew or reports it
 		}
 		key := pod.Namespace + "/" + pod.Name
 		byOwner[key] = pod

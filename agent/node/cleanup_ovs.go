@@ -28,7 +28,7 @@ func (c *cleaner) nft(do bool) {
 		return
 	}
 	for _, name := range tables {
-		what := "nftables table ip " + name
+		what := "nftables table " + name
 		if !do {
 			fmt.Fprintln(c.out, "would remove", what)
 			continue

@@ -28,7 +28,8 @@ var errNoJoinPort = errors.New("node has no join port yet")
 // Node's annotations (its join address and port): ovn0 on br-int, the route to the pods, and
 // masquerading of pod traffic leaving the host. It never holds up readiness: pods on this node
 // reach each other without it, the host and the outside need it. It re-applies on every
-// change of the Node and retries a failure with backoff.
+// change of the Node and retries a failure with backoff; between changes the drift loop
+// (keepWired) re-applies the last spec.
 func (r *Role) wireHost(ctx context.Context, kube kubernetes.Interface) error {
 	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
@@ -71,7 +72,7 @@ func (r *Role) wireHost(ctx context.Context, kube kubernetes.Interface) error {
 			continue
 		}
 		if err == nil {
-			err = hostnet.Ensure(ctx, r.ovs, spec, r.log)
+			err = r.ensureHost(ctx, spec, r.log)
 		}
 		if err != nil {
 			backoff = min(max(2*backoff, 200*time.Millisecond), 30*time.Second)
@@ -110,9 +111,12 @@ func (r *Role) hostSpec(node *corev1.Node) (hostnet.Spec, error) {
 }
 
 // routes are the networks reached through ovn0: the pods, and the Services' ClusterIPs
-// (IPv4: the host wiring is IPv4 only) when edgeovn serves Services.
+// when edgeovn serves Services (IPv4: ovn0's address and the join network are IPv4 only).
 func (r *Role) routes() []netip.Prefix {
-	out := []netip.Prefix{r.req.ClusterCIDR}
+	var out []netip.Prefix
+	if r.req.ClusterCIDR.Addr().Is4() {
+		out = append(out, r.req.ClusterCIDR)
+	}
 	if !r.req.Services {
 		return out
 	}

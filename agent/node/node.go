@@ -12,10 +12,12 @@ import (
 	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/agent/node/health"
 	"github.com/edgeovn/edgeovn/cni/server"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/vswitch"
+	"github.com/edgeovn/edgeovn/systemd"
 )
 
 // Bridge is the integration bridge ovn-controller programs.
@@ -49,7 +51,9 @@ type Request struct {
 	// Health evaluates the node's readiness (CNI STATUS, systemd) and reports its changes;
 	// nil: a Monitor of the role's own, reporting to the log only.
 	Health *health.Monitor
-	Log    *slog.Logger
+	// Metrics receives the CNI requests' outcomes and counts the OVS transactions; nil: none.
+	Metrics *metrics.Metrics
+	Log     *slog.Logger
 }
 
 // Role is a running node role.
@@ -59,6 +63,9 @@ type Role struct {
 	ovs    *vswitch.Client
 	ready  *readiness
 	health *health.Monitor
+	// datapath is br-int's datapath type, as detected or configured at start.
+	datapath string
+	host     hostState
 }
 
 // Run runs the node role until ctx ends.
@@ -67,7 +74,8 @@ func Run(ctx context.Context, req Request) error {
 	if r.health == nil {
 		r.health = health.NewMonitor(health.MonitorRequest{Log: req.Log})
 	}
-	ovs, err := vswitch.Connect(ctx, ovn.ConnectRequest{Endpoints: []string{req.OVSEndpoint}, TLS: req.TLS, Log: req.Log})
+	ovs, err := vswitch.Connect(ctx, ovn.ConnectRequest{Endpoints: []string{req.OVSEndpoint}, TLS: req.TLS, Log: req.Log,
+		Metrics: req.Metrics.OVSTransactions()})
 	if err != nil {
 		return fmt.Errorf("connect open_vswitch database %s: %w", req.OVSEndpoint, err)
 	}
@@ -78,26 +86,41 @@ func Run(ctx context.Context, req Request) error {
 	if err != nil {
 		return err
 	}
+	r.datapath = datapath
 	pods := newPendingPods()
 	listening := make(chan struct{})
-	srv, err := server.New(server.Config{Socket: req.CNISocket, Pods: pods, Ports: ports{ovs},
+	passed, err := systemd.ActivatedListener(req.CNISocket, req.Log)
+	if err != nil {
+		req.Log.Warn("sockets passed by systemd", "err", err)
+	}
+	srv, err := server.New(server.Config{Socket: req.CNISocket, Listener: passed, Pods: pods, Ports: ports{ovs},
 		Ready: r.checkReady, DisableTxChecksum: datapath == "netdev", Timeout: req.CNITimeout, Log: req.Log,
-		Listening: func() { close(listening) }})
+		Listening: func() { close(listening) }, Observer: req.Metrics})
 	if err != nil {
 		return fmt.Errorf("create cni server: %w", err)
 	}
-	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return srv.Serve(ctx) })
-	g.Go(func() error { return r.health.Run(ctx, r.ready.checks()) })
-	g.Go(func() error { return r.runWithAPI(ctx, pods) })
+	// What serves the CNI requests runs until the server has drained its requests in flight,
+	// which outlasts ctx: a request taken before the stop still gets its pod network.
+	parts, stopParts := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopParts()
+	g, gctx := errgroup.WithContext(parts)
+	serving, stopServing := context.WithCancel(ctx)
+	defer stopServing()
+	context.AfterFunc(gctx, stopServing) // a part that fails stops the server too
+	g.Go(func() error { defer stopParts(); return srv.Serve(serving) })
+	g.Go(func() error { return r.health.Run(gctx, r.ready.checks()) })
+	g.Go(func() error { return r.runWithAPI(gctx, pods) })
 	if datapath == vswitch.DatapathNetdev {
-		g.Go(func() error { ovs.KeepZeroSNATOff(ctx, datapath, 5*time.Second, r.log); return nil })
+		g.Go(func() error { ovs.KeepZeroSNATOff(gctx, datapath, 5*time.Second, r.log); return nil })
 	}
 	g.Go(func() error {
 		select {
 		case <-listening:
-			return r.install(ctx)
-		case <-ctx.Done():
+			if err := r.install(gctx); err != nil {
+				return err
+			}
+			return r.keepWired(gctx)
+		case <-gctx.Done():
 			return nil
 		}
 	})
@@ -138,42 +161,56 @@ func (r *Role) ensureDatapath(ctx context.Context) (string, error) {
 
 // install puts the CNI binary and config in place once the server answers on its socket.
 func (r *Role) install(ctx context.Context) error {
-	src, err := binarySource(r.req.CNIBinarySource)
-	if err != nil {
-		return err
-	}
-	wroteBin, err := installBinary(src, r.req.CNIBinDir)
-	if err != nil {
-		return err
-	}
-	present, err := installPlugins(pluginInstall{SourceDir: filepath.Dir(src), BinDir: r.req.CNIBinDir, Log: r.log})
-	if err != nil {
-		return err
-	}
-	conf, err := conflist(r.req.CNISocket, present["portmap"])
-	if err != nil {
-		return err
-	}
-	confPath := filepath.Join(r.req.CNIConfDir, ConfName)
-	wroteConf, err := writeFileAtomic(confPath, conf, 0o644)
+	w, err := r.installFiles()
 	if err != nil {
 		return err
 	}
 	r.ready.markInstalled()
-	r.log.Info("node role ready", "cni_conf", confPath, "conf_written", wroteConf, "binary_written", wroteBin)
+	_ = r.host.files.take(r.filePaths()) // a failure means a full check at the first tick
+	r.log.Info("node role ready", "cni_conf", w.conf, "conf_written", w.wroteConf, "binary_written", w.wroteBin)
 	_ = r.health.Check(ctx) // report the verdict now rather than at the next tick
 	return nil
 }
 
-// startGrace bounds how long a CNI STATUS or ADD that arrives while the node role is still
-// installing its files waits for them: after a restart (systemctl restart edgeovn) the
-// datapath is up all along, and containerd's STATUS landing in that moment would otherwise
-// turn the node NotReady until its next one, seconds later.
-const startGrace = 5 * time.Second
+// installed says what installFiles wrote.
+type installed struct {
+	conf                string
+	wroteBin, wroteConf bool
+	plugins             bool // a plugin was installed or upgraded (installPlugins logs which)
+}
 
-// checkReady is CNI STATUS and the guard of ADD: the datapath's health, checked live, once
-// the node role has installed its files (or startGrace passed).
+func (w installed) wrote() bool { return w.wroteBin || w.wroteConf || w.plugins }
+
+// installFiles writes the CNI binary, the plugins and the config where they differ from what
+// edgeovn ships, the config last.
+func (r *Role) installFiles() (installed, error) {
+	w := installed{conf: filepath.Join(r.req.CNIConfDir, ConfName)}
+	src, err := binarySource(r.req.CNIBinarySource)
+	if err != nil {
+		return w, err
+	}
+	if w.wroteBin, err = installBinary(src, r.req.CNIBinDir); err != nil {
+		return w, err
+	}
+	present, err := installPlugins(pluginInstall{SourceDir: filepath.Dir(src), BinDir: r.req.CNIBinDir, Log: r.log})
+	if err != nil {
+		return w, err
+	}
+	w.plugins = present.wrote
+	conf, err := conflist(r.req.CNISocket, present.has["portmap"])
+	if err != nil {
+		return w, err
+	}
+	w.wroteConf, err = writeFileAtomic(w.conf, conf, 0o644)
+	return w, err
+}
+
+// checkReady is CNI STATUS and the guard of ADD: the datapath's health, checked live. A call
+// that arrives while the role is starting (one queued on the socket during a restart) waits
+// for the start, within its own deadline and startWait, rather than failing.
 func (r *Role) checkReady(ctx context.Context) error {
-	r.ready.waitInstalled(ctx, startGrace)
+	if err := r.ready.waitInstalled(ctx, startWait); err != nil {
+		return err
+	}
 	return r.health.Check(ctx)
 }

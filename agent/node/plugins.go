@@ -27,27 +27,33 @@ type pluginInstall struct {
 // installed (Debian's containernetworking-plugins) is never replaced, while one edgeovn
 // installed is upgraded when the shipped one changes. A plugin edgeovn does not ship is
 // reported, not an error: the node works without hostPort, and the runtime names a missing
-// loopback itself. It returns the plugins present in the bin dir afterwards.
-func installPlugins(req pluginInstall) (map[string]bool, error) {
+// loopback itself. It returns the plugins present in the bin dir afterwards, and whether it wrote.
+func installPlugins(req pluginInstall) (pluginsPresent, error) {
 	m, err := readManifest(req.BinDir)
 	if err != nil {
-		return nil, err
+		return pluginsPresent{}, err
 	}
 	present := map[string]bool{}
 	changed := false
 	for _, name := range Plugins {
 		wrote, err := installPlugin(req, m, name, present)
 		if err != nil {
-			return nil, err
+			return pluginsPresent{}, err
 		}
 		changed = changed || wrote
 	}
 	if changed {
 		if err := m.write(req.BinDir); err != nil {
-			return nil, fmt.Errorf("record installed cni plugins: %w", err)
+			return pluginsPresent{}, fmt.Errorf("record installed cni plugins: %w", err)
 		}
 	}
-	return present, nil
+	return pluginsPresent{has: present, wrote: changed}, nil
+}
+
+// pluginsPresent: which plugins the bin dir has, and whether installPlugins wrote any.
+type pluginsPresent struct {
+	has   map[string]bool
+	wrote bool
 }
 
 // installPlugin installs or upgrades one plugin and records it in m; it reports whether it

@@ -20,7 +20,7 @@ func TestInstallPlugins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !present["loopback"] || !present["portmap"] {
+	if !present.has["loopback"] || !present.has["portmap"] {
 		t.Fatalf("present after install: %v", present)
 	}
 	if got := read(t, filepath.Join(bin, "loopback")); got != "debian's loopback" {
@@ -35,7 +35,7 @@ func TestInstallPlugins(t *testing.T) {
 
 	// Nothing shipped, nothing in the bin dir: reported absent.
 	present, err = installPlugins(pluginInstall{SourceDir: t.TempDir(), BinDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)})
-	if err != nil || present["portmap"] || present["loopback"] {
+	if err != nil || present.has["portmap"] || present.has["loopback"] {
 		t.Fatalf("nothing shipped: present %v, err %v", present, err)
 	}
 }

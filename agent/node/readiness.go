@@ -58,37 +58,43 @@ func kernelLink(name string) error {
 // ovn0, ovn0 bound by ovn-controller.
 type readiness struct {
 	probes    readinessProbes
-	installed atomic.Bool   // the CNI binary, plugins and config are in place
-	done      chan struct{} // closed when installed turns true
-	doneOnce  sync.Once
+	installed atomic.Bool // the CNI binary, plugins and config are in place
 	wired     atomic.Bool // ovn0 has been seen bound: from then on it must stay bound
+	// started is closed once installed is first set.
+	started     chan struct{}
+	startedOnce sync.Once
 }
 
 func newReadiness(p readinessProbes) *readiness {
-	return &readiness{probes: p, done: make(chan struct{})}
+	return &readiness{probes: p, started: make(chan struct{})}
 }
 
 var errStarting = errors.New("node role is starting: cni config not written yet")
 
-// markInstalled records that the CNI files are in place and wakes waitInstalled.
+// startWait bounds how long a CNI call waits for the node role's start (normally
+// milliseconds: the CNI files are checked once the socket serves).
+const startWait = 10 * time.Second
+
 func (rd *readiness) markInstalled() {
 	rd.installed.Store(true)
-	rd.doneOnce.Do(func() { close(rd.done) })
+	rd.startedOnce.Do(func() { close(rd.started) })
 }
 
-// waitInstalled returns once the CNI files are in place, grace has passed or ctx ended,
-// whichever comes first.
-func (rd *readiness) waitInstalled(ctx context.Context, grace time.Duration) {
+// waitInstalled returns once the CNI files are in place, or errStarting when ctx or wait
+// ends first.
+func (rd *readiness) waitInstalled(ctx context.Context, wait time.Duration) error {
 	if rd.installed.Load() {
-		return
+		return nil
 	}
-	t := time.NewTimer(grace)
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
-	case <-rd.done:
-	case <-t.C:
+	case <-rd.started:
+		return nil
 	case <-ctx.Done():
+	case <-t.C:
 	}
+	return errStarting
 }
 
 func (rd *readiness) checks() []health.Check {

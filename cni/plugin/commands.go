@@ -48,7 +48,8 @@ func cmdAdd(ctx context.Context, a *skel.CmdArgs) error {
 	if err != nil {
 		return err
 	}
-	resp, err := call(ctx, conf.ServerSocket, conf.timeout, podRequest(protocol.CommandAdd, a, pod), types.ErrTryAgainLater)
+	resp, err := call(ctx, callRequest{Socket: conf.ServerSocket, Timeout: conf.timeout, Window: restartWindow,
+		Req: podRequest(protocol.CommandAdd, a, pod), UnreachableCode: types.ErrTryAgainLater})
 	if err != nil {
 		return err
 	}
@@ -73,7 +74,8 @@ func cmdDel(ctx context.Context, a *skel.CmdArgs) error {
 	if err != nil {
 		return err
 	}
-	_, err = call(ctx, conf.ServerSocket, conf.timeout, podRequest(protocol.CommandDel, a, pod), types.ErrTryAgainLater)
+	_, err = call(ctx, callRequest{Socket: conf.ServerSocket, Timeout: conf.timeout, Window: restartWindow,
+		Req: podRequest(protocol.CommandDel, a, pod), UnreachableCode: types.ErrTryAgainLater})
 	return err
 }
 
@@ -92,7 +94,8 @@ func cmdCheck(ctx context.Context, a *skel.CmdArgs) error {
 	}
 	req := podRequest(protocol.CommandCheck, a, pod)
 	req.ExpectedIPs = ips
-	_, err = call(ctx, conf.ServerSocket, conf.timeout, req, types.ErrTryAgainLater)
+	_, err = call(ctx, callRequest{Socket: conf.ServerSocket, Timeout: conf.timeout, Window: restartWindow,
+		Req: req, UnreachableCode: types.ErrTryAgainLater})
 	return err
 }
 
@@ -102,7 +105,8 @@ func cmdStatus(ctx context.Context, a *skel.CmdArgs) error {
 		return err
 	}
 	req := protocol.PodRequest{Command: protocol.CommandStatus}
-	_, err = call(ctx, conf.ServerSocket, conf.timeout, req, types.ErrPluginNotAvailable)
+	_, err = call(ctx, callRequest{Socket: conf.ServerSocket, Timeout: conf.timeout, Window: statusRestartWindow,
+		Req: req, UnreachableCode: types.ErrPluginNotAvailable})
 	return err
 }
 
@@ -115,6 +119,7 @@ func cmdGC(ctx context.Context, a *skel.CmdArgs) error {
 	for _, v := range conf.ValidAttachments {
 		req.ValidAttachments = append(req.ValidAttachments, protocol.Attachment{ContainerID: v.ContainerID, IfName: v.IfName})
 	}
-	_, err = call(ctx, conf.ServerSocket, conf.timeout, req, types.ErrTryAgainLater)
+	_, err = call(ctx, callRequest{Socket: conf.ServerSocket, Timeout: conf.timeout, Window: restartWindow,
+		Req: req, UnreachableCode: types.ErrTryAgainLater})
 	return err
 }

@@ -41,7 +41,7 @@ func (s *Server) add(ctx context.Context, req protocol.PodRequest) (*protocol.Ad
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	start := time.Now()
-	log := s.cfg.Log.With("pod", req.PodName, "namespace", req.PodNamespace, "netns", req.Netns)
+	log := s.requestLog(req)
 
 	if err := s.cfg.Ready(ctx); err != nil {
 		return nil, retryable("node datapath not ready, try again later", err)
@@ -58,7 +58,7 @@ func (s *Server) add(ctx context.Context, req protocol.PodRequest) (*protocol.Ad
 		return nil, &protocol.Error{Code: protocol.CodeInternal,
 			Msg: fmt.Sprintf("allocation of pod %s/%s lacks a port or addresses", req.PodNamespace, req.PodName)}
 	}
-	log = log.With("lsp", pn.Port, "ip", joinIPs(pn))
+	log = log.With("subnet", pn.Switch, "lsp", pn.Port, "ip", joinIPs(pn))
 	res, perr := s.wire(ctx, log, req, pn)
 	if perr != nil {
 		s.rollback(ctx, log, req)

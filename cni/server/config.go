@@ -22,6 +22,11 @@ const (
 	DefaultIdleTimeout = 30 * time.Second
 )
 
+// DefaultDrainTimeout: a request in flight at shutdown usually needs milliseconds; one that
+// still waits after this (an allocation from a controller that is stopping too) is better
+// retried against the next daemon than held up while the restart waits.
+const DefaultDrainTimeout = 2 * time.Second
+
 // PodKey identifies a pod as the runtime names it in CNI_ARGS.
 type PodKey struct{ Namespace, Name, UID string }
 
@@ -84,6 +89,23 @@ type Config struct {
 	// Listening, if set, is called once the socket accepts connections: the moment the
 	// runtime may be pointed at it (the CNI config written).
 	Listening func()
+	// Listener, if set, is the socket at Socket already listening, passed by systemd
+	// (edgeovn.socket): Serve serves it instead of creating the socket, and leaves it bound
+	// when it stops, so connections made meanwhile wait in the kernel's queue for the next
+	// daemon instead of failing.
+	Listener net.Listener
+	// DrainTimeout is how long requests in flight when Serve's context ends may still
+	// finish; the rest are abandoned without an answer (the plugin then retries them against
+	// the next daemon). Default DefaultDrainTimeout.
+	DrainTimeout time.Duration
+	// Observer, if set, receives every request's outcome (metrics).
+	Observer Observer
+}
+
+// Observer receives the outcome of each request: its verb (ADD, DEL, ...), the CNI error code
+// it answered with (0: success) and how long it took.
+type Observer interface {
+	ObserveCNI(verb string, code uint, took time.Duration)
 }
 
 // ErrInvalidConfig is returned by New for a Config it cannot run with.
@@ -93,8 +115,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Pods == nil || c.Ports == nil {
 		return c, fmt.Errorf("%w: pods and ports are required", ErrInvalidConfig)
 	}
-	if c.Timeout < 0 || c.ReadTimeout < 0 || c.IdleTimeout < 0 {
-		return c, fmt.Errorf("%w: timeouts %v, %v, %v: none may be negative", ErrInvalidConfig, c.Timeout, c.ReadTimeout, c.IdleTimeout)
+	if c.Timeout < 0 || c.ReadTimeout < 0 || c.IdleTimeout < 0 || c.DrainTimeout < 0 {
+		return c, fmt.Errorf("%w: timeouts %v, %v, %v, %v: none may be negative", ErrInvalidConfig, c.Timeout, c.ReadTimeout, c.IdleTimeout, c.DrainTimeout)
 	}
 	if c.Socket == "" {
 		c.Socket = protocol.DefaultSocket
@@ -107,6 +129,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.IdleTimeout == 0 {
 		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.DrainTimeout == 0 {
+		c.DrainTimeout = DefaultDrainTimeout
 	}
 	if c.Ready == nil {
 		c.Ready = func(context.Context) error { return nil }

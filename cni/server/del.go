@@ -20,7 +20,7 @@ func (s *Server) del(ctx context.Context, req protocol.PodRequest) *protocol.Err
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	start := time.Now()
-	log := s.cfg.Log.With("pod", req.PodName, "namespace", req.PodNamespace, "netns", req.Netns)
+	log := s.requestLog(req)
 	hostIf := podnet.HostIfName(req.ContainerID)
 	if err := s.cfg.Ports.DeletePort(ctx, hostIf); err != nil {
 		return retryable("delete ovs port "+hostIf, err)

@@ -14,6 +14,11 @@
 //   - Only root is served: the socket's directory is 0700 (or an existing one only its owner
 //     can write), the socket 0600, and each connection's SO_PEERCRED must say uid 0 (peer.go);
 //     a body over 1 MiB is refused; ReadTimeout and IdleTimeout drop stalled clients.
+//   - The socket is the one systemd passed (edgeovn.socket, Config.Listener) when there is
+//     one, held to the same modes; it stays bound across restarts, so a CNI call made while
+//     the daemon restarts waits in its queue. At shutdown the server stops accepting, lets
+//     requests in flight finish for DrainTimeout with their contexts alive, and abandons the
+//     rest without an answer, which the plugin resends to the next daemon.
 //   - Every port ADD creates carries external_ids naming the pod, container and interface
 //     (ExtID* keys); GC only ever deletes ports with ExtIDContainerID set.
 //   - A failed ADD removes what it made, so nothing half-made outlives the request.

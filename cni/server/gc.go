@@ -60,6 +60,6 @@ func (s *Server) collect(ctx context.Context, hostIf, netns string, port bool) e
 	if err := podnet.Teardown(ctx, hostIf, netns); err != nil {
 		return err
 	}
-	s.cfg.Log.Info("garbage-collected pod network", "netns", netns, "port", hostIf)
+	s.cfg.Log.Info("garbage-collected pod network", "verb", protocol.CommandGC, "netns", netns, "port", hostIf)
 	return nil
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/edgeovn/edgeovn/cni/protocol"
 )
@@ -30,10 +32,43 @@ func (s *Server) serveCNI(w http.ResponseWriter, r *http.Request) {
 			Code: protocol.CodeDecodingFailure, Msg: msg, Details: err.Error()}})
 		return
 	}
-	writeResponse(w, s.dispatch(r.Context(), req))
+	resp := s.dispatch(r.Context(), req)
+	if resp.Error != nil && s.draining.Load() && r.Context().Err() != nil {
+		// It failed because the daemon is stopping: no answer, so that the plugin retries
+		// against the next daemon rather than report the failure to the runtime.
+		panic(http.ErrAbortHandler)
+	}
+	writeResponse(w, resp)
 }
 
+// dispatch serves one request and records its outcome: the metric, and a log line for a
+// failed one (the runtime shows the error to nobody but the kubelet's events). STATUS failures
+// are left to the health monitor, which logs each change once, not every 5 s.
 func (s *Server) dispatch(ctx context.Context, req protocol.PodRequest) protocol.Response {
+	start := time.Now()
+	resp := s.serve(ctx, req)
+	took := time.Since(start)
+	var code uint
+	if resp.Error != nil {
+		code = resp.Error.Code
+		if req.Command != protocol.CommandStatus {
+			s.requestLog(req).Warn("cni request failed", "code", code, "err", resp.Error.Msg,
+				"details", resp.Error.Details, "duration", took)
+		}
+	}
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.ObserveCNI(req.Command, code, took)
+	}
+	return resp
+}
+
+// requestLog carries the keys every line about a request has: verb, pod, namespace, netns.
+// ADD adds the subnet (and lsp, ip) once it knows them.
+func (s *Server) requestLog(req protocol.PodRequest) *slog.Logger {
+	return s.cfg.Log.With("verb", req.Command, "pod", req.PodName, "namespace", req.PodNamespace, "netns", req.Netns)
+}
+
+func (s *Server) serve(ctx context.Context, req protocol.PodRequest) protocol.Response {
 	switch req.Command {
 	case protocol.CommandAdd:
 		res, perr := s.add(ctx, req)

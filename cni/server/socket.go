@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -86,5 +87,29 @@ func removeStale(path string) error {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove stale socket %s: %w", path, err)
 	}
+	return nil
+}
+
+// checkPassed holds a socket systemd created (edgeovn.socket) to the rules of one Serve
+// creates: its directory writable by nobody but this process's user, the socket root-only.
+// A socket unit without SocketMode=0600 is tightened, and the change logged.
+func checkPassed(path string, log *slog.Logger) error {
+	if err := socketDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return fmt.Errorf("inspect passed socket %s: %w", path, err)
+	}
+	if fi.Mode().Type() != fs.ModeSocket {
+		return fmt.Errorf("passed socket %s: the path is not a socket (mode %v)", path, fi.Mode())
+	}
+	if fi.Mode().Perm()&0o077 == 0 {
+		return nil
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		return fmt.Errorf("restrict passed socket %s to root: %w", path, err)
+	}
+	log.Warn("passed cni socket was open to others: restricted to root (set SocketMode=0600 in edgeovn.socket)", "socket", path, "mode", fi.Mode().Perm().String())
 	return nil
 }

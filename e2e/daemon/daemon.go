@@ -33,6 +33,11 @@ func IPAMDatabase(rig *harness.Rig) string { return filepath.Join(rig.Dir, "ipam
 
 // Start starts edgeovn in the rig's network namespace.
 func Start(ctx context.Context, rig *harness.Rig, s Spec) (*harness.Process, error) {
+	return startWith(ctx, rig, s, nil)
+}
+
+// startWith starts edgeovn with the rig's flags, edit changing the process spec last.
+func startWith(ctx context.Context, rig *harness.Rig, s Spec, edit func(*harness.ProcessSpec)) (*harness.Process, error) {
 	if s.Name == "" {
 		s.Name = "edgeovn"
 	}
@@ -40,11 +45,14 @@ func Start(ctx context.Context, rig *harness.Rig, s Spec) (*harness.Process, err
 	args := []string{"run",
 		"--node-name=" + s.Node, "--kubeconfig=" + rig.Kubeconfig,
 		"--ovn-nb=" + rig.NBEndpoint, "--ovn-sb=" + rig.SBEndpoint, "--ovs-db=" + rig.OVSEndpoint,
-		"--ipam-db=" + IPAMDatabase(rig), "--cni-socket=" + filepath.Join(rig.Dir, "cni.sock"),
+		"--ipam-db=" + IPAMDatabase(rig), "--cni-socket=" + Socket(rig),
 		"--cni-conf-dir=" + k.ConfDir, "--cni-bin-dir=" + k.BinDir,
 		"--cni-binary=" + filepath.Join(s.BinDir, "edgeovn-cni")}
-	return rig.Start(ctx, harness.ProcessSpec{Name: s.Name, Path: filepath.Join(s.BinDir, "edgeovn"),
-		Args: append(args, s.Extra...)})
+	spec := harness.ProcessSpec{Name: s.Name, Path: filepath.Join(s.BinDir, "edgeovn"), Args: append(args, s.Extra...)}
+	if edit != nil {
+		edit(&spec)
+	}
+	return rig.Start(ctx, spec)
 }
 
 // HostInterfaceBound reports whether ovn-controller has bound edgeovn's ovn0 in the rig

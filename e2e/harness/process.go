@@ -32,6 +32,8 @@ type ProcessSpec struct {
 	// containerd needs it: the sandbox namespaces it mounts in /run/netns must be visible to
 	// edgeovn, and its container mounts to itself across its shims.
 	HostMounts bool
+	// ExtraFiles are passed as descriptors 3, 4, ... (a socket, as systemd passes one).
+	ExtraFiles []*os.File
 }
 
 // stopGrace is how long Stop waits after SIGTERM before it sends SIGKILL.
@@ -114,6 +116,7 @@ func startProcess(req startRequest) (*Process, error) {
 	cmd.Env = append(append(os.Environ(), req.env...), req.spec.Env...)
 	cmd.Dir = req.dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.ExtraFiles = req.spec.ExtraFiles
 	cmd.SysProcAttr = sysProcAttr(req.detach)
 	if err := spawn(cmd); err != nil {
 		return nil, fmt.Errorf("start %s in netns %s: %w", req.spec.Name, req.netns, err)

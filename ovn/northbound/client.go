@@ -45,7 +45,11 @@ func Connect(ctx context.Context, req ovn.ConnectRequest) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{nb: nb, log: log, metrics: ovn.NewMetrics(log, req.SlowTransaction)}, nil
+	metrics := req.Metrics
+	if metrics == nil {
+		metrics = ovn.NewMetrics(log, req.SlowTransaction)
+	}
+	return &Client{nb: nb, log: log, metrics: metrics}, nil
 }
 
 // Close disconnects; the Client must not be used afterwards.

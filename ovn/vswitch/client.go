@@ -49,8 +49,12 @@ func Connect(ctx context.Context, req ovn.ConnectRequest) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	metrics := req.Metrics
+	if metrics == nil {
+		metrics = ovn.NewMetrics(req.Log, req.SlowTransaction)
+	}
 	c := &Client{ovs: ovs, log: req.Log, waiters: make(map[string]*waitSet),
-		metrics: ovn.NewMetrics(req.Log, req.SlowTransaction), datapathChanged: make(chan struct{}, 1)}
+		metrics: metrics, datapathChanged: make(chan struct{}, 1)}
 	ovs.Cache().AddEventHandler(&cache.EventHandlerFuncs{
 		AddFunc:    func(table string, m model.Model) { c.changed(table, m) },
 		UpdateFunc: func(table string, _, m model.Model) { c.changed(table, m) },

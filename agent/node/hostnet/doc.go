@@ -1,7 +1,8 @@
 // Package hostnet owns the host's side of the join network: the OVS internal port (ovn0) that
 // binds to the node's logical switch port on the join switch, that interface's MAC, MTU,
 // IPv4 address and up state, the routes to the cluster CIDR(s) through it, IPv4 forwarding,
-// and the masquerading of pod traffic that leaves the host by any other interface.
+// and the masquerading of pod traffic (IPv4 and IPv6) that leaves the host by any other
+// interface.
 //
 // Ensure compares what is there with the Spec and changes only what differs, so calling it
 // again with the same Spec changes nothing (no address, route, sysctl or nftables write).
@@ -11,14 +12,15 @@
 //     other than Spec.Address is removed, IPv6 is left alone), the IPv4 routes through it
 //     that have a gateway (any to a prefix not in Spec.Routes is removed; the kernel's
 //     connected route is kept), /proc/sys/net/ipv4/ip_forward (only ever set to 1), and the
-//     nftables table "ip edgeovn" (replaced as a whole, in one netlink batch, when it differs;
-//     deleted when Spec.Masquerade is empty). No other interface, route or table is read for
+//     nftables tables "ip edgeovn" and "ip6 edgeovn" (each replaced as a whole, in one netlink
+//     batch, when it differs; deleted when Spec.Masquerade has no prefix of its family). No other interface, route or table is read for
 //     change or written.
 //   - A Spec that does not validate changes nothing; the error names the field (ErrInvalid).
 //   - Waiting for ovs-vswitchd to create the kernel interface is event-driven (a netlink link
 //     subscription) and bounded by the caller's context.
 //
-// Concurrency: Ensure is not called concurrently (the node role runs one wiring loop). It
+// Concurrency: Ensure is not called concurrently (the node role holds a lock around it: the
+// Node loop and the drift loop both call it). It
 // works in the network namespace of the calling goroutine's thread: callers that run inside
 // another namespace (tests) call it from a goroutine locked to that namespace (ns.Do).
 package hostnet

@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/containernetworking/plugins/pkg/netlinksafe"
 	"github.com/containernetworking/plugins/pkg/ns"
 	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
 )
 
 // TestMasqueradeReachesOutside sends UDP from a pod address, routed through the host, to an
@@ -46,29 +50,35 @@ func TestMasqueradeReachesOutside(t *testing.T) {
 	spec := testSpec()
 	spec.Masquerade = nil
 	inNS(t, host, func() error { return wireLink(context.Background(), spec, nil) })
-	if src, _ := udpRoundTrip(t, pod, outside, false); src != "10.42.0.5" {
+	trip := roundTrip{pod: pod, outside: outside, podIP: "10.42.0.5", outsideIP: "192.0.2.2"}
+	if src, _ := trip.run(t, false); src != "10.42.0.5" {
 		t.Fatalf("without masquerade: outside saw %s, want the pod's address", src)
 	}
 	spec.Masquerade = testSpec().Masquerade
 	inNS(t, host, func() error { return wireLink(context.Background(), spec, nil) })
-	if src, answered := udpRoundTrip(t, pod, outside, true); src != "192.0.2.1" || !answered {
+	if src, answered := trip.run(t, true); src != "192.0.2.1" || !answered {
 		t.Fatalf("with masquerade: outside saw %s, answer arrived %v; want the host's address 192.0.2.1 and an answer", src, answered)
 	}
 }
 
-// udpRoundTrip sends a datagram from the pod to the outside, which echoes it. It returns the
-// source address the outside saw and, when asked to wait for it, whether the echo reached the
-// pod.
-func udpRoundTrip(t *testing.T, pod, outside ns.NetNS, waitAnswer bool) (string, bool) {
+// roundTrip is a UDP exchange between a pod address and an outside one.
+type roundTrip struct {
+	pod, outside     ns.NetNS
+	podIP, outsideIP string
+}
+
+// run sends a datagram from the pod to the outside, which echoes it. It returns the source
+// address the outside saw and, when asked to wait for it, whether the echo reached the pod.
+func (rt roundTrip) run(t *testing.T, waitAnswer bool) (string, bool) {
 	t.Helper()
 	var server, client *net.UDPConn
-	inNS(t, outside, func() (err error) {
-		server, err = net.ListenUDP("udp4", &net.UDPAddr{IP: net.ParseIP("192.0.2.2")})
+	inNS(t, rt.outside, func() (err error) {
+		server, err = net.ListenUDP("udp", &net.UDPAddr{IP: net.ParseIP(rt.outsideIP)})
 		return err
 	})
 	defer server.Close()
-	inNS(t, pod, func() (err error) {
-		client, err = net.ListenUDP("udp4", &net.UDPAddr{IP: net.ParseIP("10.42.0.5")})
+	inNS(t, rt.pod, func() (err error) {
+		client, err = net.ListenUDP("udp", &net.UDPAddr{IP: net.ParseIP(rt.podIP)})
 		return err
 	})
 	defer client.Close()
@@ -100,6 +110,80 @@ func udpRoundTrip(t *testing.T, pod, outside ns.NetNS, waitAnswer bool) (string,
 	buf := make([]byte, 64)
 	_, err := client.Read(buf)
 	return src, err == nil
+}
+
+// TestMasqueradeIPv6 is the same for IPv6 pod traffic, which "ip6 edgeovn" masquerades (the
+// IPv4 table cannot): without an IPv6 prefix in the spec the outside sees the pod's address,
+// with one it sees the host's and answers.
+//
+//	pod (fd00:42::5, router fd00:64::1) eth0 ── ovn0 host (fd00:64::2) eth1 ── eth0 outside (2001:db8::2)
+//	                                                    2001:db8::1
+func TestMasqueradeIPv6(t *testing.T) {
+	needRoot(t)
+	host, pod, outside := newNS(t), newNS(t), newNS(t)
+	inNS(t, host, func() error {
+		if err := addVeth("ovn0", "eth0", pod); err != nil {
+			return err
+		}
+		if err := addVeth("eth1", "eth0", outside); err != nil {
+			return err
+		}
+		if err := configure6("eth1", "2001:db8::1/64"); err != nil {
+			return err
+		}
+		if err := configure6("ovn0", "fd00:64::2/64"); err != nil {
+			return err
+		}
+		// What OVN's router would be to the host: the way back to the pods.
+		if _, err := exec.Command("ip", "-6", "route", "add", "fd00:42::/64", "via", "fd00:64::1", "dev", "ovn0").CombinedOutput(); err != nil {
+			return err
+		}
+		return os.WriteFile("/proc/sys/net/ipv6/conf/all/forwarding", []byte("1"), 0o644)
+	})
+	inNS(t, pod, func() error {
+		if err := configure6("eth0", "fd00:64::1/64", "fd00:42::5/64"); err != nil {
+			return err
+		}
+		out, err := exec.Command("ip", "-6", "route", "add", "default", "via", "fd00:64::2", "dev", "eth0").CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%w: %s", err, out)
+		}
+		return nil
+	})
+	inNS(t, outside, func() error { return configure6("eth0", "2001:db8::2/64") })
+
+	spec := testSpec()
+	inNS(t, host, func() error { return wireLink(context.Background(), spec, nil) })
+	trip := roundTrip{pod: pod, outside: outside, podIP: "fd00:42::5", outsideIP: "2001:db8::2"}
+	if src, _ := trip.run(t, false); src != "fd00:42::5" {
+		t.Fatalf("without an IPv6 prefix to masquerade: outside saw %s, want the pod's address", src)
+	}
+	spec.Masquerade = append(spec.Masquerade, netip.MustParsePrefix("fd00:42::/64"))
+	inNS(t, host, func() error { return wireLink(context.Background(), spec, nil) })
+	if src, answered := trip.run(t, true); src != "2001:db8::1" || !answered {
+		t.Fatalf("with fd00:42::/64 masqueraded: outside saw %s, answer arrived %v; want the host's 2001:db8::1 and an answer", src, answered)
+	}
+	var tables []string
+	inNS(t, host, func() (err error) { tables, err = OwnedTables(); return err })
+	if strings.Join(tables, ",") != "ip edgeovn,ip6 edgeovn" {
+		t.Errorf("owned tables %v, want ip edgeovn and ip6 edgeovn", tables)
+	}
+}
+
+// configure6 gives the link IPv6 addresses without duplicate address detection (usable at
+// once) and brings it up.
+func configure6(name string, prefixes ...string) error {
+	link, err := netlinksafe.LinkByName(name)
+	if err != nil {
+		return err
+	}
+	for _, p := range prefixes {
+		a := &netlink.Addr{IPNet: prefixToIPNet(netip.MustParsePrefix(p)), Flags: unix.IFA_F_NODAD}
+		if err := netlink.AddrAdd(link, a); err != nil {
+			return fmt.Errorf("add %s to %s: %w", p, name, err)
+		}
+	}
+	return netlink.LinkSetUp(link)
 }
 
 // addVeth adds a veth in the current namespace whose peer, peerName, lives in peerNS.

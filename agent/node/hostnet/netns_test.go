@@ -94,6 +94,9 @@ func readState(t *testing.T) netState {
 			t.Fatal(err)
 		}
 		for _, ad := range addrs {
+			if ad.IP.IsLinkLocalUnicast() {
+				continue // the kernel adds IPv6 link-local addresses when it gets to it, not edgeovn
+			}
 			s.Addrs = append(s.Addrs, a.Name+": "+ad.IPNet.String())
 		}
 	}
@@ -129,7 +132,7 @@ func readNAT(t *testing.T) (tables, rules []string) {
 	if !slices.Contains(tables, natTable) {
 		return tables, nil
 	}
-	tb := table()
+	tb := table(nftables.TableFamilyIPv4)
 	rs, err := conn.GetRules(tb, &nftables.Chain{Name: natChain, Table: tb})
 	if err != nil {
 		t.Fatal(err)

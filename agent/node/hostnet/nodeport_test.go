@@ -179,13 +179,13 @@ func TestOwnedTablesCleanup(t *testing.T) {
 		if err := EnsureServices(context.Background(), spec, nil); err != nil {
 			return err
 		}
-		if got, err := OwnedTables(); err != nil || len(got) != 1 || got[0] != svcTable {
-			t.Errorf("owned tables = %v, %v; want [%s]", got, err, svcTable)
+		if got, err := OwnedTables(); err != nil || len(got) != 1 || got[0] != "ip "+svcTable {
+			t.Errorf("owned tables = %v, %v; want [ip %s]", got, err, svcTable)
 		}
 		if err := DeleteTable("filter"); !errors.Is(err, ErrInvalid) {
 			t.Errorf("delete of a foreign table: %v, want ErrInvalid", err)
 		}
-		if err := DeleteTable(svcTable); err != nil {
+		if err := DeleteTable("ip " + svcTable); err != nil {
 			return err
 		}
 		if got, _ := OwnedTables(); len(got) != 0 {

@@ -23,7 +23,7 @@ type Spec struct {
 	Gateway    netip.Addr       // the cluster router on the join switch, 100.64.0.1
 	Routes     []netip.Prefix   // routed via Gateway dev Interface: the cluster CIDR(s)
 	MTU        int              // 0: leave as is
-	Masquerade []netip.Prefix   // pod CIDRs masqueraded when leaving by any other interface; empty: no NAT rules
+	Masquerade []netip.Prefix   // pod CIDRs (IPv4, IPv6) masqueraded when leaving by any other interface; empty: no NAT rules
 }
 
 // maxIfaceName is IFNAMSIZ-1.
@@ -53,7 +53,12 @@ func (s Spec) Validate() error {
 	if err := validatePrefixes("routes", s.Routes); err != nil {
 		return err
 	}
-	return validatePrefixes("masquerade", s.Masquerade)
+	for _, p := range s.Masquerade {
+		if !p.IsValid() || p.Addr().Is4In6() || p != p.Masked() || p.Bits() == 0 {
+			return invalid("masquerade: %s is not a network prefix (host bits clear, length > 0)", p)
+		}
+	}
+	return nil
 }
 
 func (s Spec) validateAddressing() error {

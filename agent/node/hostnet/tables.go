@@ -3,42 +3,52 @@ package hostnet
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/google/nftables"
 )
 
+// ownedTables are edgeovn's nftables tables as nft names them.
+var ownedTables = []string{"ip " + natTable, "ip6 " + natTable, "ip " + svcTable}
+
+var families = map[string]nftables.TableFamily{"ip": nftables.TableFamilyIPv4, "ip6": nftables.TableFamilyIPv6}
+
 // OwnedTables lists the nftables tables edgeovn writes that exist now ("ip edgeovn",
-// "ip edgeovn-svc"), for a clean-up.
+// "ip6 edgeovn", "ip edgeovn-svc"), for a clean-up.
 func OwnedTables() ([]string, error) {
 	conn, err := nftables.New()
 	if err != nil {
 		return nil, fmt.Errorf("open nftables: %w", err)
 	}
-	tables, err := conn.ListTablesOfFamily(nftables.TableFamilyIPv4)
-	if err != nil {
-		return nil, fmt.Errorf("list nftables tables: %w", err)
-	}
 	var out []string
-	for _, t := range tables {
-		if slices.Contains([]string{natTable, svcTable}, t.Name) {
-			out = append(out, t.Name)
+	for _, fname := range []string{"ip", "ip6"} {
+		tables, err := conn.ListTablesOfFamily(families[fname])
+		if err != nil {
+			return nil, fmt.Errorf("list nftables tables: %w", err)
+		}
+		for _, t := range tables {
+			if name := fname + " " + t.Name; slices.Contains(ownedTables, name) {
+				out = append(out, name)
+			}
 		}
 	}
 	return out, nil
 }
 
-// DeleteTable deletes one of edgeovn's IPv4 tables; any other name is refused.
+// DeleteTable deletes one of edgeovn's tables, named as OwnedTables names it ("ip edgeovn");
+// any other name is refused.
 func DeleteTable(name string) error {
-	if name != natTable && name != svcTable {
-		return fmt.Errorf("%w: table ip %s is not edgeovn's", ErrInvalid, name)
+	if !slices.Contains(ownedTables, name) {
+		return fmt.Errorf("%w: table %s is not edgeovn's", ErrInvalid, name)
 	}
+	family, table, _ := strings.Cut(name, " ")
 	conn, err := nftables.New()
 	if err != nil {
 		return fmt.Errorf("open nftables: %w", err)
 	}
-	conn.DelTable(&nftables.Table{Name: name, Family: nftables.TableFamilyIPv4})
+	conn.DelTable(&nftables.Table{Name: table, Family: families[family]})
 	if err := conn.Flush(); err != nil {
-		return fmt.Errorf("delete nftables table ip %s: %w", name, err)
+		return fmt.Errorf("delete nftables table %s: %w", name, err)
 	}
 	return nil
 }

@@ -298,7 +298,7 @@ func addForeignChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn.AddChain(&nftables.Chain{Name: "intruder", Table: table()})
+	conn.AddChain(&nftables.Chain{Name: "intruder", Table: table(nftables.TableFamilyIPv4)})
 	conn.AddTable(&nftables.Table{Name: "other", Family: nftables.TableFamilyIPv4})
 	must(t, conn.Flush())
 }

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
@@ -84,17 +85,8 @@ func row(name string, s sample) {
 	slices.Sort(warm)
 	dels := slices.Clone(s.del)
 	slices.Sort(dels)
-	fmt.Printf("| %s | %v | %v | %v | %v |\n", name, ms(first), ms(pct(warm, 50)), ms(pct(warm, 95)), ms(pct(dels, 50)))
+	fmt.Printf("| %s | %v | %v | %v | %v |\n", name, benchkit.Ms(first), benchkit.Ms(benchkit.Pct(warm, 50)), benchkit.Ms(benchkit.Pct(warm, 95)), benchkit.Ms(benchkit.Pct(dels, 50)))
 }
-
-func pct(d []time.Duration, p int) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	return d[min(len(d)-1, (len(d)*p)/100)]
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
 func benchEdgeovn(ctx context.Context, rig *harness.Rig, bin string, pods int, afterOVN0 bool) (sample, error) {
 	k := daemon.Kubelet(rig, "bench-1")

@@ -3,16 +3,17 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/ovn-org/libovsdb/client"
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/nbdb"
@@ -29,21 +30,11 @@ type bench struct {
 }
 
 func newBench(ctx context.Context, rig *harness.Rig) (*bench, error) {
-	cfg := rig.RESTConfig()
-	cfg.QPS, cfg.Burst = 2000, 4000
-	kube, err := kubernetes.NewForConfig(cfg)
+	c, err := benchkit.Connect(ctx, rig)
 	if err != nil {
 		return nil, err
 	}
-	dbModel, err := nbdb.FullDatabaseModel()
-	if err != nil {
-		return nil, err
-	}
-	nb, err := ovn.Connect(ctx, ovn.ConnectRequest{Endpoints: []string{rig.NBEndpoint}}, dbModel)
-	if err != nil {
-		return nil, err
-	}
-	return &bench{kube: kube, nb: nb}, nil
+	return &bench{kube: c.Kube, nb: c.NB}, nil
 }
 
 func (b *bench) close() { b.nb.Close() }
@@ -58,20 +49,16 @@ func (b *bench) createPods(ctx context.Context, sc scale) error {
 			return err
 		}
 	}
-	sem := make(chan struct{}, 16)
-	errs := make(chan error, sc.pods)
+	var g errgroup.Group
+	g.SetLimit(16)
 	for i := range sc.pods {
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem }()
+		g.Go(func() error {
 			labels := map[string]string{"app": fmt.Sprintf("app-%d", i%10), "tier": []string{"front", "back"}[i%2]}
-			errs <- b.pod(ctx, nsName(i%sc.namespaces), fmt.Sprintf("pod-%d", i), labels)
-		}()
+			return b.pod(ctx, nsName(i%sc.namespaces), fmt.Sprintf("pod-%d", i), labels)
+		})
 	}
-	for range sc.pods {
-		if err := <-errs; err != nil {
-			return err
-		}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	return b.wait(ctx, fmt.Sprintf("%d pod ports in NB", sc.pods), func() (bool, error) {
 		var lsps []*nbdb.LogicalSwitchPort
@@ -114,21 +101,17 @@ type programmed struct {
 // other one egress to its team on UDP 53) and times them until every one has its ACLs in NB.
 func (b *bench) programPolicies(ctx context.Context, sc scale) (programmed, error) {
 	start := time.Now()
-	sem := make(chan struct{}, 16)
-	errs := make(chan error, sc.policies)
+	var g errgroup.Group
+	g.SetLimit(16)
 	for i := range sc.policies {
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem }()
+		g.Go(func() error {
 			np := policy(nsName(i%sc.namespaces), i)
 			_, err := b.kube.NetworkingV1().NetworkPolicies(np.Namespace).Create(ctx, np, metav1.CreateOptions{})
-			errs <- err
-		}()
+			return err
+		})
 	}
-	for range sc.policies {
-		if err := <-errs; err != nil {
-			return programmed{}, fmt.Errorf("create policy: %w", err)
-		}
+	if err := g.Wait(); err != nil {
+		return programmed{}, fmt.Errorf("create policy: %w", err)
 	}
 	var acls []*nbdb.ACL
 	err := b.wait(ctx, fmt.Sprintf("ACLs of %d policies", sc.policies), func() (bool, error) {
@@ -197,13 +180,3 @@ func (b *bench) wait(ctx context.Context, what string, ok func() (bool, error)) 
 		}
 	}
 }
-
-func pct(d []time.Duration, p int) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	d = slices.Sorted(slices.Values(d))
-	return d[min(len(d)-1, (len(d)*p)/100)]
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d.Microseconds())/1000) }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 )
@@ -74,7 +75,7 @@ func run(bin string, sc scale, flips int) error {
 	fmt.Println("|---|---:|---|")
 	fmt.Printf("| %d policies over %d pods (%d namespaces), first create to the last policy's ACLs in NB | %.2f s (%d ACLs, %d address sets, %d port groups) | |\n",
 		sc.policies, sc.pods, sc.namespaces, prog.took.Seconds(), prog.acls, prog.sets, prog.groups)
-	fmt.Printf("| pod label change to a TCP probe getting through, p50 / max (%d changes) | %s / %s | <= 1 s |\n", flips, ms(pct(allow, 50)), ms(pct(allow, 100)))
-	fmt.Printf("| label change back to the probe blocked, p50 / max (probe timeout 100 ms) | %s / %s | |\n", ms(pct(deny, 50)), ms(pct(deny, 100)))
+	fmt.Printf("| pod label change to a TCP probe getting through, p50 / max (%d changes) | %s / %s | <= 1 s |\n", flips, benchkit.Ms(benchkit.Pct(allow, 50)), benchkit.Ms(benchkit.Pct(allow, 100)))
+	fmt.Printf("| label change back to the probe blocked, p50 / max (probe timeout 100 ms) | %s / %s | |\n", benchkit.Ms(benchkit.Pct(deny, 50)), benchkit.Ms(benchkit.Pct(deny, 100)))
 	return nil
 }

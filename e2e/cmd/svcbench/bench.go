@@ -14,10 +14,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ovn-org/libovsdb/client"
+	"golang.org/x/sync/errgroup"
 
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
-	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/nbdb"
 )
 
@@ -30,42 +31,23 @@ type bench struct {
 }
 
 func newBench(ctx context.Context, rig *harness.Rig) (*bench, error) {
-	cfg := rig.RESTConfig()
-	cfg.QPS, cfg.Burst = 2000, 4000
-	kube, err := kubernetes.NewForConfig(cfg)
+	c, err := benchkit.Connect(ctx, rig)
 	if err != nil {
 		return nil, err
 	}
-	dbModel, err := nbdb.FullDatabaseModel()
-	if err != nil {
-		return nil, err
-	}
-	nb, err := ovn.Connect(ctx, ovn.ConnectRequest{Endpoints: []string{rig.NBEndpoint}}, dbModel)
-	if err != nil {
-		return nil, err
-	}
-	return &bench{kube: kube, nb: nb, ns: "default"}, nil
+	return &bench{kube: c.Kube, nb: c.NB, ns: "default"}, nil
 }
 
 func (b *bench) close() { b.nb.Close() }
 
 // createServices creates n Services with one EndpointSlice of 3 endpoints each, 8 at a time.
 func (b *bench) createServices(ctx context.Context, n int) error {
-	sem := make(chan struct{}, 8)
-	errs := make(chan error, n)
+	var g errgroup.Group
+	g.SetLimit(8)
 	for i := range n {
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem }()
-			errs <- b.createService(ctx, i)
-		}()
+		g.Go(func() error { return b.createService(ctx, i) })
 	}
-	for range n {
-		if err := <-errs; err != nil {
-			return err
-		}
-	}
-	return nil
+	return g.Wait()
 }
 
 func (b *bench) createService(ctx context.Context, i int) error {
@@ -171,14 +153,43 @@ func (b *bench) waitBackend(ctx context.Context, lb, backend string) error {
 	}
 }
 
-// cniAdds times the pod network's CNI ADD of n pods, one after the other.
-func (b *bench) cniAdds(ctx context.Context, k *podsim.Kubelet, n int) ([]time.Duration, error) {
+// deleteServices deletes the n Services of createServices, 8 at a time, and waits until
+// northbound holds at most keep load balancers (the kubernetes Service's).
+func (b *bench) deleteServices(ctx context.Context, n, keep int) error {
+	var g errgroup.Group
+	g.SetLimit(8)
+	for i := range n {
+		g.Go(func() error {
+			return b.kube.CoreV1().Services(b.ns).Delete(ctx, fmt.Sprintf("svc-%d", i), metav1.DeleteOptions{})
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("delete service: %w", err)
+	}
+	for {
+		var lbs []*nbdb.LoadBalancer
+		if err := b.nb.List(ctx, &lbs); err != nil {
+			return err
+		}
+		if len(lbs) <= keep {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d load balancers left after deleting the Services: %w", len(lbs), ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// cniAdds times the pod network's CNI ADD of n pods named prefix-0..n-1, one after the other.
+func (b *bench) cniAdds(ctx context.Context, k *podsim.Kubelet, prefix string, n int) ([]time.Duration, error) {
 	if err := k.WaitReady(ctx); err != nil {
 		return nil, err
 	}
 	var out []time.Duration
 	for i := range n {
-		pod, err := k.CreatePod(ctx, b.ns, fmt.Sprintf("bench-%d", i), nil)
+		pod, err := k.CreatePod(ctx, b.ns, fmt.Sprintf("%s-%d", prefix, i), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -196,12 +207,3 @@ func (b *bench) cniAdds(ctx context.Context, k *podsim.Kubelet, n int) ([]time.D
 	slices.Sort(out)
 	return out, nil
 }
-
-func pct(d []time.Duration, p int) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	return d[min(len(d)-1, (len(d)*p)/100)]
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }

@@ -1,7 +1,8 @@
 // Command svcbench measures edgeovn's Services on the real rig (OVN, OVS userspace datapath,
 // kube-apiserver) and prints the README's table: a Service's endpoint change to its load
 // balancer updated in OVN northbound (p50/p95), N Services with 3 endpoints each programmed
-// from a cold start (seconds, load balancer rows), and CNI ADD p50 with them present.
+// from a cold start (seconds, load balancer rows), and CNI ADD p50 with them present and, in the same run,
+// once they are deleted (what the Services cost, whatever the machine's load).
 //
 //	go run ./e2e/cmd/svcbench -bin bin -services 1000      (as root; make deps build first)
 package main
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 )
@@ -71,16 +73,26 @@ func run(bin string, services, changes, pods int) error {
 	if err != nil {
 		return err
 	}
-	add, err := b.cniAdds(ctx, k, pods)
+	add, err := b.cniAdds(ctx, k, "with", pods)
+	if err != nil {
+		return err
+	}
+	// The same ADDs on the same host in the same run once the Services are gone: the
+	// baseline that says what the Services cost, whatever the machine's load.
+	if err := b.deleteServices(ctx, services, rows-services); err != nil {
+		return err
+	}
+	base, err := b.cniAdds(ctx, k, "without", pods)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("\nServices on one host (userspace datapath); edgeovn started with the Services already in the API\n\n")
 	fmt.Println("| measure | result | goal |")
 	fmt.Println("|---|---:|---|")
-	fmt.Printf("| endpoint change to load balancer updated in NB, p50 / p95 (%d changes) | %s / %s | <= 100 ms |\n", changes, ms(pct(lat, 50)), ms(pct(lat, 95)))
+	fmt.Printf("| endpoint change to load balancer updated in NB, p50 / p95 (%d changes) | %s / %s | <= 100 ms |\n", changes, benchkit.Ms(benchkit.Pct(lat, 50)), benchkit.Ms(benchkit.Pct(lat, 95)))
 	fmt.Printf("| %d Services x 3 endpoints programmed, edgeovn start to the last load balancer | %.2f s (%d load balancer rows) | <= 5 s |\n", services, cold.Seconds(), rows)
-	fmt.Printf("| CNI ADD p50 / p95 with those Services present (%d pods) | %s / %s | <= 40 ms |\n", pods, ms(pct(add, 50)), ms(pct(add, 95)))
+	fmt.Printf("| CNI ADD p50 / p95 with those Services present (%d pods) | %s / %s | <= 40 ms |\n", pods, benchkit.Ms(benchkit.Pct(add, 50)), benchkit.Ms(benchkit.Pct(add, 95)))
+	fmt.Printf("| CNI ADD p50 / p95 in the same run once the Services are deleted (%d pods) | %s / %s | |\n", pods, benchkit.Ms(benchkit.Pct(base, 50)), benchkit.Ms(benchkit.Pct(base, 95)))
 	if keep {
 		fmt.Printf("rig kept in %s (netns %s); press enter to tear down\n", rig.Dir, rig.Netns)
 		_, _ = fmt.Scanln()

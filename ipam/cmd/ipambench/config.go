@@ -20,13 +20,13 @@ type config struct {
 
 func (c *config) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Dir, "dir", os.TempDir(), "directory for the databases (use the IPAM's disk)")
-	fs.IntVar(&c.Serial, "serial", 2000, "serial allocations")
+	fs.IntVar(&c.Serial, "serial", 10000, "serial allocations")
 	fs.IntVar(&c.Concurrent, "concurrent", 40000, "allocations in total from the concurrent allocators")
 	fs.IntVar(&c.Workers, "workers", 64, "concurrent allocators")
 	fs.IntVar(&c.Load, "load", 100000, "allocations in the database that is opened and loaded")
 	fs.IntVar(&c.Runs, "runs", 3, "open + load repetitions (median printed)")
 	fs.IntVar(&c.Fsyncs, "fsyncs", 1000, "fsyncs timed for the floor")
-	fs.IntVar(&c.Peer, "peer", 300, "host-local allocations per workload")
+	fs.IntVar(&c.Peer, "peer", 1000, "host-local allocations per workload (its time grows with the square of this)")
 }
 
 func (c config) validate() error {

@@ -1,0 +1,8 @@
+// Package opsserver serves the daemon's operations endpoints over HTTP on a local address
+// (config metrics-address, default 127.0.0.1:10665): /metrics (Prometheus), /healthz (the
+// process is alive: what the systemd watchdog is fed on) and /readyz (this node's datapath
+// can take pods: the same live verdict as CNI STATUS).
+//
+// Invariants: /healthz and /readyz answer 200 "ok" or 503 with the reason, evaluated on each
+// request, never from a cached flag; a GET is all they take. Nothing here changes state.
+package opsserver

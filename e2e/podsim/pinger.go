@@ -1,0 +1,108 @@
+package podsim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"golang.org/x/net/icmp"
+	"golang.org/x/net/ipv4"
+)
+
+// Pinger sends ICMP echo requests from a pod at a fixed interval and counts the replies, for
+// as long as a test runs (ping(8) counts a request in flight when it is interrupted as lost;
+// Stop here waits for the last replies first).
+type Pinger struct {
+	conn     *icmp.PacketConn
+	dst      *net.IPAddr
+	id       int
+	interval time.Duration
+
+	mu       sync.Mutex
+	sent     int
+	received map[int]bool // by sequence number (mod 2^16: fine below 10 minutes at 10 ms)
+	stop     chan struct{}
+	done     sync.WaitGroup
+}
+
+// PingStats is what a Pinger counted.
+type PingStats struct {
+	Sent, Received int
+	Lost           []int // sequence numbers never answered
+}
+
+// StartPinger starts pinging dst from the pod every interval.
+func StartPinger(from *Sandbox, dst netip.Addr, interval time.Duration) (*Pinger, error) {
+	p := &Pinger{dst: &net.IPAddr{IP: dst.AsSlice()}, id: rand.IntN(1 << 16), interval: interval,
+		received: map[int]bool{}, stop: make(chan struct{})}
+	err := inNetns(from.Netns, func() (err error) {
+		p.conn, err = icmp.ListenPacket("ip4:icmp", from.IP().String())
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open icmp socket in pod %s: %w", from.Pod.Name, err)
+	}
+	p.done.Add(2)
+	go p.send()
+	go p.receive()
+	return p, nil
+}
+
+func (p *Pinger) send() {
+	defer p.done.Done()
+	t := time.NewTicker(p.interval)
+	defer t.Stop()
+	for seq := 0; ; seq++ {
+		msg := icmp.Message{Type: ipv4.ICMPTypeEcho, Body: &icmp.Echo{ID: p.id, Seq: seq & 0xffff, Data: []byte("edgeovn")}}
+		b, _ := msg.Marshal(nil)
+		p.mu.Lock()
+		p.sent++
+		p.mu.Unlock()
+		_, _ = p.conn.WriteTo(b, p.dst) // a failed send is a request never answered
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (p *Pinger) receive() {
+	defer p.done.Done()
+	buf := make([]byte, 1500)
+	for {
+		n, _, err := p.conn.ReadFrom(buf)
+		if err != nil {
+			return // closed by Stop
+		}
+		m, err := icmp.ParseMessage(1, buf[:n])
+		if err != nil || m.Type != ipv4.ICMPTypeEchoReply {
+			continue
+		}
+		if e, ok := m.Body.(*icmp.Echo); ok && e.ID == p.id {
+			p.mu.Lock()
+			p.received[e.Seq] = true
+			p.mu.Unlock()
+		}
+	}
+}
+
+// Stop stops sending, waits a second for the last replies, and returns the counts.
+func (p *Pinger) Stop() PingStats {
+	close(p.stop)
+	time.Sleep(time.Second)
+	p.conn.Close()
+	p.done.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st := PingStats{Sent: p.sent, Received: len(p.received)}
+	for seq := range p.sent {
+		if !p.received[seq&0xffff] {
+			st.Lost = append(st.Lost, seq)
+		}
+	}
+	return st
+}
