@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/realpods"
 )
 
@@ -30,12 +31,7 @@ func (s *sample) add(r sample) {
 	s.load = append(s.load, r.load...)
 }
 
-func (s sample) pct(p int) time.Duration {
-	if len(s.each) == 0 {
-		return 0
-	}
-	return s.each[min(len(s.each)-1, (len(s.each)*p)/100)]
-}
+func (s sample) pct(p int) time.Duration { return benchkit.Pct(s.each, p) }
 
 func (s sample) row(name string) {
 	var all []string

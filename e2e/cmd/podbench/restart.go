@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 )
 
@@ -80,13 +81,11 @@ func (b *bench) readyAfter(ctx context.Context, t time.Time) (corev1.NodeConditi
 	}
 }
 
-func msec(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d.Microseconds())/1000) }
-
 func printRestarts(rs []restartSample) {
 	fmt.Printf("\nedgeovn restarted (SIGTERM, exit, start) while the node runs, %d times\n\n", len(rs))
 	fmt.Println("| restart | stop | start to CNI STATUS ok | start to node Ready reported | node went NotReady |")
 	fmt.Println("|---|---:|---:|---:|---|")
 	for i, s := range rs {
-		fmt.Printf("| %d | %s | %s | %s | %t |\n", i+1, msec(s.stop), msec(s.status), msec(s.ready), s.wentNotReady)
+		fmt.Printf("| %d | %s | %s | %s | %t |\n", i+1, benchkit.Ms(s.stop), benchkit.Ms(s.status), benchkit.Ms(s.ready), s.wentNotReady)
 	}
 }
