@@ -8,6 +8,10 @@ export EDGEOVN_KUBE_APISERVER ?= $(CACHE)/bin/kube-apiserver
 export EDGEOVN_KUBE_CONTROLLER_MANAGER ?= $(CACHE)/bin/kube-controller-manager
 export EDGEOVN_KUBE_PROXY ?= $(CACHE)/bin/kube-proxy
 export EDGEOVN_COREDNS ?= $(CACHE)/bin/coredns
+export EDGEOVN_KUBELET ?= $(CACHE)/bin/kubelet
+export EDGEOVN_CONTAINERD ?= $(CACHE)/bin/containerd
+export EDGEOVN_CONTAINERD_SHIM ?= $(CACHE)/bin/containerd-shim-runc-v2
+export EDGEOVN_CTR ?= $(CACHE)/bin/ctr
 export EDGEOVN_PKGROOT ?= $(CACHE)/pkgroot
 
 .PHONY: help build binaries package test unit e2e deps vet bench generate verify-generate demo demo-down clean
@@ -40,7 +44,7 @@ package: build ## build the .deb and .rpm for amd64 and arm64 into dist/ (nfpm.y
 		for p in deb rpm; do VERSION=$(PKG_VERSION) $(GO) run $(NFPM) pkg --config dist/nfpm-$$a.yaml --packager $$p --target dist/ || exit 1; done; \
 	done
 
-deps: ## install what the tests need (Debian packages; kube-apiserver, controller-manager, kube-proxy, CoreDNS builds cached in .cache/)
+deps: ## install what the tests need (Debian packages; kube-apiserver, controller-manager, kube-proxy, kubelet, containerd, CoreDNS builds cached in .cache/)
 	./e2e/scripts/install-deps.sh $(CACHE)
 
 vet: ## gofmt and go vet
@@ -55,7 +59,7 @@ e2e: package ## the end-to-end suite on real OVN, OVS, etcd and kube-apiserver, 
 
 test: deps vet verify-generate build unit e2e ## the whole suite: installs what it needs, then vet, unit and e2e tests
 
-bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, NetworkPolicy, restarts and drift
+bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, NetworkPolicy, restarts and drift, pods through a real node
 	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20
 	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20 -after-ovn0
 	$(GO) run ./ipam/cmd/ipambench
@@ -63,6 +67,7 @@ bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, N
 	$(GO) run ./e2e/cmd/netpolbench -bin bin -policies 100 -pods 500
 	$(GO) run ./e2e/cmd/restartbench -bin bin -restarts 10
 	$(GO) run ./e2e/cmd/restartbench -bin bin -drift 5
+	$(GO) run ./e2e/cmd/podbench -bin bin -pods 50
 
 generate: ## regenerate the libovsdb models from ovn/schema
 	$(GO) generate ./ovn/...

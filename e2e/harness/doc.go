@@ -23,6 +23,19 @@
 //     sockets inside the rig's namespace from a locked OS thread, since a socket keeps the
 //     namespace it was created in.
 //
+// A real node (StartRealNode) adds a kubelet and containerd 2 with Debian's runc in the rig's
+// network namespace. They run in this machine's mount namespace (nsenter --net), so that the
+// sandbox namespaces containerd mounts in /run/netns reach edgeovn; the kubelet gets a private
+// copy of it in which the host sysctls it would otherwise set (kernel.panic, ...) read as it
+// wants them, so the shared host keeps its own. Everything else is the node's: containerd's
+// root, state and sockets, the kubelet's root, certs and logs under <dir>/node-<name>, and a
+// cgroup tree /<netns>-<name> for the pods and containerd's shims. Outside it, containerd
+// writes only what is keyed by container ID: libcni's result cache in /var/lib/cni, shim
+// sockets in /run/containerd/s and the sandboxes' /run/netns/cni-* namespaces, all removed as
+// the pods stop. A real node is torn down first in Close, while edgeovn still answers the CNI
+// DELs: pods deleted through the API and waited for, then kubelet and containerd stopped by
+// PID, then any process left in its cgroups killed by PID.
+//
 // Concurrency: a Rig's methods may be called from several goroutines; Stop is idempotent and
 // safe to call after a failed or partial start.
 package harness

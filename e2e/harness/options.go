@@ -35,6 +35,13 @@ type Options struct {
 	KubeControllerManager string
 	KubeProxy             string
 	CoreDNS               string
+	// Kubelet, Containerd, ContainerdShim and Ctr are the real node's binaries (StartRealNode):
+	// empty means $EDGEOVN_KUBELET, $EDGEOVN_CONTAINERD, $EDGEOVN_CONTAINERD_SHIM and
+	// $EDGEOVN_CTR, then the same name in <repo>/.cache/bin.
+	Kubelet        string
+	Containerd     string
+	ContainerdShim string
+	Ctr            string
 	// Detach starts every process in its own session so it outlives the starting program;
 	// StopDir(Dir) tears the rig down later.
 	Detach bool
@@ -71,7 +78,14 @@ const (
 	ControllerManager Component = "kube-controller-manager"
 	KubeProxy         Component = "kube-proxy"
 	CoreDNS           Component = "coredns"
+	Kubelet           Component = "kubelet"
+	Containerd        Component = "containerd"
+	ContainerdShim    Component = "containerd-shim-runc-v2"
+	Ctr               Component = "ctr"
 )
+
+// RealNode lists what StartRealNode needs: Preflight(RealNodeParts...).
+var RealNodeParts = []Component{Kubelet, Containerd, ContainerdShim, Ctr}
 
 // componentEnv names the environment variable that overrides a binary's cache path.
 var componentEnv = map[Component]string{
@@ -79,12 +93,19 @@ var componentEnv = map[Component]string{
 	ControllerManager: "EDGEOVN_KUBE_CONTROLLER_MANAGER",
 	KubeProxy:         "EDGEOVN_KUBE_PROXY",
 	CoreDNS:           "EDGEOVN_COREDNS",
+	Kubelet:           "EDGEOVN_KUBELET",
+	Containerd:        "EDGEOVN_CONTAINERD",
+	ContainerdShim:    "EDGEOVN_CONTAINERD_SHIM",
+	Ctr:               "EDGEOVN_CTR",
 }
 
 // componentTools are the programs from $PATH a component needs besides its own binary:
-// kube-proxy execs iptables-restore (iptables mode) or nft (nftables mode).
+// kube-proxy execs iptables-restore (iptables mode) or nft (nftables mode); containerd's shim
+// runs Debian's runc; the real node's processes are started with nsenter and unshare, and
+// the kubelet's wrapper uses mount.
 var componentTools = map[Component][]string{
-	KubeProxy: {"iptables", "iptables-save", "iptables-restore", "ip6tables", "nft"},
+	KubeProxy:  {"iptables", "iptables-save", "iptables-restore", "ip6tables", "nft"},
+	Containerd: {"runc", "nsenter", "unshare", "mount"},
 }
 
 // Preflight reports, in one error, everything missing for a rig on this machine (not root,
@@ -137,8 +158,11 @@ func checkBinary(c Component, path string) error {
 		return nil
 	}
 	script := "build-kube.sh"
-	if c == CoreDNS {
+	switch c {
+	case CoreDNS:
 		script = "build-coredns.sh"
+	case Containerd, ContainerdShim, Ctr:
+		script = "build-containerd.sh"
 	}
 	return fmt.Errorf("no %s binary at %s: build it with e2e/scripts/%s %s (or make deps)",
 		c, path, script, filepath.Dir(path))
@@ -151,7 +175,8 @@ func (o Options) apiServerPath() string {
 
 // componentPath resolves an optional component's binary the same way.
 func (o Options) componentPath(c Component) string {
-	opt := map[Component]string{ControllerManager: o.KubeControllerManager, KubeProxy: o.KubeProxy, CoreDNS: o.CoreDNS}[c]
+	opt := map[Component]string{ControllerManager: o.KubeControllerManager, KubeProxy: o.KubeProxy, CoreDNS: o.CoreDNS,
+		Kubelet: o.Kubelet, Containerd: o.Containerd, ContainerdShim: o.ContainerdShim, Ctr: o.Ctr}[c]
 	return binaryPath(opt, c)
 }
 

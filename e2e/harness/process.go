@@ -26,6 +26,12 @@ type ProcessSpec struct {
 	// Netns is the name (in /run/netns, as `ip netns` knows it) of the network namespace to run
 	// in, a pod sandbox's, say. Empty means the rig's own.
 	Netns string
+	// HostMounts runs the process in this machine's mount namespace (nsenter --net) instead of
+	// the private one `ip netns exec` gives, whose /sys is remounted for the network namespace
+	// (which hides /sys/fs/cgroup) and whose mounts nobody else sees. The real node's
+	// containerd needs it: the sandbox namespaces it mounts in /run/netns must be visible to
+	// edgeovn, and its container mounts to itself across its shims.
+	HostMounts bool
 	// ExtraFiles are passed as descriptors 3, 4, ... (a socket, as systemd passes one).
 	ExtraFiles []*os.File
 }
@@ -102,6 +108,11 @@ func startProcess(req startRequest) (*Process, error) {
 
 	args := append([]string{"netns", "exec", req.netns, path}, req.spec.Args...)
 	cmd := exec.Command("ip", args...)
+	if req.spec.HostMounts {
+		// nsenter execs the program after setns: the PID stays the program's.
+		args = append([]string{"--net=" + filepath.Join(netnsDir, req.netns), "--", path}, req.spec.Args...)
+		cmd = exec.Command("nsenter", args...)
+	}
 	cmd.Env = append(append(os.Environ(), req.env...), req.spec.Env...)
 	cmd.Dir = req.dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile

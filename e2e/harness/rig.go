@@ -50,6 +50,7 @@ type Rig struct {
 
 	mu      sync.Mutex
 	procs   []*Process // in start order
+	closers []func() error
 	stopped bool
 }
 
@@ -197,6 +198,17 @@ func (r *Rig) startChild(spec ProcessSpec) (*Process, error) {
 	return p, appendPidRecord(r.Dir, p)
 }
 
+// onClose registers a teardown that Close runs before it stops the processes.
+func (r *Rig) onClose(f func() error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped {
+		return fmt.Errorf("rig in %s is stopped", r.Dir)
+	}
+	r.closers = append(r.closers, f)
+	return nil
+}
+
 // spawn starts a process and waits until check passes.
 func (r *Rig) spawn(ctx context.Context, spec ProcessSpec, check func(context.Context) error) (*Process, error) {
 	p, err := r.startChild(spec)
@@ -235,8 +247,9 @@ func (r *Rig) Stop() {
 	}
 }
 
-// Close stops every process by PID in reverse start order and waits for each, deletes the
-// namespace and, unless Options.Keep, the run directory. Calling it again does nothing.
+// Close tears down the real nodes started with StartRealNode, stops every process by PID in
+// reverse start order and waits for each, deletes the namespace and, unless Options.Keep, the
+// run directory. Calling it again does nothing.
 func (r *Rig) Close() error {
 	r.mu.Lock()
 	if r.stopped {
@@ -244,10 +257,14 @@ func (r *Rig) Close() error {
 		return nil
 	}
 	r.stopped = true
-	procs := r.procs
+	procs, closers := r.procs, r.closers
 	r.mu.Unlock()
 
 	var errs []error
+	// Real nodes first, while edgeovn (a process here) still answers their pods' CNI DEL.
+	for i := len(closers) - 1; i >= 0; i-- {
+		errs = append(errs, closers[i]())
+	}
 	for i := len(procs) - 1; i >= 0; i-- {
 		errs = append(errs, procs[i].Stop())
 	}

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds Kubernetes components from the Go module proxy into a cache folder, each once.
 # usage: build-kube.sh OUTDIR [COMPONENT...]   (env KUBE_VERSION, default 1.34.4)
-#   COMPONENT: kube-apiserver, kube-controller-manager, kube-proxy (default: all three)
+#   COMPONENT: kube-apiserver, kube-controller-manager, kube-proxy, kubelet (default: all four)
 #
 # OUTDIR/<component> is kept while OUTDIR/<component>.version names the wanted version; the
 # ones missing are built together in one throwaway module that requires k8s.io/kubernetes
@@ -13,12 +13,12 @@ version="${KUBE_VERSION:-1.34.4}"
 staging="0.${version#1.}"
 out="$(mkdir -p "${1:?usage: $0 OUTDIR [COMPONENT...]}" && cd "$1" && pwd)"
 shift
-[ $# -gt 0 ] || set -- kube-apiserver kube-controller-manager kube-proxy
+[ $# -gt 0 ] || set -- kube-apiserver kube-controller-manager kube-proxy kubelet
 
 missing=""
 for c in "$@"; do
 	case "$c" in
-	kube-apiserver | kube-controller-manager | kube-proxy) ;;
+	kube-apiserver | kube-controller-manager | kube-proxy | kubelet) ;;
 	*) echo "build-kube: unknown component $c" >&2; exit 2 ;;
 	esac
 	if [ -x "$out/$c" ] && [ "$(cat "$out/$c.version" 2>/dev/null)" = "$version" ]; then

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what the real-component tests and the demo need, then builds kube-apiserver,
-# kube-controller-manager, kube-proxy and CoreDNS, and the Debian root the package test boots.
+# kube-controller-manager, kube-proxy, kubelet, containerd (with its runc shim and ctr) and
+# CoreDNS, and the Debian root the package test boots. The real node runs Debian's runc.
 # usage: install-deps.sh [CACHEDIR]   (default <repo>/.cache; the binaries go to CACHEDIR/bin)
 #
 # Idempotent: installs with apt-get only the Debian/Ubuntu packages that are missing. Services
@@ -10,7 +11,7 @@
 # installed are disabled as well, so the system OVS/OVN/etcd never come up behind the tests.
 set -eu
 
-packages="openvswitch-switch ovn-central ovn-host iproute2 iputils-ping etcd-server ethtool nftables iptables debootstrap systemd-container rpm"
+packages="openvswitch-switch ovn-central ovn-host iproute2 iputils-ping etcd-server ethtool nftables iptables debootstrap systemd-container rpm runc"
 daemons="ovsdb-server ovs-vswitchd ovn-northd ovn-controller etcd"
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -81,5 +82,6 @@ install_missing() {
 
 install_missing
 "$here/build-kube.sh" "$cache/bin"
+"$here/build-containerd.sh" "$cache/bin"
 "$here/build-coredns.sh" "$cache/bin"
 "$here/build-pkgroot.sh" "$cache/pkgroot"
