@@ -46,6 +46,8 @@ func TestDriftRepaired(t *testing.T) {
 			t.Errorf("no drift repair logged as %q", line)
 		}
 	}
+	checkStalePortRemoved(ctx, t, env)
+	log = env.daemonLog()
 	before := strings.Count(log, "cause=drift")
 	time.Sleep(5 * time.Second) // a rewrite of what is right would come at the next checks
 	if after := strings.Count(env.daemonLog(), "cause=drift"); after != before {
@@ -92,4 +94,32 @@ func containsLine(log, a, b string) bool {
 		}
 	}
 	return false
+}
+
+// checkStalePortRemoved: a pod whose network namespace is destroyed without a CNI DEL (a
+// runtime that crashed) leaves its OVS port without a device; the drift loop removes the
+// port (at its second check that finds the device gone), and only that port.
+func checkStalePortRemoved(ctx context.Context, t *testing.T, env *env) {
+	t.Helper()
+	b := runPod(ctx, t, env, "pod-b")
+	keep := runPod(ctx, t, env, "pod-c")
+	portOf := func(sb *podsim.Sandbox) string {
+		return strings.TrimSpace(env.vsctl(ctx, t, "--bare", "--columns=name", "find", "Interface", "external_ids:iface-id="+sb.Pod.Name+".default"))
+	}
+	stale, kept := portOf(b), portOf(keep)
+	if stale == "" || kept == "" {
+		t.Fatalf("pod ports not found on br-int: %q %q", stale, kept)
+	}
+	if err := podsim.RemoveNetns(b.Netns); err != nil {
+		t.Fatal(err)
+	}
+	eventually(ctx, t, "the port of a pod removed without CNI DEL is gone from br-int", func() bool {
+		return !strings.Contains(env.vsctl(ctx, t, "list-ports", "br-int"), stale)
+	})
+	if !strings.Contains(env.vsctl(ctx, t, "list-ports", "br-int"), kept) {
+		t.Fatalf("the sweep removed the port %s of a live pod too", kept)
+	}
+	if !containsLine(env.daemonLog(), "removed pod ports whose device is gone", "cause=drift") {
+		t.Errorf("the stale port's removal was not logged as drift")
+	}
 }

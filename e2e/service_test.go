@@ -243,6 +243,16 @@ func createServiceIn(ctx context.Context, t *testing.T, env *env, namespace, nam
 	return out
 }
 
+// vsctl runs ovs-vsctl against the rig's Open_vSwitch database.
+func (e *env) vsctl(ctx context.Context, t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := e.rig.Run(ctx, "ovs-vsctl", append([]string{"--db=" + e.rig.OVSEndpoint}, args...)...)
+	if err != nil {
+		t.Fatalf("ovs-vsctl %s: %v", strings.Join(args, " "), err)
+	}
+	return string(out)
+}
+
 func (e *env) nbctl(ctx context.Context, t *testing.T, args ...string) string {
 	t.Helper()
 	out, err := e.rig.Run(ctx, "ovn-nbctl", append([]string{"--db=" + e.rig.NBEndpoint}, args...)...)

@@ -25,6 +25,7 @@ type hostState struct {
 	mu    sync.Mutex // one Ensure at a time (hostnet's rule), from the Node loop or the drift loop
 	spec  *hostnet.Spec
 	files stamps
+	ports portSweep // only the drift loop uses it
 }
 
 // ensureHost applies spec, as the last one, under the lock.
@@ -82,6 +83,9 @@ func (r *Role) repair(ctx context.Context) {
 	}
 	if err := r.repairFiles(log); err != nil {
 		log.Warn("repair cni files", "err", err)
+	}
+	if err := r.repairPorts(ctx, log); err != nil && ctx.Err() == nil {
+		log.Warn("repair pod ports", "err", err)
 	}
 	r.host.mu.Lock()
 	spec := r.host.spec
