@@ -43,7 +43,7 @@ func (s *Server) add(ctx context.Context, req protocol.PodRequest) (*protocol.Ad
 	start := time.Now()
 	log := s.requestLog(req)
 
-	if err := s.cfg.Ready(ctx); err != nil {
+	if err := timed(log, "check datapath", func() error { return s.cfg.Ready(ctx) }); err != nil {
 		return nil, retryable("node datapath not ready, try again later", err)
 	}
 	var pn PodNetwork

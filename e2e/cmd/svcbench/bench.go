@@ -182,12 +182,13 @@ func (b *bench) deleteServices(ctx context.Context, n, keep int) error {
 	}
 }
 
-// cniAdds times the pod network's CNI ADD of n pods named prefix-0..n-1, one after the other.
-func (b *bench) cniAdds(ctx context.Context, k *podsim.Kubelet, prefix string, n int) ([]time.Duration, error) {
+// cniAdds times the pod network's CNI ADD of n pods named prefix-0..n-1, one after the
+// other, and returns each pod's time by name.
+func (b *bench) cniAdds(ctx context.Context, k *podsim.Kubelet, prefix string, n int) (map[string]time.Duration, error) {
 	if err := k.WaitReady(ctx); err != nil {
 		return nil, err
 	}
-	var out []time.Duration
+	out := map[string]time.Duration{}
 	for i := range n {
 		pod, err := k.CreatePod(ctx, b.ns, fmt.Sprintf("%s-%d", prefix, i), nil)
 		if err != nil {
@@ -201,9 +202,8 @@ func (b *bench) cniAdds(ctx context.Context, k *podsim.Kubelet, prefix string, n
 			return nil, err
 		}
 		if i > 0 { // the first pod pays ovn-controller's first flow computation (README)
-			out = append(out, sb.AddTime)
+			out[pod.Name] = sb.AddTime
 		}
 	}
-	slices.Sort(out)
 	return out, nil
 }
