@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"syscall"
 	"time"
 
 	"github.com/containernetworking/cni/pkg/types"
@@ -80,41 +78,56 @@ type brokenError struct{ err error }
 
 func (e *brokenError) Error() string { return e.err.Error() }
 
-// send makes one attempt.
+// send makes one attempt: one HTTP/1.0 exchange on a fresh connection (see exchange.go).
 func send(ctx context.Context, socket string, body []byte) (*protocol.Response, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://edgeovn"+protocol.Path, bytes.NewReader(body))
-	if err != nil {
-		return nil, types.NewError(types.ErrInternal, "build request", err.Error())
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hresp, err := newClient(socket).Do(hreq)
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", socket)
 	if err != nil {
 		return nil, &brokenError{err}
 	}
-	defer hresp.Body.Close()
+	defer conn.Close()
+	if deadline, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(deadline)
+	}
+	// A cancelled ctx (SIGTERM) ends a read or write in progress.
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if _, err := conn.Write(encodeRequest(body)); err != nil {
+		return nil, &brokenError{fmt.Errorf("send request: %w", err)}
+	}
+	raw, err := io.ReadAll(io.LimitReader(conn, maxResponse+1))
+	if err != nil {
+		// The daemon went away mid-answer (ECONNRESET), or ctx ended: call decides.
+		return nil, &brokenError{fmt.Errorf("read answer: %w", err)}
+	}
+	return decodeAnswer(raw)
+}
+
+// decodeAnswer turns the daemon's whole answer into its Response, or the error it reports.
+func decodeAnswer(raw []byte) (*protocol.Response, error) {
+	if len(raw) > maxResponse {
+		return nil, types.NewError(types.ErrDecodingFailure, fmt.Sprintf("edgeovn daemon answer larger than %d bytes", maxResponse), "")
+	}
+	status, body, err := parseAnswer(raw)
+	if errors.Is(err, errTruncated) {
+		return nil, &brokenError{err}
+	}
+	if err != nil {
+		return nil, types.NewError(types.ErrDecodingFailure, "decode edgeovn daemon answer", err.Error())
+	}
 	var resp protocol.Response
-	if err := json.NewDecoder(io.LimitReader(hresp.Body, maxResponse)).Decode(&resp); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) {
+	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&resp); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return nil, &brokenError{fmt.Errorf("read answer: %w", err)}
 		}
 		return nil, types.NewError(types.ErrDecodingFailure,
-			fmt.Sprintf("decode edgeovn daemon answer (HTTP %d)", hresp.StatusCode), err.Error())
+			fmt.Sprintf("decode edgeovn daemon answer (HTTP %d)", status), err.Error())
 	}
 	if resp.Error != nil {
 		return nil, types.NewError(resp.Error.Code, resp.Error.Msg, resp.Error.Details)
 	}
-	if hresp.StatusCode != http.StatusOK {
-		return nil, types.NewError(types.ErrInternal, fmt.Sprintf("edgeovn daemon answered HTTP %d without an error", hresp.StatusCode), "")
+	if status != 200 {
+		return nil, types.NewError(types.ErrInternal, fmt.Sprintf("edgeovn daemon answered HTTP %d without an error", status), "")
 	}
 	return &resp, nil
-}
-
-func newClient(socket string) *http.Client {
-	var d net.Dialer
-	return &http.Client{Transport: &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return d.DialContext(ctx, "unix", socket)
-		},
-		DisableKeepAlives: true,
-	}}
 }
