@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"net/netip"
 	"os/exec"
 	"strings"
@@ -131,6 +132,17 @@ func TestHostPort(t *testing.T) {
 		Listen: netip.AddrPortFrom(sb.IP(), 8080), Dial: netip.MustParseAddrPort("198.51.100.1:18080")})
 	if err != nil {
 		t.Fatalf("outside -> host port 18080 -> pod %s:8080: %v\n%s", sb.IP(), err, nftRules(ctx, env))
+	}
+	// portmap was told its backend (probed once by edgeovn), so it probes nothing per ADD.
+	list, err := env.kubelet.ConfList(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pm struct {
+		Backend string `json:"backend"`
+	}
+	if err := json.Unmarshal(list.Plugins[len(list.Plugins)-1].Bytes, &pm); err != nil || (pm.Backend != "iptables" && pm.Backend != "nftables") {
+		t.Fatalf("portmap's backend %q in the conflist (err %v), want iptables or nftables: %s", pm.Backend, err, list.Bytes)
 	}
 	if err := env.kubelet.StopSandbox(ctx, sb, true); err != nil {
 		t.Fatal(err)

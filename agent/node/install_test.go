@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -125,9 +126,10 @@ func TestConflist(t *testing.T) {
 		Type         string          `json:"type"`
 		Socket       string          `json:"serverSocket"`
 		Capabilities map[string]bool `json:"capabilities"`
+		Backend      *string         `json:"backend"`
 	}
 	for _, portmap := range []bool{false, true} {
-		b, err := conflist("/run/edgeovn/cni.sock", portmap)
+		b, err := conflist("/run/edgeovn/cni.sock", portmap, portmapNFTables)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,12 +148,20 @@ func TestConflist(t *testing.T) {
 		want := 1
 		if portmap {
 			want = 2
-			if p := c.Plugins[len(c.Plugins)-1]; p.Type != "portmap" || !p.Capabilities["portMappings"] {
-				t.Fatalf("portmap not chained with portMappings: %s", b)
+			if p := c.Plugins[len(c.Plugins)-1]; p.Type != "portmap" || !p.Capabilities["portMappings"] || p.Backend == nil || *p.Backend != portmapNFTables {
+				t.Fatalf("portmap not chained with portMappings and backend %s: %s", portmapNFTables, b)
 			}
 		}
 		if len(c.Plugins) != want {
 			t.Fatalf("portmap=%v: %d plugins in %s", portmap, len(c.Plugins), b)
 		}
+	}
+	// No backend detected: portmap is left to probe for itself, as before.
+	b, err := conflist("/run/edgeovn/cni.sock", true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "backend") {
+		t.Fatalf("conflist names a backend none was detected for: %s", b)
 	}
 }

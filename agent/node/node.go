@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -66,11 +67,14 @@ type Role struct {
 	// datapath is br-int's datapath type, as detected or configured at start.
 	datapath string
 	host     hostState
+	// portmapBackend is portmap's netfilter backend, probed once per start.
+	portmapBackend func() string
 }
 
 // Run runs the node role until ctx ends.
 func Run(ctx context.Context, req Request) error {
-	r := &Role{req: req, log: req.Log, health: req.Health}
+	r := &Role{req: req, log: req.Log, health: req.Health, portmapBackend: sync.OnceValue(detectPortmapBackend)}
+	go r.portmapBackend() // probed while the datapath comes up; the conflist waits for it
 	if r.health == nil {
 		r.health = health.NewMonitor(health.MonitorRequest{Log: req.Log})
 	}
@@ -198,7 +202,7 @@ func (r *Role) installFiles() (installed, error) {
 		return w, err
 	}
 	w.plugins = present.wrote
-	conf, err := conflist(r.req.CNISocket, present.has["portmap"])
+	conf, err := conflist(r.req.CNISocket, present.has["portmap"], r.portmapBackend())
 	if err != nil {
 		return w, err
 	}
