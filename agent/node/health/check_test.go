@@ -3,7 +3,9 @@ package health
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -45,5 +47,30 @@ func TestEvaluateListsEveryFailure(t *testing.T) {
 	}
 	if err := Evaluate(context.Background(), checks[:1], time.Second); err != nil {
 		t.Errorf("all checks pass: %v", err)
+	}
+}
+
+// TestEvaluateRunsChecksAtOnce: each check waits until every check has started, so checks
+// run one after the other would time out.
+func TestEvaluateRunsChecksAtOnce(t *testing.T) {
+	const n = 4
+	var started sync.WaitGroup
+	started.Add(n)
+	allStarted := make(chan struct{})
+	go func() { started.Wait(); close(allStarted) }()
+	checks := make([]Check, n)
+	for i := range checks {
+		checks[i] = Check{Name: fmt.Sprintf("daemon-%d", i), Run: func(ctx context.Context) error {
+			started.Done()
+			select {
+			case <-allStarted:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}}
+	}
+	if err := Evaluate(context.Background(), checks, 10*time.Second); err != nil {
+		t.Fatalf("checks that need each other running at once: %v", err)
 	}
 }
