@@ -1,8 +1,8 @@
 // Package health decides whether this host's datapath can take pods, and keeps deciding:
 // a list of named checks (the Open_vSwitch database answering, br-int present, ovs-vswitchd
 // and ovn-controller answering on their control sockets, ovn0 bound by OVN) is evaluated
-// live (all at once) on every CNI STATUS and ADD and on a timer, and each change of the verdict is reported
-// (to systemd as STATUS=, and READY=1 the first time).
+// live, all checks at once, on every CNI STATUS and ADD and on a timer, and each change of
+// the verdict is reported (to systemd as STATUS=, and READY=1 the first time).
 //
 // Invariants: a check never says yes on a state it could not observe (a timeout, an
 // unreadable pid file or a closed socket is "not ready"); every evaluation runs every check,
