@@ -88,7 +88,7 @@ func run(o options) error {
 	}
 	var t *tracer
 	if o.trace {
-		t = &tracer{rig: rig, log: proc.Log, plugin: k.BinDir}
+		t = &tracer{rig: rig, log: proc.Log, kubelet: k}
 	}
 	with, err := b.phase(ctx, phaseRequest{kubelet: k, tracer: t, name: "with the Services", prefix: "with", pods: o.pods})
 	if err != nil {

@@ -1,13 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
@@ -36,10 +37,10 @@ func (p *phase) addTimes() []time.Duration {
 
 // tracer collects a phase's trace: the rig's usage before and after, the daemon's log.
 type tracer struct {
-	rig    *harness.Rig
-	log    string // the daemon's log file
-	plugin string // the bin dir the runtime executes plugins from
-	before usage
+	rig     *harness.Rig
+	log     string // the daemon's log file
+	kubelet *podsim.Kubelet
+	before  usage
 }
 
 func (t *tracer) start(ctx context.Context) error {
@@ -60,29 +61,61 @@ func (t *tracer) finish(ctx context.Context, p *phase, prefix string, adds int) 
 		return err
 	}
 	p.execs = map[string][]time.Duration{}
-	for _, bin := range []string{"edgeovn", "portmap"} {
-		if p.execs[bin], err = execTimes(ctx, filepath.Join(t.plugin, bin), 10); err != nil {
-			return err
-		}
+	version := execRequest{path: filepath.Join(t.kubelet.BinDir, "edgeovn"), command: "VERSION", netns: t.rig.NetnsPath,
+		stdin: []byte(`{"cniVersion":"1.0.0"}`)}
+	if p.execs["edgeovn"], err = execTimes(ctx, version, 10); err != nil {
+		return err
 	}
-	return nil
+	portmap, err := t.portmapAdd(ctx)
+	if err != nil {
+		return err
+	}
+	p.execs["portmap"], err = execTimes(ctx, portmap, 10)
+	return err
 }
 
-// execTimes runs a CNI plugin n times with CNI_COMMAND=VERSION and times each run: the cost
-// of executing it and its start-up, which every ADD pays once per plugin in the chain.
-func execTimes(ctx context.Context, path string, n int) ([]time.Duration, error) {
+// execRequest is one CNI plugin run.
+type execRequest struct {
+	path, command string
+	netns         string // CNI_NETNS: any namespace but the caller's (skel refuses that)
+	stdin         []byte
+}
+
+// execTimes runs a CNI plugin n times and times each run: the cost of executing it, its
+// start-up and its work, which every ADD pays once per plugin in the chain.
+func execTimes(ctx context.Context, r execRequest, n int) ([]time.Duration, error) {
 	var out []time.Duration
 	for range n {
-		cmd := exec.CommandContext(ctx, path)
-		cmd.Env = append(os.Environ(), "CNI_COMMAND=VERSION")
-		cmd.Stdin = strings.NewReader(`{"cniVersion":"1.0.0"}`)
+		cmd := exec.CommandContext(ctx, r.path)
+		cmd.Env = append(os.Environ(), "CNI_COMMAND="+r.command, "CNI_CONTAINERID=svcbench", "CNI_NETNS="+r.netns,
+			"CNI_IFNAME=eth0", "CNI_PATH="+filepath.Dir(r.path))
+		cmd.Stdin = bytes.NewReader(r.stdin)
 		start := time.Now()
 		if b, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("run %s VERSION: %w: %s", path, err, b)
+			return nil, fmt.Errorf("run %s %s: %w: %s", r.path, r.command, err, b)
 		}
 		out = append(out, time.Since(start))
 	}
 	return out, nil
+}
+
+// portmapAdd is the chained portmap's ADD for a pod without hostPorts, with the config
+// edgeovn wrote, as the runtime runs it after edgeovn's.
+func (t *tracer) portmapAdd(ctx context.Context) (execRequest, error) {
+	list, err := t.kubelet.ConfList(ctx)
+	if err != nil {
+		return execRequest{}, err
+	}
+	var conf map[string]any
+	if err := json.Unmarshal(list.Plugins[len(list.Plugins)-1].Bytes, &conf); err != nil {
+		return execRequest{}, fmt.Errorf("portmap config: %w", err)
+	}
+	conf["cniVersion"], conf["name"] = list.CNIVersion, list.Name
+	conf["prevResult"] = map[string]any{"cniVersion": list.CNIVersion,
+		"interfaces": []any{map[string]any{"name": "eth0", "sandbox": t.rig.NetnsPath}},
+		"ips":        []any{map[string]any{"address": "10.42.0.250/16", "gateway": "10.42.0.1", "interface": 0}}}
+	stdin, err := json.Marshal(conf)
+	return execRequest{path: filepath.Join(t.kubelet.BinDir, fmt.Sprint(conf["type"])), command: "ADD", netns: t.rig.NetnsPath, stdin: stdin}, err
 }
 
 // traceSteps are the daemon's ADD steps in the order it takes them (cni/server/add.go).
@@ -113,7 +146,7 @@ func printTrace(phases []*phase) {
 	}
 	row("outside the daemon (plugin execs, socket, libcni)", func(p *phase) []time.Duration { return p.outside() })
 	row("edgeovn-cni exec alone (VERSION)", func(p *phase) []time.Duration { return p.execs["edgeovn"] })
-	row("portmap exec alone (VERSION)", func(p *phase) []time.Duration { return p.execs["portmap"] })
+	row("portmap ADD alone (no hostPort)", func(p *phase) []time.Duration { return p.execs["portmap"] })
 	printUsage(phases)
 }
 
@@ -136,7 +169,7 @@ func printUsage(phases []*phase) {
 		line += fmt.Sprintf(" %.1f |", p.usage.controllerRecomps)
 	}
 	fmt.Println(line)
-	for _, name := range traced {
+	for _, name := range append(slices.Clone(traced), pluginsKey) {
 		line := "| CPU time: " + name + " |"
 		for _, p := range phases {
 			line += " " + benchkit.Ms(p.usage.cpu[name]) + " |"

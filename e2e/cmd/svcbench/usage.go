@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/edgeovn/edgeovn/e2e/harness"
@@ -21,13 +22,30 @@ type usage struct {
 	cpu               map[string]time.Duration
 	northdRecomputes  int // runs of ovn-northd's "northd" node that recomputed everything
 	controllerRecomps int // recomputes of ovn-controller's logical_flow_output node
+	// plugins is the CPU time of this process's reaped children (the CNI plugins libcni
+	// runs, and what they run) at the snapshot's start and end: its own ovn-appctl runs
+	// fall in between and are left out.
+	pluginsStart, pluginsEnd time.Duration
 }
+
+// childrenCPU is the user plus system time of the reaped children of this process.
+func childrenCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// pluginsKey is the CNI plugins' line in perAdd.cpu.
+const pluginsKey = "CNI plugins (loopback, edgeovn-cni, portmap, what they run)"
 
 // clockTick is the unit of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux).
 const clockTick = 10 * time.Millisecond
 
-func snapshot(ctx context.Context, rig *harness.Rig) (usage, error) {
-	u := usage{cpu: map[string]time.Duration{}}
+func snapshot(ctx context.Context, rig *harness.Rig) (u usage, err error) {
+	u = usage{cpu: map[string]time.Duration{}, pluginsStart: childrenCPU()}
+	defer func() { u.pluginsEnd = childrenCPU() }()
 	for _, name := range traced {
 		p, err := rig.Daemon(name)
 		if err != nil {
@@ -37,7 +55,6 @@ func snapshot(ctx context.Context, rig *harness.Rig) (usage, error) {
 			return u, err
 		}
 	}
-	var err error
 	if u.northdRecomputes, err = recomputes(ctx, rig, filepath.Join(rig.Dir, "ovn-northd.ctl"), "northd"); err != nil {
 		return u, err
 	}
@@ -121,6 +138,7 @@ func (u usage) since(before usage, adds int) perAdd {
 	for name, d := range u.cpu {
 		p.cpu[name] = (d - before.cpu[name]) / time.Duration(adds)
 	}
+	p.cpu[pluginsKey] = (u.pluginsStart - before.pluginsEnd) / time.Duration(adds)
 	p.northdRecomputes = float64(u.northdRecomputes-before.northdRecomputes) / float64(adds)
 	p.controllerRecomps = float64(u.controllerRecomps-before.controllerRecomps) / float64(adds)
 	return p
