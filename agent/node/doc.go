@@ -4,7 +4,8 @@
 // It configures the host's Open_vSwitch database for ovn-controller (chassis name, southbound
 // remote, encapsulation, datapath type detected from the kernel), ensures br-int, installs the
 // CNI binary, the loopback and portmap plugins it ships (where none exist) and the config for
-// the container runtime, and serves the CNI server that wires pods. On the userspace datapath
+// the container runtime (with portmap's netfilter backend, probed once per start: portmap.go),
+// and serves the CNI server that wires pods. On the userspace datapath
 // it keeps the ct_zero_snat capability off and purges ovs-vswitchd's datapath flow cache each
 // time ovn-controller installs another northbound configuration (flowcache.go says why).
 // Invariants: files are replaced atomically (temporary file and rename in the same directory,

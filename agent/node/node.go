@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/netip"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -67,14 +66,14 @@ type Role struct {
 	// datapath is br-int's datapath type, as detected or configured at start.
 	datapath string
 	host     hostState
-	// portmapBackend is portmap's netfilter backend, probed once per start.
-	portmapBackend func() string
+	// portmap probes portmap's netfilter backend once per start.
+	portmap *portmapProbe
 }
 
 // Run runs the node role until ctx ends.
 func Run(ctx context.Context, req Request) error {
-	r := &Role{req: req, log: req.Log, health: req.Health, portmapBackend: sync.OnceValue(detectPortmapBackend)}
-	go r.portmapBackend() // probed while the datapath comes up; the conflist waits for it
+	// Probed while the datapath comes up; the conflist waits for it.
+	r := &Role{req: req, log: req.Log, health: req.Health, portmap: startPortmapProbe(detectPortmapBackend)}
 	if r.health == nil {
 		r.health = health.NewMonitor(health.MonitorRequest{Log: req.Log})
 	}
@@ -202,7 +201,7 @@ func (r *Role) installFiles() (installed, error) {
 		return w, err
 	}
 	w.plugins = present.wrote
-	conf, err := conflist(r.req.CNISocket, present.has["portmap"], r.portmapBackend())
+	conf, err := conflist(r.req.CNISocket, present.has["portmap"], r.portmap.get(portmapProbeWait))
 	if err != nil {
 		return w, err
 	}
