@@ -64,7 +64,7 @@ bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, S
 	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20 -after-ovn0
 	$(GO) run ./ipam/cmd/ipambench
 	$(GO) run ./ovn/cmd/ovnbench
-	$(GO) run ./e2e/cmd/svcbench -bin bin -services 1000
+	$(GO) run ./e2e/cmd/svcbench -bin bin -services 1000 -trace
 	$(GO) run ./e2e/cmd/netpolbench -bin bin -policies 100 -pods 500
 	$(GO) run ./e2e/cmd/restartbench -bin bin -restarts 10
 	$(GO) run ./e2e/cmd/restartbench -bin bin -drift 5
