@@ -44,7 +44,7 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 	if cfg.MetricsAddress != "" {
 		g.Go(func() error {
 			return opsserver.Serve(ctx, opsserver.Request{Address: cfg.MetricsAddress, Metrics: hooks.Metrics.Handler(),
-				Alive: hooks.Health.Alive, Ready: hooks.Health.Check, Log: log})
+				Alive: hooks.Health.Alive, Ready: hooks.Health.Check, Controller: hooks.Metrics.ControllerState, Log: log})
 		})
 	}
 	g.Go(func() error {
@@ -64,6 +64,7 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 		}
 		clog := log.With("role", "controller")
 		return elect(ctx, election{cfg: cfg, kube: kube, log: clog, metrics: hooks.Metrics,
+			eligible: newEligibility(cfg, kube, ovnTLS).check,
 			lead: func(ctx context.Context) error {
 				return runController(ctx, controllerRun{cfg: cfg, kube: kube, tls: ovnTLS, metrics: hooks.Metrics, log: clog})
 			}})
