@@ -128,7 +128,9 @@ func TestShutdownReleasesAfterTerm(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- elect(ctx, election{cfg: cfg, kube: kube, log: slog.New(slog.DiscardHandler), lead: lead}) }()
+	go func() {
+		done <- elect(ctx, election{cfg: cfg, kube: kube, log: slog.New(slog.DiscardHandler), lead: lead})
+	}()
 	select {
 	case <-leading:
 	case <-time.After(10 * time.Second):
