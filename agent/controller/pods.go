@@ -95,6 +95,9 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 	if err := c.ensurePort(ctx, pod, n); err != nil {
 		return err
 	}
+	if err := c.holdAfterPort(ctx, key); err != nil {
+		return err
+	}
 	if err := c.annotate(ctx, pod, n); err != nil {
 		return err
 	}
