@@ -125,3 +125,14 @@ func (e *env) apiPod(ctx context.Context, t *testing.T, name string, annotations
 	}
 	return p
 }
+
+// apiPodObject returns the pod "namespace/name".
+func (e *env) apiPodObject(ctx context.Context, t *testing.T, key string) *corev1.Pod {
+	t.Helper()
+	ns, name, _ := strings.Cut(key, "/")
+	p, err := e.rig.Kube().CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -77,6 +77,9 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	if err := c.removeStale(ctx, stale); err != nil {
 		return err
 	}
+	if err := c.importReleased(ctx); err != nil {
+		return err
+	}
 	c.log.Info("ipam reconciled with the cluster", "claims", len(claims), "adopted", len(res.Adopted),
 		"released", len(res.Released), "conflicts", len(res.Conflicts), "stale_ports", len(stale))
 	return nil
@@ -128,6 +131,9 @@ func (c *Controller) removeStale(ctx context.Context, stale []northbound.PodPort
 	for _, p := range stale {
 		if err := c.nb.DeletePodPort(ctx, p.Switch, p.Name); err != nil {
 			return fmt.Errorf("delete stale port %s: %w", p.Name, err)
+		}
+		if err := c.recordReleased(ctx, p.Switch, p.IPs); err != nil {
+			return err
 		}
 		if err := c.ipam.ReleasePod(ctx, p.Owner); err != nil {
 			return fmt.Errorf("release addresses of deleted pod %s: %w", p.Owner, err)
