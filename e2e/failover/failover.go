@@ -24,6 +24,10 @@ import (
 // Namespace holds the scenario's pods.
 const Namespace = "failover"
 
+// leaderWritesSettle is how long after the kill the dead leader's last writes are taken to
+// have landed. It must stay below the lease duration minus the retry period.
+const leaderWritesSettle = time.Second
+
 // Request says how the scenario runs.
 type Request struct {
 	BinDir string
@@ -82,11 +86,16 @@ func Run(ctx context.Context, rig *harness.Rig, req Request) (Result, error) {
 	if err := w.until(ctx, "pods allocated before the kill", func() bool { return w.allocated(ctx) >= req.KillAfter }); err != nil {
 		return res, err
 	}
-	before := w.annotated(ctx)
 	if err := syscall.Kill(res.Leader.PID, syscall.SIGKILL); err != nil {
 		return res, fmt.Errorf("kill leader: %w", err)
 	}
 	killed := time.Now()
+	_ = res.Leader.Wait()
+	// What the dead leader wrote: its requests in flight at the kill land within the settle
+	// time, and the Lease cannot pass before it expires (a duration, minus one retry period,
+	// after the last renewal), so nothing here is the next leader's yet.
+	time.Sleep(leaderWritesSettle)
+	before := w.annotated(ctx)
 	res.AtKill = before
 	if err := w.afterKill(ctx, killed, before, &res); err != nil {
 		return res, err
