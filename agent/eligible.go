@@ -12,12 +12,13 @@ import (
 // controller role.
 const checkFailuresToGiveUp = 2
 
-// checkEligible runs the eligibility check within one recheck period.
+// checkEligible runs the eligibility check, allowed as long as a renewal of the Lease is (a
+// loaded machine is slow to answer, not ineligible).
 func (e election) checkEligible(ctx context.Context) error {
 	if e.eligible == nil {
 		return nil
 	}
-	cctx, cancel := context.WithTimeout(ctx, max(e.recheck, e.cfg.RetryPeriod))
+	cctx, cancel := context.WithTimeout(ctx, e.cfg.RenewDeadline)
 	defer cancel()
 	return e.eligible(cctx)
 }
