@@ -117,6 +117,9 @@ func (e election) campaign(ctx context.Context, gate *termGate) (termResult, err
 	gate.wait()
 	if res.led {
 		e.giveUp(ctx, context.Cause(cctx))
+		if !errors.Is(context.Cause(cctx), errIneligible) {
+			e.metrics.SetControllerState(metrics.StateCandidate, "")
+		}
 	}
 	return res, nil
 }

@@ -2,10 +2,14 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/edgeovn/edgeovn/agent/metrics"
 )
+
+// errIneligible is the cause of a campaign ended because this host stopped being eligible.
+var errIneligible = errors.New("no longer eligible for the controller role")
 
 // checkFailuresToGiveUp is how many eligibility checks in a row must fail while campaigning
 // or leading before this host gives the Lease up: one lost probe is not a reason to move the
@@ -66,7 +70,7 @@ func (e election) watchEligible(ctx context.Context, stop context.CancelCauseFun
 		e.log.Warn("controller eligibility check failed", "reason", err.Error(), "failures", failures)
 		if failures >= checkFailuresToGiveUp {
 			e.metrics.SetControllerState(metrics.StateIneligible, err.Error())
-			stop(fmt.Errorf("no longer eligible: %w", err))
+			stop(fmt.Errorf("%w: %w", errIneligible, err))
 			return
 		}
 	}
