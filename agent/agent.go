@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"log/slog"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/kubernetes"
@@ -45,7 +44,7 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 	if cfg.MetricsAddress != "" {
 		g.Go(func() error {
 			return opsserver.Serve(ctx, opsserver.Request{Address: cfg.MetricsAddress, Metrics: hooks.Metrics.Handler(),
-				Alive: hooks.Health.Alive, Ready: hooks.Health.Check, Log: log})
+				Alive: hooks.Health.Alive, Ready: hooks.Health.Check, Controller: hooks.Metrics.ControllerState, Log: log})
 		})
 	}
 	g.Go(func() error {
@@ -63,9 +62,11 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 		if err != nil {
 			return err
 		}
-		return elect(ctx, election{cfg: cfg, kube: kube, log: log.With("role", "controller"), metrics: hooks.Metrics,
+		clog := log.With("role", "controller")
+		return elect(ctx, election{cfg: cfg, kube: kube, log: clog, metrics: hooks.Metrics,
+			eligible: newEligibility(cfg, kube, ovnTLS).check,
 			lead: func(ctx context.Context) error {
-				return runController(ctx, controllerRun{cfg: cfg, kube: kube, tls: ovnTLS, metrics: hooks.Metrics, log: log})
+				return runController(ctx, controllerRun{cfg: cfg, kube: kube, tls: ovnTLS, metrics: hooks.Metrics, log: clog})
 			}})
 	})
 	return g.Wait()
@@ -80,24 +81,17 @@ type controllerRun struct {
 	log     *slog.Logger
 }
 
-// runController retries the controller role while leading: an unreachable NB at boot is a
-// wait, not a reason to give up the Lease.
+// runController runs the controller role for one term. Its error ends the term, and with it
+// this host's hold on the Lease: a host whose controller cannot run must not keep every
+// other host from taking over.
 func runController(ctx context.Context, r controllerRun) error {
-	cfg, log := r.cfg, r.log.With("role", "controller")
-	backoff := time.Second
-	for {
-		err := controller.Run(ctx, controller.Request{Kube: r.kube, NBEndpoints: cfg.NBEndpoints,
-			IPAMDatabase: cfg.IPAMDatabase, ClusterCIDR: cfg.ClusterCIDR, ClusterGateway: cfg.ClusterGateway,
-			JoinCIDR: cfg.JoinCIDR, Router: Router, TLS: r.tls, Services: cfg.Services, NetworkPolicy: cfg.NetworkPolicy, Metrics: r.metrics, Log: log})
-		if ctx.Err() != nil {
-			return nil
-		}
-		log.Error("controller role stopped, restarting", "err", err, "after", backoff)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, 30*time.Second)
+	cfg := r.cfg
+	err := controller.Run(ctx, controller.Request{Kube: r.kube, NBEndpoints: cfg.NBEndpoints,
+		IPAMDatabase: cfg.IPAMDatabase, ClusterCIDR: cfg.ClusterCIDR, ClusterGateway: cfg.ClusterGateway,
+		JoinCIDR: cfg.JoinCIDR, Router: Router, TLS: r.tls, Services: cfg.Services, NetworkPolicy: cfg.NetworkPolicy,
+		Metrics: r.metrics, Log: r.log})
+	if ctx.Err() != nil {
+		return nil
 	}
+	return err
 }

@@ -3,5 +3,11 @@
 // controller). Losing the Lease stops the controller role and nothing else; the node role, and
 // with it every pod's network, never waits on the API server or on leadership.
 //
+// Election (elect.go, eligible.go, eligibility.go, term.go): a host campaigns for the Lease
+// only while it is eligible (OVN northbound answers, the API grants every verb the controller
+// role uses) and gives it up when two rechecks in a row fail or its controller role fails.
+// Invariants: terms never overlap in one process (the next campaign starts only once the
+// previous term's lead has returned), and the Lease is released only after the term stopped.
+//
 // Config is the daemon's single configuration struct: defaults, flags and validation.
 package agent

@@ -2,8 +2,10 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -13,51 +15,159 @@ import (
 	"github.com/edgeovn/edgeovn/agent/metrics"
 )
 
+// Bounds of the pause after a term that failed on its own (lead returned an error), before
+// this host campaigns again: meanwhile another host may take the Lease.
+const (
+	termRetryFirst = time.Second
+	termRetryMax   = 30 * time.Second
+)
+
+// errTermEnded is the campaign's cause of end when lead returned by itself.
+var errTermEnded = errors.New("controller role stopped")
+
 type election struct {
 	cfg     Config
 	kube    kubernetes.Interface
 	log     *slog.Logger
 	metrics *metrics.Metrics
 	lead    func(ctx context.Context) error
+	// eligible says why this host may not hold the Lease now (nil: it may); nil func: always
+	// eligible. It is asked before every campaign and every recheck while campaigning or
+	// leading.
+	eligible func(ctx context.Context) error
+	recheck  time.Duration // zero: RetryPeriod
 }
 
-// elect campaigns for the controller Lease until ctx ends, running lead while holding it.
-// Losing the Lease cancels lead's context and the campaign starts again.
+// elect campaigns for the controller Lease until ctx ends, running lead while holding it. A
+// host that is not eligible does not campaign; one that stops being eligible gives the Lease
+// up. Terms never overlap: a campaign starts only once the previous term's lead returned.
 func elect(ctx context.Context, e election) error {
-	lock := &resourcelock.LeaseLock{
+	if e.recheck <= 0 {
+		e.recheck = e.cfg.RetryPeriod
+	}
+	var gate termGate
+	pause := termRetryFirst
+	for ctx.Err() == nil {
+		if !e.waitEligible(ctx) {
+			return nil
+		}
+		res, err := e.campaign(ctx, &gate)
+		if err != nil {
+			return err
+		}
+		if res.termErr == nil {
+			pause = termRetryFirst
+			continue
+		}
+		e.log.Error("controller role failed; campaigning again after a pause", "err", res.termErr, "after", pause)
+		if !sleep(ctx, pause) {
+			return nil
+		}
+		pause = min(2*pause, termRetryMax)
+	}
+	return nil
+}
+
+// termResult is how one campaign ended.
+type termResult struct {
+	led     bool
+	termErr error // lead's error, if it returned one
+}
+
+// campaign runs one leader elector until the Lease is lost, the term ends, this host stops
+// being eligible or ctx ends, and returns only once the term (if any) has fully stopped and
+// the Lease has been given back.
+func (e election) campaign(ctx context.Context, gate *termGate) (termResult, error) {
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go e.watchEligible(cctx, cancel)
+	var res termResult
+	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock:          e.lock(),
+		LeaseDuration: e.cfg.LeaseDuration,
+		RenewDeadline: e.cfg.RenewDeadline,
+		RetryPeriod:   e.cfg.RetryPeriod,
+		// Released below, once the term has stopped: client-go would release it as soon as
+		// renewing stops, while the term may still be writing.
+		ReleaseOnCancel: false,
+		Name:            e.cfg.LeaseName,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(tctx context.Context) {
+				if !gate.begin(tctx) {
+					return
+				}
+				defer gate.end()
+				res.led = true
+				res.termErr = e.term(tctx)
+				cancel(errTermEnded)
+			},
+			OnStoppedLeading: func() {},
+			OnNewLeader: func(id string) {
+				if id != e.cfg.NodeName {
+					e.log.Info("controller role held elsewhere", "leader", id)
+				}
+			},
+		},
+	})
+	if err != nil {
+		return res, fmt.Errorf("configure leader election: %w", err)
+	}
+	e.metrics.SetControllerState(metrics.StateCandidate, "")
+	le.Run(cctx)
+	gate.wait()
+	if res.led {
+		e.giveUp(ctx, context.Cause(cctx))
+		if !errors.Is(context.Cause(cctx), errIneligible) {
+			e.metrics.SetControllerState(metrics.StateCandidate, "")
+		}
+	}
+	return res, nil
+}
+
+// term runs lead for one term of leadership.
+func (e election) term(ctx context.Context) error {
+	e.log.Info("acquired controller lease", "lease", e.cfg.LeaseNamespace+"/"+e.cfg.LeaseName)
+	e.metrics.SetControllerState(metrics.StateLeader, "")
+	e.metrics.SetLeader(true)
+	defer e.metrics.SetLeader(false)
+	return e.lead(ctx)
+}
+
+func (e election) lock() *resourcelock.LeaseLock {
+	return &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Namespace: e.cfg.LeaseNamespace, Name: e.cfg.LeaseName},
 		Client:     e.kube.CoordinationV1(),
 		LockConfig: resourcelock.ResourceLockConfig{Identity: e.cfg.NodeName},
 	}
-	for ctx.Err() == nil {
-		le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-			Lock:            lock,
-			LeaseDuration:   e.cfg.LeaseDuration,
-			RenewDeadline:   e.cfg.RenewDeadline,
-			RetryPeriod:     e.cfg.RetryPeriod,
-			ReleaseOnCancel: true,
-			Name:            e.cfg.LeaseName,
-			Callbacks: leaderelection.LeaderCallbacks{
-				OnStartedLeading: func(ctx context.Context) {
-					e.log.Info("acquired controller lease", "lease", e.cfg.LeaseNamespace+"/"+e.cfg.LeaseName)
-					e.metrics.SetLeader(true)
-					defer e.metrics.SetLeader(false)
-					if err := e.lead(ctx); err != nil {
-						e.log.Error("controller role failed", "err", err)
-					}
-				},
-				OnStoppedLeading: func() { e.log.Info("controller lease released or lost") },
-				OnNewLeader: func(id string) {
-					if id != e.cfg.NodeName {
-						e.log.Info("controller role held elsewhere", "leader", id)
-					}
-				},
-			},
-		})
-		if err != nil {
-			return fmt.Errorf("configure leader election: %w", err)
-		}
-		le.Run(ctx)
+}
+
+// giveUp releases the Lease after a term, if this host still holds it, so another host takes
+// over at once instead of after the Lease expires; why says why the term ended.
+func (e election) giveUp(ctx context.Context, why error) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.RenewDeadline)
+	defer cancel()
+	lock := e.lock()
+	rec, _, err := lock.Get(rctx)
+	if err == nil && rec.HolderIdentity == e.cfg.NodeName {
+		now := metav1.NewTime(time.Now())
+		err = lock.Update(rctx, resourcelock.LeaderElectionRecord{LeaderTransitions: rec.LeaderTransitions,
+			LeaseDurationSeconds: 1, RenewTime: now, AcquireTime: now})
 	}
-	return nil
+	if err != nil {
+		e.log.Warn("controller term ended; the lease could not be released, it expires on its own", "why", why, "err", err)
+		return
+	}
+	e.log.Info("controller term ended, lease released or lost", "why", why)
+}
+
+// sleep waits d or until ctx ends; false when ctx ended.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }

@@ -24,6 +24,10 @@
 //     falls outside it or becomes its gateway; an address newly excluded stays with its owner
 //     until released.
 //
+// ImportReleased records releases another IPAM made (a previous leader's, noted by the
+// controller in northbound), so a new leader keeps the release order; it never touches a held
+// address and never makes a record older.
+//
 // Reconcile makes the IPAM agree with the cluster's claims (pod annotations), oldest claim
 // first, and reports what it adopted, released and refused; the controller runs it when it
 // gains the Lease, before allocating anything.

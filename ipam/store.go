@@ -44,11 +44,14 @@ type Released struct {
 //     removes its addresses from the released records.
 //   - Release removes the owner's allocation and records each of its addresses as released at
 //     Release.At.
+//   - PutReleased records one address, held by nobody, as released at its At (creating or
+//     replacing its record): a release another IPAM made, imported by ImportReleased.
 type Change struct {
 	PutSubnet     *Subnet
 	DeleteSubnet  string
 	PutAllocation *Allocation
 	Release       *ReleaseChange
+	PutReleased   *Released
 }
 
 // ReleaseChange is the Change that frees an owner's allocation.

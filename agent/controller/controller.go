@@ -71,6 +71,8 @@ type Controller struct {
 	conflicts sync.Map
 	// features are the enabled parts with informers of their own (Services, policies).
 	features []feature
+	// holdPod is HoldAfterPortEnv's pod, "" in production.
+	holdPod string
 }
 
 // Run runs the controller role until ctx ends (leadership lost or shutdown).
@@ -98,7 +100,8 @@ func Run(ctx context.Context, req Request) error {
 		return fmt.Errorf("connect ovn northbound: %w", err)
 	}
 	defer nb.Close()
-	c := &Controller{req: req, log: req.Log, ipam: m, nb: nb, queue: newQueue("pods"), nodeQueue: newQueue("nodes")}
+	c := &Controller{req: req, log: req.Log, ipam: m, nb: nb, queue: newQueue("pods"), nodeQueue: newQueue("nodes"),
+		holdPod: holdPodFromEnv()}
 	c.features = c.enabledFeatures()
 	defer c.queue.ShutDown()
 	defer c.nodeQueue.ShutDown()

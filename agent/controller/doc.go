@@ -21,7 +21,10 @@
 //
 // Invariants: before the first allocation, every pod that already carries an allocation is
 // adopted into the IPAM, so a database that lost writes (a crash, a new leader) never hands an
-// address out twice. A pod's port is created in OVN before its annotations say "allocated", so
+// address out twice; so is the address of every edgeovn pod port whose live pod carries no
+// allocation yet (a controller that died between creating the port and annotating the pod),
+// which stays that pod's. Ports of pods gone or completed are removed and their addresses
+// released behind every never-used one. A pod's port is created in OVN before its annotations say "allocated", so
 // a node that sees the annotation can bind the port. A completed pod (Succeeded, Failed) holds
 // nothing: its annotations are not a claim, its port is removed and its address released. Pods are processed by key through a rate
 // limited work queue; one key is never processed by two workers at once.

@@ -95,6 +95,9 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 	if err := c.ensurePort(ctx, pod, n); err != nil {
 		return err
 	}
+	if err := c.holdAfterPort(ctx, key); err != nil {
+		return err
+	}
 	if err := c.annotate(ctx, pod, n); err != nil {
 		return err
 	}
@@ -173,7 +176,7 @@ func annotationPatch(current, want map[string]string) ([]byte, error) {
 // again on every update and resync.
 func (c *Controller) deletePod(ctx context.Context, ns, name string) error {
 	lsp := annotation.PortName(ns, name)
-	_, held := c.ipam.Get(owner(ns + "/" + name))
+	a, held := c.ipam.Get(owner(ns + "/" + name))
 	port, found, err := c.nb.PodPort(ctx, lsp)
 	if err != nil {
 		return fmt.Errorf("look up port %s: %w", lsp, err)
@@ -181,6 +184,11 @@ func (c *Controller) deletePod(ctx context.Context, ns, name string) error {
 	if found {
 		if err := c.nb.DeletePodPort(ctx, port.Switch, lsp); err != nil {
 			return fmt.Errorf("delete port %s: %w", lsp, err)
+		}
+	}
+	if held {
+		if err := c.recordReleased(ctx, a.Subnet, a.IPs); err != nil {
+			return err
 		}
 	}
 	c.conflicts.Delete(ns + "/" + name)

@@ -42,10 +42,16 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		return err
 	}
 	claims = append(claims, nodeClaims...)
-	stale, err := c.stalePorts(ctx, byOwner, pods)
+	ports, err := c.nb.PodPorts(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("list pod ports: %w", err)
 	}
+	for _, pc := range unannotatedPortClaims(ports, byOwner, pods) {
+		c.log.Info("pod port in northbound without an annotated allocation: its address stays the pod's",
+			"pod", pc.Owner.Pod, "ip", pc.IPs)
+		claims = append(claims, pc)
+	}
+	stale := stalePorts(ports, byOwner, pods)
 	for _, p := range stale {
 		// Newest claims: a live pod always wins an address over a dead pod's leftover port.
 		claims = append(claims, ipam.Allocation{Subnet: p.Switch, Owner: owner(p.Owner), IPs: p.IPs, MAC: p.MAC,
@@ -71,6 +77,9 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	if err := c.removeStale(ctx, stale); err != nil {
 		return err
 	}
+	if err := c.importReleased(ctx); err != nil {
+		return err
+	}
 	c.log.Info("ipam reconciled with the cluster", "claims", len(claims), "adopted", len(res.Adopted),
 		"released", len(res.Released), "conflicts", len(res.Conflicts), "stale_ports", len(stale))
 	return nil
@@ -78,16 +87,12 @@ func (c *Controller) reconcile(ctx context.Context) error {
 
 // stalePorts lists edgeovn's pod ports whose pod no longer exists or has completed (while no
 // controller ran). Their addresses were handed out and may still be in flight.
-func (c *Controller) stalePorts(ctx context.Context, annotated map[string]*corev1.Pod, pods []*corev1.Pod) ([]northbound.PodPort, error) {
+func stalePorts(ports []northbound.PodPort, annotated map[string]*corev1.Pod, pods []*corev1.Pod) []northbound.PodPort {
 	live := make(map[string]bool, len(pods))
 	for _, p := range pods {
 		if !completed(p) {
 			live[p.Namespace+"/"+p.Name] = true
 		}
-	}
-	ports, err := c.nb.PodPorts(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list pod ports: %w", err)
 	}
 	var stale []northbound.PodPort
 	for _, p := range ports {
@@ -95,7 +100,29 @@ func (c *Controller) stalePorts(ctx context.Context, annotated map[string]*corev
 			stale = append(stale, p)
 		}
 	}
-	return stale, nil
+	return stale
+}
+
+// unannotatedPortClaims turns the ports of live pods that carry no allocation yet into claims
+// of their pods: a controller that died after creating a pod's port and before annotating it
+// left an address in northbound that no annotation names, and that the IPAM (another host's,
+// or one that released it since) may not hold. Adopted, it stays the pod's (its sync finds it
+// and annotates it); never handed to another pod while the port still carries it.
+func unannotatedPortClaims(ports []northbound.PodPort, annotated map[string]*corev1.Pod, pods []*corev1.Pod) []ipam.Allocation {
+	byKey := make(map[string]*corev1.Pod, len(pods))
+	for _, p := range pods {
+		byKey[p.Namespace+"/"+p.Name] = p
+	}
+	var claims []ipam.Allocation
+	for _, p := range ports {
+		pod := byKey[p.Owner]
+		if pod == nil || annotated[p.Owner] != nil || !holdsNetwork(pod) || len(p.IPs) == 0 || !podSubnet(p.Switch) {
+			continue
+		}
+		claims = append(claims, ipam.Allocation{Subnet: p.Switch, Owner: owner(p.Owner), IPs: p.IPs, MAC: p.MAC,
+			Allocated: pod.CreationTimestamp.Time})
+	}
+	return claims
 }
 
 // removeStale deletes dead pods' ports before any new port can reuse their addresses, and
@@ -104,6 +131,9 @@ func (c *Controller) removeStale(ctx context.Context, stale []northbound.PodPort
 	for _, p := range stale {
 		if err := c.nb.DeletePodPort(ctx, p.Switch, p.Name); err != nil {
 			return fmt.Errorf("delete stale port %s: %w", p.Name, err)
+		}
+		if err := c.recordReleased(ctx, p.Switch, p.IPs); err != nil {
+			return err
 		}
 		if err := c.ipam.ReleasePod(ctx, p.Owner); err != nil {
 			return fmt.Errorf("release addresses of deleted pod %s: %w", p.Owner, err)

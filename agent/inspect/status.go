@@ -35,6 +35,9 @@ func (h *Host) Status(ctx context.Context, w io.Writer, timeout time.Duration) e
 			line("role", "node; controller on %s (renewed %s ago)", l.Holder, ago(l.Renewed))
 		}
 	})
+	if a := h.Cfg.MetricsAddress; a != "" {
+		within(func(ctx context.Context) { line("controller state", "%s", h.controllerState(ctx, a)) })
+	}
 	within(func(ctx context.Context) { line("readiness", "%s", h.readiness(ctx)) })
 	within(func(ctx context.Context) { line("open_vswitch", "%s", connState(h.OVS(ctx))) })
 	within(func(ctx context.Context) { line("ovn northbound", "%s", connState(h.NB(ctx))) })
@@ -45,6 +48,16 @@ func (h *Host) Status(ctx context.Context, w io.Writer, timeout time.Duration) e
 	var err error
 	within(func(ctx context.Context) { err = h.subnets(ctx, w, leads) })
 	return err
+}
+
+// controllerState is the daemon's own account of its part in the election: leader,
+// candidate, or ineligible and why (northbound unreachable, API rights missing).
+func (h *Host) controllerState(ctx context.Context, address string) string {
+	code, body, err := getEndpoint(ctx, address, "/controller")
+	if err != nil || code != 200 {
+		return fmt.Sprintf("unknown (http://%s/controller: %d %v)", address, code, err)
+	}
+	return body
 }
 
 // readiness is the daemon's own verdict: /readyz when the endpoints are on, else CNI STATUS.

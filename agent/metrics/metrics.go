@@ -19,6 +19,7 @@ type Metrics struct {
 	reg        *prometheus.Registry
 	cni        *prometheus.HistogramVec
 	leader     prometheus.Gauge
+	states     *prometheus.GaugeVec
 	reconciles *prometheus.CounterVec
 	allocs     *prometheus.CounterVec
 	releases   *prometheus.CounterVec
@@ -26,6 +27,8 @@ type Metrics struct {
 
 	mu   sync.Mutex
 	ipam UsageSource // the leading term's IPAM, or nil
+	// state and stateReason: see SetControllerState.
+	state, stateReason string
 }
 
 // UsageSource is the IPAM whose subnets' usage is exported.
@@ -53,6 +56,7 @@ func New(log *slog.Logger) *Metrics {
 			Buckets: []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}}, []string{"verb", "result"}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "edgeovn_controller_leader",
 			Help: "1 while this host holds the controller Lease and runs the controller role, else 0."}),
+		states: newStateGauge(),
 		reconciles: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "edgeovn_controller_reconciles_total",
 			Help: "Objects the controller role synced, by kind (pod, node, service, namespace) and result (ok, error: retried)."}, []string{"kind", "result"}),
 		allocs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "edgeovn_ipam_allocations_total",
@@ -62,7 +66,7 @@ func New(log *slog.Logger) *Metrics {
 		nb:  ovn.NewMetrics(log, 0),
 		ovs: ovn.NewMetrics(log, 0),
 	}
-	m.reg.MustRegister(m.cni, m.leader, m.reconciles, m.allocs, m.releases,
+	m.reg.MustRegister(m.cni, m.leader, m.states, m.reconciles, m.allocs, m.releases,
 		newOVSDBCollector(map[string]*ovn.Metrics{"OVN_Northbound": m.nb, "Open_vSwitch": m.ovs}),
 		usageCollector{m}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -33,7 +33,7 @@ type CleanupRequest struct {
 	CNIBinDir    string
 	CNISocket    string // answering means edgeovn runs: Cleanup then refuses to remove anything
 	StateDir     string // removed whole
-	IPAMDatabase string // with its -wal and -shm, where it is outside StateDir
+	IPAMDatabase string // with its -wal, -shm and .lock, where it is outside StateDir
 	// OVS connects to the Open_vSwitch database (vswitch.Connect in production).
 	OVS    func(context.Context) (CleanupOVS, error)
 	Remove CleanupParts
@@ -119,7 +119,7 @@ func (c *cleaner) cni(req CleanupRequest, do bool) {
 
 func (c *cleaner) state(req CleanupRequest, do bool) {
 	if !within(req.StateDir, req.IPAMDatabase) {
-		for _, suffix := range []string{"", "-wal", "-shm"} {
+		for _, suffix := range []string{"", "-wal", "-shm", ".lock"} {
 			c.removeFile(req.IPAMDatabase+suffix, do)
 		}
 	}

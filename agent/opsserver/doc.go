@@ -1,7 +1,9 @@
 // Package opsserver serves the daemon's operations endpoints over HTTP on a local address
 // (config metrics-address, default 127.0.0.1:10665): /metrics (Prometheus), /healthz (the
-// process is alive: what the systemd watchdog is fed on) and /readyz (this node's datapath
-// can take pods: the same live verdict as CNI STATUS).
+// process is alive: what the systemd watchdog is fed on), /readyz (this node's datapath can
+// take pods: the same live verdict as CNI STATUS) and /controller (this host's controller
+// state, leader, candidate or ineligible, with the reason it does not campaign, which
+// `edgeovn status` prints).
 //
 // Invariants: /healthz and /readyz answer 200 "ok" or 503 with the reason, evaluated on each
 // request, never from a cached flag; a GET is all they take. Nothing here changes state.

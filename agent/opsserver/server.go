@@ -19,7 +19,10 @@ type Request struct {
 	// Alive answers /healthz, Ready /readyz: nil means 200.
 	Alive func() error
 	Ready func(ctx context.Context) error
-	Log   *slog.Logger
+	// Controller answers /controller: this host's controller state (leader, candidate,
+	// ineligible) and why; nil: no such endpoint.
+	Controller func() (state, reason string)
+	Log        *slog.Logger
 	// Listening, if set, gets the bound address once the server accepts connections.
 	Listening func(net.Addr)
 }
@@ -73,6 +76,19 @@ func Handler(req Request) http.Handler {
 		}
 		answer(w, err)
 	})
+	if req.Controller != nil {
+		mux.HandleFunc("GET /controller", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			state, reason := req.Controller()
+			if state == "" {
+				state = "starting"
+			}
+			if reason != "" {
+				state += ": " + reason
+			}
+			fmt.Fprintln(w, state)
+		})
+	}
 	return mux
 }
 

@@ -118,3 +118,45 @@ func eventually(t *testing.T, what string, f func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestControllerEndpoint: /controller reports the state the election last set, with the
+// reason while ineligible.
+func TestControllerEndpoint(t *testing.T) {
+	m := metrics.New(nil)
+	h := Handler(Request{Controller: m.ControllerState})
+	get := func() string {
+		rec := &recorder{header: http.Header{}}
+		h.ServeHTTP(rec, mustRequest(t, "/controller"))
+		return strings.TrimSpace(rec.body.String())
+	}
+	if got := get(); got != "starting" {
+		t.Errorf("before the election: %q", got)
+	}
+	m.SetControllerState(metrics.StateIneligible, "OVN_Northbound unreachable: x")
+	if got := get(); got != "ineligible: OVN_Northbound unreachable: x" {
+		t.Errorf("ineligible: %q", got)
+	}
+	m.SetControllerState(metrics.StateLeader, "")
+	if got := get(); got != "leader" {
+		t.Errorf("leader: %q", got)
+	}
+}
+
+type recorder struct {
+	header http.Header
+	body   strings.Builder
+	code   int
+}
+
+func (r *recorder) Header() http.Header         { return r.header }
+func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }
+func (r *recorder) WriteHeader(code int)        { r.code = code }
+
+func mustRequest(t *testing.T, path string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, "http://x"+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}

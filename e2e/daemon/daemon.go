@@ -18,6 +18,7 @@ type Spec struct {
 	Node   string   // Node name
 	BinDir string   // holds edgeovn and edgeovn-cni
 	Extra  []string // more flags
+	Env    []string // more environment (a test hook)
 }
 
 // Kubelet returns the simulated kubelet of node, reading the CNI config edgeovn writes and
@@ -48,7 +49,7 @@ func startWith(ctx context.Context, rig *harness.Rig, s Spec, edit func(*harness
 		"--ipam-db=" + IPAMDatabase(rig), "--cni-socket=" + Socket(rig),
 		"--cni-conf-dir=" + k.ConfDir, "--cni-bin-dir=" + k.BinDir,
 		"--cni-binary=" + filepath.Join(s.BinDir, "edgeovn-cni")}
-	spec := harness.ProcessSpec{Name: s.Name, Path: filepath.Join(s.BinDir, "edgeovn"), Args: append(args, s.Extra...)}
+	spec := harness.ProcessSpec{Name: s.Name, Path: filepath.Join(s.BinDir, "edgeovn"), Args: append(args, s.Extra...), Env: s.Env}
 	if edit != nil {
 		edit(&spec)
 	}

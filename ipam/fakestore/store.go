@@ -112,5 +112,8 @@ func (s *Store) apply(c ipam.Change) {
 		for _, ip := range a.IPs {
 			s.released[key{a.Subnet, ip}] = ipam.Released{Subnet: a.Subnet, IP: ip, At: c.Release.At}
 		}
+	case c.PutReleased != nil:
+		r := *c.PutReleased
+		s.released[key{r.Subnet, r.IP}] = r
 	}
 }

@@ -47,6 +47,9 @@ func (t *txn) apply(c ipam.Change) error {
 		return t.putAllocation(*c.PutAllocation)
 	case c.Release != nil:
 		return t.release(c.Release)
+	case c.PutReleased != nil:
+		r := c.PutReleased
+		return t.exec(stmtRelease, "record released address "+r.IP.String(), r.Subnet, ipBlob(r.IP), r.At.UnixNano())
 	}
 	return fmt.Errorf("empty ipam change")
 }

@@ -26,6 +26,11 @@
 // database, never migrates (a schema other than SchemaVersion is ErrSchemaMismatch), and its
 // Commit fails with ErrReadOnly.
 //
+// Lock: a read-write Store holds a non-blocking flock on <db>.lock (LockPath), with its PID in
+// the file, from before its first read (OpenOrReset's move-aside included) until Close; a second
+// read-write open, in this process or another, fails with ErrLocked naming the holder. The
+// kernel drops the lock of a dead holder. OpenReadOnly takes no lock.
+//
 // Concurrency: a Store uses one connection; the ipam package never calls Load and Commit
 // concurrently and batches concurrent callers into one Commit (group commit), but a Store is
 // safe for concurrent use anyway (database/sql serializes on the single connection).

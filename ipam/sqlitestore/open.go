@@ -30,17 +30,40 @@ type Store struct {
 	log   *slog.Logger
 	// readOnly: opened by OpenReadOnly, no statements prepared, Commit refused.
 	readOnly bool
+	// lock is held by a read-write Store until Close (nil when read-only).
+	lock *dbLock
 }
 
 // Open opens (creating the directory and file if needed) the database at path, checks it,
 // and migrates its schema forward. The database and its -wal and -shm files are root's
-// alone (0600): they list every pod.
+// alone (0600): they list every pod. The Store holds the database's lock (LockPath) until
+// Close; while another holds it, Open fails with ErrLocked naming the holder's PID.
 func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	lock, err := lockBeside(path)
+	if err != nil {
+		return nil, err
 	}
+	s, err := openLocked(ctx, path, lock, log)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	return s, nil
+}
+
+// lockBeside creates the database's directory and takes its lock.
+func lockBeside(path string) (*dbLock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create directory of ipam database %s: %w", path, err)
+	}
+	return lockDatabase(path)
+}
+
+// openLocked opens the database whose lock the caller holds; the Store takes the lock over
+// only when it succeeds.
+func openLocked(ctx context.Context, path string, lock *dbLock, log *slog.Logger) (*Store, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
 	if err := restrictFiles(path); err != nil {
 		return nil, err
@@ -53,7 +76,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 	}
 	db.SetMaxOpenConns(1) // one writer; also keeps the per-connection pragmas on every use
 	db.SetConnMaxIdleTime(0)
-	s := &Store{db: db, path: path, log: log}
+	s := &Store{db: db, path: path, log: log, lock: lock}
 	if err := s.check(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -107,10 +130,14 @@ func (s *Store) classify(err error) error {
 	return fmt.Errorf("check ipam database %s: %w", s.path, err)
 }
 
-// Close closes the database.
+// Close closes the database, then releases its lock.
 func (s *Store) Close() error {
 	s.closeStatements()
-	if err := s.db.Close(); err != nil {
+	err := s.db.Close()
+	if lerr := s.lock.release(); err == nil && lerr != nil {
+		err = lerr
+	}
+	if err != nil {
 		return fmt.Errorf("close ipam database %s: %w", s.path, err)
 	}
 	return nil
@@ -119,9 +146,22 @@ func (s *Store) Close() error {
 // OpenOrReset opens the database at path; if it is corrupt, it moves the file (and its WAL
 // and shared-memory files) aside with a timestamp, logs why, and opens a new empty database,
 // which the caller then rebuilds from the cluster. It returns the path the damaged file was
-// moved to, or "".
+// moved to, or "". The lock is held throughout, so no other Store sees the file moved.
 func OpenOrReset(ctx context.Context, path string, log *slog.Logger) (*Store, string, error) {
-	s, err := Open(ctx, path, log)
+	lock, err := lockBeside(path)
+	if err != nil {
+		return nil, "", err
+	}
+	s, aside, err := openOrResetLocked(ctx, path, lock, log)
+	if err != nil {
+		lock.release()
+		return nil, "", err
+	}
+	return s, aside, nil
+}
+
+func openOrResetLocked(ctx context.Context, path string, lock *dbLock, log *slog.Logger) (*Store, string, error) {
+	s, err := openLocked(ctx, path, lock, log)
 	if !errors.Is(err, ErrCorrupt) {
 		return s, "", err
 	}
@@ -134,6 +174,6 @@ func OpenOrReset(ctx context.Context, path string, log *slog.Logger) (*Store, st
 	if log != nil {
 		log.Error("ipam database corrupt, moved aside; starting empty", "path", path, "aside", aside, "err", err)
 	}
-	s, err = Open(ctx, path, log)
+	s, err = openLocked(ctx, path, lock, log)
 	return s, aside, err
 }

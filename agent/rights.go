@@ -1,0 +1,83 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// right is one verb on one resource the controller role uses; Namespace "" is cluster-wide.
+type right struct {
+	Group, Resource, Namespace string
+	Verbs                      []string
+}
+
+// controllerRights lists what the controller role does with the API under cfg: its informers
+// (list, watch), the patches of pods' and nodes' annotations, its Events, its Lease, and the
+// feature informers that are on. packaging/rbac.yaml grants these (and the node role's
+// reads); TestRBACManifest checks it against this list.
+func controllerRights(cfg Config) []right {
+	rs := []right{
+		{Resource: "pods", Verbs: []string{"get", "list", "watch", "patch"}},
+		{Resource: "nodes", Verbs: []string{"get", "list", "watch", "patch"}},
+		{Resource: "events", Verbs: []string{"create", "patch"}},
+		{Group: "coordination.k8s.io", Resource: "leases", Namespace: cfg.LeaseNamespace, Verbs: []string{"get", "create", "update"}},
+	}
+	if cfg.Services {
+		rs = append(rs, right{Resource: "services", Verbs: []string{"list", "watch"}},
+			right{Group: "discovery.k8s.io", Resource: "endpointslices", Verbs: []string{"list", "watch"}})
+	}
+	if cfg.NetworkPolicy {
+		rs = append(rs, right{Resource: "namespaces", Verbs: []string{"list", "watch"}},
+			right{Group: "networking.k8s.io", Resource: "networkpolicies", Verbs: []string{"list", "watch"}})
+	}
+	return rs
+}
+
+// checkRights asks the API server, one SelfSubjectAccessReview per verb, whether this host's
+// credentials allow every right; the error lists each one denied.
+func checkRights(ctx context.Context, kube kubernetes.Interface, rights []right) error {
+	var missing []string
+	for _, r := range rights {
+		for _, verb := range r.Verbs {
+			ok, err := allowed(ctx, kube, r, verb)
+			if err != nil {
+				return fmt.Errorf("check api rights: %w", err)
+			}
+			if !ok {
+				missing = append(missing, describe(r, verb))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("missing api rights (apply packaging/rbac.yaml and use a kubeconfig bound to it): %s",
+			strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func allowed(ctx context.Context, kube kubernetes.Interface, r right, verb string) (bool, error) {
+	review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Group: r.Group, Resource: r.Resource,
+			Namespace: r.Namespace, Verb: verb}}}
+	got, err := kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+	if err != nil {
+		return false, fmt.Errorf("review %s: %w", describe(r, verb), err)
+	}
+	return got.Status.Allowed, nil
+}
+
+func describe(r right, verb string) string {
+	res := r.Resource
+	if r.Group != "" {
+		res += "." + r.Group
+	}
+	if r.Namespace != "" {
+		res += " in " + r.Namespace
+	}
+	return verb + " " + res
+}
