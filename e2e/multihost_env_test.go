@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -21,10 +22,27 @@ type cluster struct {
 	names []string
 }
 
+// clusterSpec says how startClusterWith sets the hosts up.
+type clusterSpec struct {
+	hosts int
+	extra []string // flags for edgeovn on every host
+	// prepare, if set, runs on each host before its edgeovn starts.
+	prepare func(ctx context.Context, t *testing.T, i int, h *harness.Rig)
+	// unready are hosts whose CNI STATUS is not waited for.
+	unready []int
+}
+
 // startCluster starts n hosts and edgeovn on each (extra flags on all of them) and waits for
 // every node's CNI STATUS; the context ends with the test.
 func startCluster(t *testing.T, n int, extra ...string) (*cluster, context.Context) {
 	t.Helper()
+	return startClusterWith(t, clusterSpec{hosts: n, extra: extra})
+}
+
+// startClusterWith is startCluster as spec says.
+func startClusterWith(t *testing.T, spec clusterSpec) (*cluster, context.Context) {
+	t.Helper()
+	n, extra := spec.hosts, spec.extra
 	if err := harness.PreflightCluster(); err != nil {
 		t.Skipf("end-to-end tier skipped, real components unavailable (run `make deps` as root): %v", err)
 	}
@@ -42,6 +60,9 @@ func startCluster(t *testing.T, n int, extra ...string) (*cluster, context.Conte
 	cl := &cluster{c: c}
 	for i, h := range c.Hosts {
 		name := fmt.Sprintf("edge-%d", i+1)
+		if spec.prepare != nil {
+			spec.prepare(ctx, t, i, h)
+		}
 		e := &env{rig: h, bin: bins + "/edgeovn", ipamDB: daemon.IPAMDatabase(h), bins: bins, kubelet: daemon.Kubelet(h, name)}
 		e.daemon, err = daemon.Start(ctx, h, daemon.Spec{Node: name, BinDir: bins, Extra: append(append([]string{}, daemonFlags...), extra...)})
 		if err != nil {
@@ -60,6 +81,9 @@ func startCluster(t *testing.T, n int, extra ...string) (*cluster, context.Conte
 		}
 	})
 	for i, e := range cl.hosts {
+		if slices.Contains(spec.unready, i) {
+			continue
+		}
 		if err := e.kubelet.WaitReady(ctx); err != nil {
 			t.Fatalf("%s not ready: %v", cl.names[i], err)
 		}

@@ -143,9 +143,13 @@ func (r *Role) ensureDatapath(ctx context.Context) (string, error) {
 	}
 	// The encapsulation address is syncEncap's: found, kept current, never a loopback.
 	err := r.ovs.SetOVNConfig(ctx, map[string]string{
-		"system-id":                r.req.NodeName,
-		"hostname":                 r.req.NodeName,
-		"ovn-remote":               r.req.SBEndpoint,
+		"system-id":  r.req.NodeName,
+		"hostname":   r.req.NodeName,
+		"ovn-remote": r.req.SBEndpoint,
+		// Tunnels leave from the encapsulation address, not the route's preferred source: on a
+		// host with several addresses (or after the endpoint moved) the other hosts' tunnel
+		// ports match incoming packets by that address.
+		"ovn-set-local-ip":         "true",
 		"ovn-bridge":               Bridge,
 		"ovn-bridge-datapath-type": datapath,
 	})

@@ -207,6 +207,9 @@ func PhyBridge() string { return phyBridge }
 // UnderlayPrefix is the Cluster's underlay network.
 func UnderlayPrefix() netip.Prefix { return underlayNet }
 
+// UnderlayGateway is the Cluster hosts' default gateway (the central's underlay address).
+func UnderlayGateway() netip.Addr { return centralIP }
+
 // Stop is Close for t.Cleanup: it logs what it could not undo instead of returning it.
 func (c *Cluster) Stop() {
 	if err := c.Close(); err != nil {
