@@ -86,7 +86,7 @@ func runController(ctx context.Context, r controllerRun) error {
 	cfg, log := r.cfg, r.log.With("role", "controller")
 	backoff := time.Second
 	for {
-		err := controller.Run(ctx, controller.Request{Kube: r.kube, NBEndpoints: cfg.NBEndpoints,
+		err := controller.Run(ctx, controller.Request{Kube: r.kube, NBEndpoints: cfg.NBEndpoints, SBEndpoints: []string{cfg.SBEndpoint},
 			IPAMDatabase: cfg.IPAMDatabase, ClusterCIDR: cfg.ClusterCIDR, ClusterGateway: cfg.ClusterGateway,
 			JoinCIDR: cfg.JoinCIDR, Router: Router, TLS: r.tls, Services: cfg.Services, NetworkPolicy: cfg.NetworkPolicy, Metrics: r.metrics, Log: log})
 		if ctx.Err() != nil {
