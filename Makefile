@@ -59,7 +59,7 @@ e2e: package ## the end-to-end suite on real OVN, OVS, etcd and kube-apiserver, 
 
 test: deps vet verify-generate build unit e2e ## the whole suite: installs what it needs, then vet, unit and e2e tests
 
-bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, Services, NetworkPolicy, restarts and drift, controller failover, pods through a real node
+bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, Services, NetworkPolicy, restarts and drift, controller failover, pods through a real node, same host against cross host
 	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20
 	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20 -after-ovn0
 	$(GO) run ./ipam/cmd/ipambench
@@ -70,6 +70,7 @@ bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, S
 	$(GO) run ./e2e/cmd/restartbench -bin bin -drift 5
 	$(GO) run ./e2e/cmd/failoverbench -bin bin -pods 200 -runs 3
 	$(GO) run ./e2e/cmd/podbench -bin bin -pods 50
+	$(GO) run ./e2e/cmd/hostbench -bin bin
 
 generate: ## regenerate the libovsdb models from ovn/schema
 	$(GO) generate ./ovn/...

@@ -51,8 +51,12 @@ type Config struct {
 	OVNCACert string
 	OVNCert   string
 	OVNKey    string
-	// EncapIP is this host's tunnel endpoint; invalid means the default route's source.
+	// EncapIP is this host's tunnel endpoint; invalid means found as EncapIPFrom says.
 	EncapIP netip.Addr
+	// EncapIPFrom says where the tunnel endpoint is found when EncapIP is not set:
+	// EncapFromDefaultRoute (the IPv4 default route's source address) or EncapFromNodeIP
+	// (the Node's InternalIP, which must be an address of this host). Never a loopback.
+	EncapIPFrom string
 	// DatapathType is "system" or "netdev"; empty means detect the openvswitch kernel module.
 	DatapathType string
 
@@ -79,6 +83,12 @@ type Config struct {
 // DefaultMetricsAddress is local only: Kube-OVN's CNI daemon serves its metrics on 10665.
 const DefaultMetricsAddress = "127.0.0.1:10665"
 
+// Where the tunnel endpoint is found (EncapIPFrom).
+const (
+	EncapFromDefaultRoute = "default-route"
+	EncapFromNodeIP       = "node-ip"
+)
+
 // K3sKubeconfig is where k3s writes the admin kubeconfig.
 const K3sKubeconfig = "/etc/rancher/k3s/k3s.yaml"
 
@@ -101,6 +111,7 @@ func DefaultConfig() Config {
 		Services:        true,
 		NetworkPolicy:   true,
 		KubeProxy:       KubeProxyAuto,
+		EncapIPFrom:     EncapFromDefaultRoute,
 		NBEndpoints:     []string{"unix:/var/run/ovn/ovnnb_db.sock"},
 		SBEndpoint:      "unix:/var/run/ovn/ovnsb_db.sock",
 		OVSEndpoint:     "unix:/var/run/openvswitch/db.sock",
@@ -137,7 +148,8 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.OVNCACert, "ovn-ca-cert", c.OVNCACert, "CA certificate (PEM) for ssl: database endpoints")
 	fs.StringVar(&c.OVNCert, "ovn-cert", c.OVNCert, "client certificate (PEM) for ssl: database endpoints")
 	fs.StringVar(&c.OVNKey, "ovn-key", c.OVNKey, "client private key (PEM) for ssl: database endpoints")
-	fs.Var(addrFlag{&c.EncapIP}, "encap-ip", "tunnel endpoint address of this host (default: source of the default route)")
+	fs.Var(addrFlag{&c.EncapIP}, "encap-ip", "tunnel endpoint address of this host (default: found as --encap-ip-from says)")
+	fs.StringVar(&c.EncapIPFrom, "encap-ip-from", c.EncapIPFrom, `where the tunnel endpoint is found without --encap-ip: "default-route" (its source address) or "node-ip" (the Node's InternalIP)`)
 	fs.StringVar(&c.DatapathType, "datapath-type", c.DatapathType, `"system" or "netdev" (default: detected)`)
 	fs.StringVar(&c.IPAMDatabase, "ipam-db", c.IPAMDatabase, "SQLite IPAM database")
 	fs.StringVar(&c.CNISocket, "cni-socket", c.CNISocket, "unix socket of the CNI server")
@@ -190,6 +202,7 @@ func (c *Config) Validate() error {
 	if anySSL(append(c.NBEndpoints, c.OVSEndpoint)...) && (c.OVNCACert == "" || c.OVNCert == "" || c.OVNKey == "") {
 		errs = append(errs, errors.New("ssl: endpoint given: set ovn-ca-cert, ovn-cert and ovn-key"))
 	}
+	errs = append(errs, c.validateEncap()...)
 	if c.DatapathType != "" && c.DatapathType != "system" && c.DatapathType != "netdev" {
 		errs = append(errs, fmt.Errorf("datapath-type %q: want system or netdev", c.DatapathType))
 	}
@@ -234,4 +247,17 @@ func checkEndpoint(e string) error {
 		}
 	}
 	return fmt.Errorf("ovsdb endpoint %q: want unix:PATH, tcp:HOST:PORT or ssl:HOST:PORT", e)
+}
+
+// validateEncap: a fixed tunnel endpoint must be a unicast address other hosts can reach,
+// never a loopback; the source must be one edgeovn knows.
+func (c *Config) validateEncap() []error {
+	var errs []error
+	if c.EncapIP.IsValid() && (c.EncapIP.IsLoopback() || c.EncapIP.IsUnspecified() || c.EncapIP.IsMulticast()) {
+		errs = append(errs, fmt.Errorf("encap-ip %s: not an address other hosts can reach (loopback, unspecified or multicast)", c.EncapIP))
+	}
+	if c.EncapIPFrom != EncapFromDefaultRoute && c.EncapIPFrom != EncapFromNodeIP {
+		errs = append(errs, fmt.Errorf("encap-ip-from %q: want %s or %s", c.EncapIPFrom, EncapFromDefaultRoute, EncapFromNodeIP))
+	}
+	return errs
 }

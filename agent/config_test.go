@@ -49,12 +49,15 @@ func TestValidateNamesEveryBadField(t *testing.T) {
 	c.DatapathType = "kernel"
 	c.CNISocket = ""
 	c.RenewDeadline = c.LeaseDuration
+	c.EncapIP = netip.MustParseAddr("127.0.0.1")
+	c.EncapIPFrom = "eth0"
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("invalid config accepted")
 	}
 	for _, want := range []string{"node-name", "cluster-gateway 10.99.0.1", "join-cidr 10.42.128.0/17: overlaps",
-		"mtu 100", `"10.0.0.1:6641"`, `datapath-type "kernel"`, "cni-socket", "lease timings"} {
+		"mtu 100", `"10.0.0.1:6641"`, `datapath-type "kernel"`, "cni-socket", "lease timings",
+		"encap-ip 127.0.0.1: not an address other hosts can reach", `encap-ip-from "eth0": want default-route or node-ip`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not name %q:\n%v", want, err)
 		}

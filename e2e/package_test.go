@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +16,8 @@ import (
 )
 
 // TestPackageUnderSystemd installs the .deb into a Debian root with Open vSwitch and
-// ovn-host, boots it with systemd (systemd-nspawn, its own network namespace), and checks
+// ovn-host, boots it with systemd (systemd-nspawn, in a network namespace of its own with an
+// uplink and a default route, as a host has), and checks
 // what a k3s host gets before k3s: the unit and edgeovn.socket enabled by the package and
 // active (Type=notify: the node role is up; the CNI socket passed by systemd) without any
 // kubeconfig, the datapath detected, the CNI config and
@@ -46,7 +49,8 @@ func TestPackageUnderSystemd(t *testing.T) {
 		}
 	}
 	journal := c.journal(ctx, t)
-	for _, want := range []string{"waiting for the kubeconfig", "datapath=netdev", "node role ready", "cni socket passed by systemd"} {
+	for _, want := range []string{"waiting for the kubeconfig", "datapath=netdev", "node role ready", "cni socket passed by systemd",
+		`msg="encapsulation address set" role=node encap_ip=192.0.2.10`} {
 		if !strings.Contains(journal, want) {
 			t.Errorf("edgeovn's journal lacks %q:\n%s", want, journal)
 		}
@@ -221,7 +225,10 @@ func bootContainer(ctx context.Context, t *testing.T, img, console string) *cont
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("systemd-nspawn", "-D", img, "--private-network", "--register=no", "--keep-unit", "-b", "--console=pipe")
+	// CAP_NET_ADMIN, which --private-network implies and a namespace given by path does not:
+	// ovs-vswitchd needs it for the netdev datapath.
+	netns := hostNetns(ctx, t)
+	cmd := exec.Command("systemd-nspawn", "-D", img, "--network-namespace-path="+netns, "--capability=CAP_NET_ADMIN", "--register=no", "--keep-unit", "-b", "--console=pipe")
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -242,14 +249,47 @@ func bootContainer(ctx context.Context, t *testing.T, img, console string) *cont
 		out.Close()
 	})
 	eventually(ctx, t, "the container's systemd", func() bool {
+		// The container's systemd, not a helper nspawn forks first (it enters the given
+		// network namespace through one).
 		c.initPID = childPID(cmd.Process.Pid)
-		return c.initPID > 0
+		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(c.initPID) + "/comm")
+		return c.initPID > 0 && strings.TrimSpace(string(comm)) == "systemd"
 	})
-	eventually(ctx, t, "the container's boot to finish", func() bool {
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
 		state := c.systemctl(ctx, t, "is-system-running")
-		return state == "running" || state == "degraded"
-	})
+		if state == "running" || state == "degraded" {
+			break
+		}
+		if time.Now().After(deadline) {
+			jobs, _ := c.command(ctx, "systemctl", "list-jobs", "--no-pager").CombinedOutput()
+			b, _ := os.ReadFile(console)
+			t.Fatalf("the container's boot did not finish in 2 minutes (%s):\n%s\n%s\nconsole:\n%s", state, jobs, c.journal(ctx, t), b)
+		}
+	}
 	return c
+}
+
+// hostNetns makes the container's network namespace as a host has it: lo, and an uplink eth0
+// (a tap no program reads, as the rig's) with an address and the default route, whose source
+// edgeovn takes as its tunnel endpoint. The namespace is deleted when the test ends, after
+// the container (cleanups run last-registered first).
+func hostNetns(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	name := "eovn-pkg-" + hex.EncodeToString(b)
+	run(ctx, t, "ip", "netns", "add", name)
+	t.Cleanup(func() { _ = exec.Command("ip", "netns", "delete", name).Run() })
+	for _, args := range [][]string{
+		{"link", "set", "lo", "up"},
+		{"tuntap", "add", "dev", "eth0", "mode", "tap"},
+		{"addr", "add", "192.0.2.10/24", "dev", "eth0"},
+		{"link", "set", "eth0", "up"},
+		{"route", "add", "default", "via", "192.0.2.1", "dev", "eth0"},
+	} {
+		run(ctx, t, append([]string{"ip", "-n", name}, args...)...)
+	}
+	return "/run/netns/" + name
 }
 
 // childPID is the first child of pid, or 0.

@@ -24,6 +24,7 @@ import (
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/nbdb"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
+	"github.com/edgeovn/edgeovn/ovn/southbound"
 )
 
 // DefaultSubnet is the logical switch of the cluster CIDR, as in Kube-OVN.
@@ -31,8 +32,11 @@ const DefaultSubnet = "ovn-default"
 
 // Request is what the controller role runs with.
 type Request struct {
-	Kube           kubernetes.Interface
-	NBEndpoints    []string
+	Kube        kubernetes.Interface
+	NBEndpoints []string
+	// SBEndpoints are the southbound's: a deleted node's chassis is removed there. Empty:
+	// chassis are left to the operator (ovn-sbctl chassis-del).
+	SBEndpoints    []string
 	IPAMDatabase   string
 	ClusterCIDR    netip.Prefix
 	ClusterGateway netip.Addr
@@ -52,12 +56,14 @@ type Request struct {
 
 // Controller holds the role's state for one term of leadership.
 type Controller struct {
-	req   Request
-	log   *slog.Logger
-	ipam  *ipam.IPAM
-	nb    *northbound.Client
-	pods  corelisters.PodLister
-	nodes corelisters.NodeLister
+	req  Request
+	log  *slog.Logger
+	ipam *ipam.IPAM
+	nb   *northbound.Client
+	// chassis removes a deleted node's chassis from the southbound; nil: not done.
+	chassis chassisRemover
+	pods    corelisters.PodLister
+	nodes   corelisters.NodeLister
 	// podsByNode finds a node's pods (index byNodeIndex) without a scan of every pod.
 	podsByNode cache.Indexer
 	queue      workqueue.TypedRateLimitingInterface[string] // pod keys
@@ -102,6 +108,14 @@ func Run(ctx context.Context, req Request) error {
 	defer nb.Close()
 	c := &Controller{req: req, log: req.Log, ipam: m, nb: nb, queue: newQueue("pods"), nodeQueue: newQueue("nodes"),
 		holdPod: holdPodFromEnv()}
+	if len(req.SBEndpoints) > 0 {
+		sb, err := southbound.Connect(ctx, ovn.ConnectRequest{Endpoints: req.SBEndpoints, TLS: req.TLS, Log: req.Log})
+		if err != nil {
+			return fmt.Errorf("connect ovn southbound: %w", err)
+		}
+		defer sb.Close()
+		c.chassis = sb
+	}
 	c.features = c.enabledFeatures()
 	defer c.queue.ShutDown()
 	defer c.nodeQueue.ShutDown()

@@ -3,7 +3,9 @@
 // topology in OVN northbound, turns Pods into addresses, logical switch ports and Kube-OVN
 // annotations, and Nodes into join addresses (IPAM subnet "join"), join ports "node-<name>",
 // the distributed gateway's router policies (a node's pods reach the outside through their
-// own host) and Kube-OVN's node annotations, which the node role turns into ovn0.
+// own host) and Kube-OVN's node annotations, which the node role turns into ovn0. A deleted
+// node's rows go, its chassis is removed from the southbound (the other hosts drop their
+// tunnels to it) and its join address is released.
 //
 // Features with informers of their own run in the same term (feature.go). The network-policy
 // feature (netpol*.go) syncs one namespace at a time: package netpol translates the namespace's

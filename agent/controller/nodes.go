@@ -16,6 +16,7 @@ import (
 	"github.com/edgeovn/edgeovn/ipam"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
+	"github.com/edgeovn/edgeovn/ovn/southbound"
 )
 
 // JoinSubnet is the logical switch and IPAM subnet of the hosts' ovn0 addresses, as in
@@ -67,11 +68,28 @@ func (c *Controller) syncNode(ctx context.Context, name string) error {
 	return c.annotateNode(ctx, node, a)
 }
 
-// deleteNode removes a deleted node's rows from OVN, then releases its join address.
+// chassisRemover removes a gone node's chassis (named after the node) from the southbound.
+type chassisRemover interface {
+	DeleteChassis(ctx context.Context, name string) (bool, error)
+}
+
+var _ chassisRemover = (*southbound.Client)(nil)
+
+// deleteNode removes a deleted node's rows from OVN and its chassis from the southbound (so
+// the other hosts drop their tunnels to it), then releases its join address.
 func (c *Controller) deleteNode(ctx context.Context, name string) error {
 	n, err := c.nb.DeleteOwned(ctx, northbound.OwnerRef{Kind: ovn.KindNode, Name: name})
 	if err != nil {
 		return err
+	}
+	if c.chassis != nil {
+		gone, err := c.chassis.DeleteChassis(ctx, name)
+		if err != nil {
+			return err
+		}
+		if gone {
+			c.log.Info("chassis of deleted node removed", "node", name)
+		}
 	}
 	_, held := c.ipam.Get(nodeOwner(name))
 	if err := c.ipam.Release(ctx, nodeOwner(name)); err != nil {

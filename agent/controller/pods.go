@@ -131,7 +131,7 @@ func (c *Controller) network(a ipam.Allocation) annotation.Network {
 func (c *Controller) ensurePort(ctx context.Context, pod *corev1.Pod, n annotation.Network) error {
 	lsp := annotation.PortName(pod.Namespace, pod.Name)
 	err := c.nb.EnsurePodPort(ctx, northbound.PodPortSpec{Switch: n.Switch, Name: lsp, MAC: n.MAC,
-		IPs: n.IPs, Owner: pod.Namespace + "/" + pod.Name})
+		IPs: n.IPs, Owner: pod.Namespace + "/" + pod.Name, Chassis: pod.Spec.NodeName})
 	if err != nil {
 		return fmt.Errorf("ensure port %s: %w", lsp, err)
 	}

@@ -8,6 +8,11 @@
 // and serves the CNI server that wires pods. On the userspace datapath
 // it keeps the ct_zero_snat capability off and purges ovs-vswitchd's datapath flow cache each
 // time ovn-controller installs another northbound configuration (flowcache.go says why).
+// The encapsulation address (encap.go, encapkeep.go) is --encap-ip, else the IPv4 default
+// route's source or the Node's InternalIP (--encap-ip-from); it is re-checked at every drift
+// check and netlink route or address event and on Node changes, and rewritten when it moved.
+// It is never a loopback: with none found the node is not ready, and ovn-controller is given
+// none rather than a wrong one.
 // Invariants: files are replaced atomically (temporary file and rename in the same directory,
 // so containerd's watcher sees a whole file) and only when their content changes; a plugin
 // another package installed is never replaced, one edgeovn installed (recorded with its

@@ -39,7 +39,8 @@ type Request struct {
 	// "auto", "present" or "absent": who serves node ports on this host.
 	Services        bool
 	KubeProxy       string
-	EncapIP         netip.Addr // invalid: detect
+	EncapIP         netip.Addr // invalid: found as EncapIPFrom says
+	EncapIPFrom     string     // "default-route" or "node-ip"
 	DatapathType    string     // empty: detect
 	MTU             int
 	CNISocket       string
@@ -66,6 +67,7 @@ type Role struct {
 	// datapath is br-int's datapath type, as detected or configured at start.
 	datapath string
 	host     hostState
+	encap    *encapState
 	// portmap probes portmap's netfilter backend once per start.
 	portmap *portmapProbe
 }
@@ -73,7 +75,7 @@ type Role struct {
 // Run runs the node role until ctx ends.
 func Run(ctx context.Context, req Request) error {
 	// Probed while the datapath comes up; the conflist waits for it.
-	r := &Role{req: req, log: req.Log, health: req.Health, portmap: startPortmapProbe(detectPortmapBackend)}
+	r := &Role{req: req, log: req.Log, health: req.Health, encap: newEncapState(), portmap: startPortmapProbe(detectPortmapBackend)}
 	if r.health == nil {
 		r.health = health.NewMonitor(health.MonitorRequest{Log: req.Log})
 	}
@@ -84,12 +86,17 @@ func Run(ctx context.Context, req Request) error {
 	}
 	defer ovs.Close()
 	r.ovs = ovs
-	r.ready = newReadiness(defaultProbes(ovs))
+	probes := defaultProbes(ovs)
+	probes.encap = r.encap.ready
+	r.ready = newReadiness(probes)
 	datapath, err := r.ensureDatapath(ctx)
 	if err != nil {
 		return err
 	}
 	r.datapath = datapath
+	if err := r.syncEncap(ctx, r.log); err != nil {
+		r.log.Warn("find encapsulation address, will retry", "err", err) // readiness says so meanwhile
+	}
 	pods := newPendingPods()
 	listening := make(chan struct{})
 	passed, err := systemd.ActivatedListener(req.CNISocket, req.Log)
@@ -137,19 +144,15 @@ func (r *Role) ensureDatapath(ctx context.Context) (string, error) {
 	if datapath == "" {
 		datapath = vswitch.DetectDatapathType("")
 	}
-	encap := r.req.EncapIP
-	if !encap.IsValid() {
-		var err error
-		if encap, err = defaultEncapIP(); err != nil {
-			return "", err
-		}
-	}
+	// The encapsulation address is syncEncap's: found, kept current, never a loopback.
 	err := r.ovs.SetOVNConfig(ctx, map[string]string{
-		"system-id":                r.req.NodeName,
-		"hostname":                 r.req.NodeName,
-		"ovn-remote":               r.req.SBEndpoint,
-		"ovn-encap-type":           "geneve",
-		"ovn-encap-ip":             encap.String(),
+		"system-id":  r.req.NodeName,
+		"hostname":   r.req.NodeName,
+		"ovn-remote": r.req.SBEndpoint,
+		// Tunnels leave from the encapsulation address, not the route's preferred source: on a
+		// host with several addresses (or after the endpoint moved) the other hosts' tunnel
+		// ports match incoming packets by that address.
+		"ovn-set-local-ip":         "true",
 		"ovn-bridge":               Bridge,
 		"ovn-bridge-datapath-type": datapath,
 	})
@@ -159,7 +162,7 @@ func (r *Role) ensureDatapath(ctx context.Context) (string, error) {
 	if err := r.ovs.EnsureBridge(ctx, vswitch.BridgeSpec{Name: Bridge, DatapathType: datapath, Owner: r.req.NodeName, Adopt: true}); err != nil {
 		return "", fmt.Errorf("ensure %s (%s datapath): %w", Bridge, datapath, err)
 	}
-	r.log.Info("datapath ready", "bridge", Bridge, "datapath", datapath, "encap_ip", encap.String(), "chassis", r.req.NodeName)
+	r.log.Info("datapath ready", "bridge", Bridge, "datapath", datapath, "chassis", r.req.NodeName)
 	return datapath, nil
 }
 

@@ -32,6 +32,8 @@ type readinessProbes struct {
 	// rows stay in the database, and their tap devices in the kernel, after they die.
 	daemons []health.Daemon
 	answers func(context.Context, health.Daemon) error
+	// encap fails while there is no tunnel endpoint (encapkeep.go); nil: not checked.
+	encap func(context.Context) error
 }
 
 // defaultProbes reads the live host.
@@ -107,6 +109,9 @@ func (rd *readiness) checks() []health.Check {
 		}},
 		{Name: "open_vswitch database", Run: rd.probes.ovs.Ping, Liveness: true},
 		{Name: Bridge, Run: rd.bridge},
+	}
+	if rd.probes.encap != nil {
+		checks = append(checks, health.Check{Name: "encapsulation", Run: rd.probes.encap})
 	}
 	for _, d := range rd.probes.daemons {
 		checks = append(checks, health.Check{Name: d.Name, Run: func(ctx context.Context) error { return rd.probes.answers(ctx, d) }})

@@ -31,11 +31,17 @@ func run(t *testing.T, ctx context.Context, r *Rig, name string, args ...string)
 // where the SB is, on the userspace datapath.
 func configureChassis(t *testing.T, ctx context.Context, r *Rig) {
 	t.Helper()
+	configureChassisAs(t, ctx, r, "rig-selftest", "127.0.0.1")
+}
+
+// configureChassisAs is configureChassis with the chassis name and tunnel endpoint given.
+func configureChassisAs(t *testing.T, ctx context.Context, r *Rig, name, encapIP string) {
+	t.Helper()
 	run(t, ctx, r, "ovs-vsctl", "--db="+r.OVSEndpoint, "set", "Open_vSwitch", ".",
-		"external_ids:system-id=rig-selftest",
+		"external_ids:system-id="+name,
 		"external_ids:ovn-remote="+r.SBEndpoint,
 		"external_ids:ovn-encap-type=geneve",
-		"external_ids:ovn-encap-ip=127.0.0.1",
+		"external_ids:ovn-encap-ip="+encapIP,
 		"external_ids:ovn-bridge-datapath-type=netdev")
 	waitFor(t, ctx, "ovn-controller creates br-int", func() error {
 		_, err := r.Run(ctx, "ovs-vsctl", "--db="+r.OVSEndpoint, "br-exists", "br-int")

@@ -36,6 +36,17 @@
 // DELs: pods deleted through the API and waited for, then kubelet and containerd stopped by
 // PID, then any process left in its cgroups killed by PID.
 //
+// A Cluster (StartCluster) is several simulated hosts: a central Rig (OVN NB and SB on TCP,
+// ovn-northd, etcd, kube-apiserver) and one Rig per host (its Open_vSwitch database,
+// ovs-vswitchd on the userspace datapath and ovn-controller, with its own run directory as
+// OVS_RUNDIR and OVN_RUNDIR), each in its own network namespace, joined by a Linux bridge in
+// another namespace (203.0.113.0/24). A host's underlay address is on br-phy, an OVS netdev
+// bridge whose port is the host's veth leg (userspace Geneve routes its tunnels only through
+// such a bridge), with arp_ignore=1; the central's leg has TX checksum offload off, since
+// OVS reads its packets on the hosts. A host Rig's endpoints are the central's on TCP, its
+// Kube() the central's clientset; edgeovn runs in it as in a single rig (daemon.Start).
+// Close stops the hosts, then the central, each by PID, then deletes the underlay.
+//
 // Concurrency: a Rig's methods may be called from several goroutines; Stop is idempotent and
 // safe to call after a failed or partial start.
 package harness

@@ -41,20 +41,28 @@ var (
 	uplinkName = "eth0"
 )
 
-// createNetns creates the named namespace with its loopback and uplink up. `ip netns add` is
-// used rather than netns.NewNamed because it leaves no thread of this process inside the
-// namespace.
+// createNetns creates the named namespace with its loopback up. `ip netns add` is used
+// rather than netns.NewNamed because it leaves no thread of this process inside the namespace.
 func createNetns(ctx context.Context, name string) error {
 	if out, err := exec.CommandContext(ctx, "ip", "netns", "add", name).CombinedOutput(); err != nil {
 		return fmt.Errorf("create netns %s: %w: %s", name, err, out)
 	}
-	for _, args := range [][]string{
-		{"link", "set", "lo", "up"},
+	return ipSteps(ctx, name, [][]string{{"link", "set", "lo", "up"}})
+}
+
+// addTapUplink gives a lone host its uplink: eth0, a tap with nodeIP and the default route.
+func addTapUplink(ctx context.Context, name string) error {
+	return ipSteps(ctx, name, [][]string{
 		{"tuntap", "add", "dev", uplinkName, "mode", "tap"},
 		{"addr", "add", nodeIP.String(), "dev", uplinkName},
 		{"link", "set", uplinkName, "up"},
 		{"route", "add", "default", "via", uplinkGW.String(), "dev", uplinkName},
-	} {
+	})
+}
+
+// ipSteps runs `ip -n name <step>` for each step, stopping at the first failure.
+func ipSteps(ctx context.Context, name string, steps [][]string) error {
+	for _, args := range steps {
 		cmd := exec.CommandContext(ctx, "ip", append([]string{"-n", name}, args...)...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("set up netns %s: ip %s: %w: %s", name, strings.Join(args, " "), err, out)

@@ -31,17 +31,35 @@ func (r *Rig) daemonFlags(name string) []string {
 	}
 }
 
-// startOVN brings up the OVN central, then the host's Open vSwitch and ovn-controller.
+// startOVN brings up the OVN central, then the host's Open vSwitch and ovn-controller, all in
+// the rig's one namespace.
 func (r *Rig) startOVN(ctx context.Context) error {
-	for _, db := range []ovsdbSpec{nbDB, sbDB, vswitchDB} {
-		if err := r.startOVSDB(ctx, db); err != nil {
+	if err := r.startCentral(ctx, nil); err != nil {
+		return err
+	}
+	return r.startHostOVS(ctx, nil)
+}
+
+// startCentral starts the NB and SB ovsdb-servers, each also listening on tcp (remotes, as
+// "ptcp:6641:203.0.113.1", for the hosts of a Cluster), and ovn-northd.
+func (r *Rig) startCentral(ctx context.Context, tcp map[ovsdbSpec]string) error {
+	for _, db := range []ovsdbSpec{nbDB, sbDB} {
+		if err := r.startOVSDB(ctx, db, tcp[db]); err != nil {
 			return err
 		}
 	}
 	northd := ProcessSpec{Name: "ovn-northd", Path: "ovn-northd", Args: append([]string{
-		"--ovnnb-db=" + r.NBEndpoint, "--ovnsb-db=" + r.SBEndpoint,
+		"--ovnnb-db=unix:" + r.path(nbDB.stem+".sock"), "--ovnsb-db=unix:" + r.path(sbDB.stem+".sock"),
 	}, r.daemonFlags("ovn-northd")...)}
-	if _, err := r.spawn(ctx, northd, socketAccepts(r.path("ovn-northd.ctl"))); err != nil {
+	_, err := r.spawn(ctx, northd, socketAccepts(r.path("ovn-northd.ctl")))
+	return err
+}
+
+// startHostOVS starts the host's Open_vSwitch database, ovs-vswitchd and ovn-controller;
+// uplink, if set, runs once ovs-vswitchd answers and before ovn-controller starts (a
+// Cluster host's br-phy, which carries the underlay address).
+func (r *Rig) startHostOVS(ctx context.Context, uplink func(context.Context) error) error {
+	if err := r.startOVSDB(ctx, vswitchDB, ""); err != nil {
 		return err
 	}
 	// The Open_vSwitch row must exist before ovs-vswitchd and ovn-controller read it; what goes
@@ -54,17 +72,27 @@ func (r *Rig) startOVN(ctx context.Context) error {
 	if _, err := r.spawn(ctx, vswitchd, socketAccepts(r.path("ovs-vswitchd.ctl"))); err != nil {
 		return err
 	}
+	if uplink != nil {
+		if err := uplink(ctx); err != nil {
+			return err
+		}
+	}
 	return r.startController(ctx)
 }
 
-func (r *Rig) startOVSDB(ctx context.Context, db ovsdbSpec) error {
+// startOVSDB creates the database file and serves it on a unix socket in the run directory
+// and, when tcp is set, on that remote too.
+func (r *Rig) startOVSDB(ctx context.Context, db ovsdbSpec, tcp string) error {
 	file := r.path(db.stem + ".db")
 	if out, err := exec.CommandContext(ctx, "ovsdb-tool", "create", file, db.schema).CombinedOutput(); err != nil {
 		return fmt.Errorf("create %s from %s: %w: %s", file, db.schema, err, out)
 	}
 	sock := r.path(db.stem + ".sock")
-	spec := ProcessSpec{Name: db.name, Path: "ovsdb-server",
-		Args: append([]string{file, "--remote=punix:" + sock}, r.daemonFlags(db.name)...)}
+	args := []string{file, "--remote=punix:" + sock}
+	if tcp != "" {
+		args = append(args, "--remote="+tcp)
+	}
+	spec := ProcessSpec{Name: db.name, Path: "ovsdb-server", Args: append(args, r.daemonFlags(db.name)...)}
 	_, err := r.spawn(ctx, spec, socketAccepts(sock))
 	return err
 }

@@ -102,6 +102,9 @@ func (r *Rig) start(ctx context.Context) error {
 	if err := createNetns(ctx, r.Netns); err != nil {
 		return err
 	}
+	if err := addTapUplink(ctx, r.Netns); err != nil {
+		return err
+	}
 	if err := os.WriteFile(r.path(netnsFile), []byte(r.Netns+"\n"), 0o644); err != nil {
 		return fmt.Errorf("record netns name: %w", err)
 	}

@@ -166,6 +166,16 @@ func (k *Kubelet) WaitReady(ctx context.Context) error {
 	}
 }
 
+// Status runs CNI STATUS once, as containerd 2.x does every few seconds: nil when the network
+// plugin says it is ready, else its error.
+func (k *Kubelet) Status(ctx context.Context) error {
+	list, err := k.ConfList(ctx)
+	if err != nil {
+		return err
+	}
+	return k.cni().GetStatusNetworkList(ctx, list)
+}
+
 func (k *Kubelet) pluginsInstalled(list *libcni.NetworkConfigList) bool {
 	if _, err := os.Stat(filepath.Join(k.BinDir, "loopback")); err != nil {
 		return false

@@ -34,6 +34,12 @@ func TestEnsureNode(t *testing.T) {
 	if !strings.Contains(port, "0a:58:64:40:00:02 100.64.0.2") {
 		t.Errorf("node port addresses = %q", port)
 	}
+	if got := strings.TrimSpace(f.srv.Run(t, "ovn-nbctl", "get", "Logical_Switch_Port", "node-node1", "options:requested-chassis")); got != `"node1"` && got != "node1" {
+		t.Errorf("node port requested-chassis = %s, want node1 (the host's ovn0 binds it, no other chassis)", got)
+	}
+	// A node port made before the pin gets it in place.
+	f.srv.Run(t, "ovn-nbctl", "remove", "Logical_Switch_Port", "node-node1", "options", "requested-chassis")
+	f.mustWrite(t, 1, "pin the node port", func() error { return f.c.EnsureNode(f.ctx, spec) })
 	spec.PodIPs = append(spec.PodIPs, netip.MustParseAddr("10.42.0.6"))
 	f.mustWrite(t, 1, "ensure node with another pod", func() error { return f.c.EnsureNode(f.ctx, spec) })
 	if set := f.srv.Run(t, "ovn-nbctl", "--bare", "--columns=addresses", "find", "Address_Set", "name=node1.pods_ip4"); !strings.Contains(set, "10.42.0.6") {

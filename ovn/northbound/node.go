@@ -136,7 +136,8 @@ func (s NodeSpec) policies() []RouterPolicySpec {
 // joinPortRow is the node's port on the join switch, addressed "<join MAC> <join IP>".
 func (s NodeSpec) joinPortRow() *nbdb.LogicalSwitchPort {
 	addr := s.JoinMAC().String() + " " + s.JoinIP.String()
-	return &nbdb.LogicalSwitchPort{Name: NodePortName(s.Name), Addresses: []string{addr}, ExternalIDs: s.owner().ids()}
+	return &nbdb.LogicalSwitchPort{Name: NodePortName(s.Name), Addresses: []string{addr}, ExternalIDs: s.owner().ids(),
+		Options: map[string]string{RequestedChassisKey: s.Name}} // the host's ovn0 binds it, on no other chassis
 }
 
 // nodePortOps creates or repairs "node-<name>" on the join switch.
@@ -169,12 +170,13 @@ func (c *Client) nodePortOps(ctx context.Context, spec NodeSpec) ([]ovsdb.Operat
 		ops = append(ops, ovn.WaitPresent(nbdb.LogicalSwitchTable, join.UUID, "name", join.Name),
 			ovn.MutateRefs(nbdb.LogicalSwitchTable, join.UUID, "ports", ovsdb.MutateOperationInsert, cur.UUID))
 	}
-	if sameSet(cur.Addresses, want.Addresses) && ovn.HasAll(cur.ExternalIDs, want.ExternalIDs) {
+	if sameSet(cur.Addresses, want.Addresses) && ovn.HasAll(cur.ExternalIDs, want.ExternalIDs) && ovn.HasAll(cur.Options, want.Options) {
 		return ops, nil
 	}
 	want.UUID = cur.UUID
 	want.ExternalIDs = merged(cur.ExternalIDs, want.ExternalIDs)
-	upd, err := c.nb.Where(want).Update(want, &want.Addresses, &want.ExternalIDs)
+	want.Options = merged(cur.Options, want.Options)
+	upd, err := c.nb.Where(want).Update(want, &want.Addresses, &want.ExternalIDs, &want.Options)
 	if err != nil {
 		return nil, fmt.Errorf("build update of node port: %w", err)
 	}

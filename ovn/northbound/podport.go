@@ -12,6 +12,10 @@ import (
 // LogicalSwitchKey is the external_ids key on pod ports naming their switch, as Kube-OVN does.
 const LogicalSwitchKey = "ls"
 
+// RequestedChassisKey is the port option that pins a port to one chassis: ovn-controller
+// binds it only there, whatever another host's OVS claims.
+const RequestedChassisKey = "requested-chassis"
+
 // PodPortSpec is the desired logical switch port of a pod.
 type PodPortSpec struct {
 	Switch string           // logical switch, which must exist and be edgeovn's
@@ -19,6 +23,9 @@ type PodPortSpec struct {
 	MAC    net.HardwareAddr // the pod's eth0 MAC
 	IPs    []netip.Addr     // one per family
 	Owner  string           // "namespace/name"
+	// Chassis is the chassis the port binds on: the pod's node (edgeovn names each chassis
+	// after its node). Empty: any, as before the pod is scheduled.
+	Chassis string
 }
 
 // Validate reports what is wrong with the spec.
@@ -37,6 +44,11 @@ func (s PodPortSpec) Validate() error {
 	}
 	if err := validateIPs(s.Name, s.IPs); err != nil {
 		return err
+	}
+	if s.Chassis != "" {
+		if err := validateName("chassis", s.Chassis); err != nil {
+			return err
+		}
 	}
 	ns, name, ok := strings.Cut(s.Owner, "/")
 	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
@@ -70,6 +82,14 @@ func (s PodPortSpec) addresses() string {
 		parts = append(parts, ip.String())
 	}
 	return strings.Join(parts, " ")
+}
+
+// options are the port's options: the requested chassis, if any.
+func (s PodPortSpec) options() map[string]string {
+	if s.Chassis == "" {
+		return nil
+	}
+	return map[string]string{RequestedChassisKey: s.Chassis}
 }
 
 func (s PodPortSpec) externalIDs() map[string]string {

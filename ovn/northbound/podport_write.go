@@ -72,6 +72,7 @@ func (c *Client) createPodPortOps(spec PodPortSpec, sw *nbdb.LogicalSwitch, ref 
 		Addresses:    []string{spec.addresses()},
 		PortSecurity: []string{spec.addresses()},
 		ExternalIDs:  spec.externalIDs(),
+		Options:      spec.options(),
 	}
 	insert, err := c.nb.Create(lsp)
 	if err != nil {
@@ -106,14 +107,16 @@ func (c *Client) repairPodPortOps(ctx context.Context, spec PodPortSpec, sw *nbd
 			ovn.MutateRefs(nbdb.LogicalSwitchTable, sw.UUID, "ports", ovsdb.MutateOperationInsert, cur.UUID))
 	}
 	want := []string{spec.addresses()}
-	if !sameSet(cur.Addresses, want) || !sameSet(cur.PortSecurity, want) || !ovn.HasAll(cur.ExternalIDs, spec.externalIDs()) {
+	if !sameSet(cur.Addresses, want) || !sameSet(cur.PortSecurity, want) || !ovn.HasAll(cur.ExternalIDs, spec.externalIDs()) ||
+		!ovn.HasAll(cur.Options, spec.options()) {
 		m := &nbdb.LogicalSwitchPort{
 			UUID:         cur.UUID,
 			Addresses:    want,
 			PortSecurity: want,
 			ExternalIDs:  merged(cur.ExternalIDs, spec.externalIDs()),
+			Options:      merged(cur.Options, spec.options()),
 		}
-		upd, err := c.nb.Where(m).Update(m, &m.Addresses, &m.PortSecurity, &m.ExternalIDs)
+		upd, err := c.nb.Where(m).Update(m, &m.Addresses, &m.PortSecurity, &m.ExternalIDs, &m.Options)
 		if err != nil {
 			return nil, fmt.Errorf("build update of logical switch port: %w", err)
 		}

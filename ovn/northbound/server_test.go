@@ -199,6 +199,36 @@ func TestEnsurePodPort(t *testing.T) {
 	}
 }
 
+// TestEnsurePodPortRequestedChassis: a pod port is pinned to its node's chassis, a port made
+// before the pin (an older edgeovn) gets it in place, a re-created pod on another node moves
+// it, and an invalid chassis name writes nothing.
+func TestEnsurePodPortRequestedChassis(t *testing.T) {
+	f := newFixture(t)
+	ensureClusterAndSubnet(t, f)
+	spec := podSpec("ovn-default", "10.42.0.5")
+	f.mustWrite(t, 1, "create unpinned pod port", func() error { return f.c.EnsurePodPort(f.ctx, spec) })
+	first, _ := f.c.switchPortByName(f.ctx, "web.default")
+	if len(first.Options) != 0 {
+		t.Fatalf("unpinned port has options %v", first.Options)
+	}
+	for _, node := range []string{"edge-1", "edge-2"} {
+		spec.Chassis = node
+		f.mustWrite(t, 1, "pin to "+node, func() error { return f.c.EnsurePodPort(f.ctx, spec) })
+		lsp, _ := f.c.switchPortByName(f.ctx, "web.default")
+		if lsp.UUID != first.UUID || lsp.Options[RequestedChassisKey] != node {
+			t.Fatalf("pod port after pinning to %s: uuid %s (was %s), options %v", node, lsp.UUID, first.UUID, lsp.Options)
+		}
+		f.mustWrite(t, 0, "pin again to "+node, func() error { return f.c.EnsurePodPort(f.ctx, spec) })
+	}
+	spec.Chassis = "bad chassis/name"
+	if err := f.c.EnsurePodPort(f.ctx, spec); !errors.Is(err, ovn.ErrInvalid) || !strings.Contains(err.Error(), "chassis") {
+		t.Fatalf("invalid chassis: err = %v, want ErrInvalid naming the chassis", err)
+	}
+	if lsp, _ := f.c.switchPortByName(f.ctx, "web.default"); lsp.Options[RequestedChassisKey] != "edge-2" {
+		t.Fatalf("a refused spec changed the port: options %v", lsp.Options)
+	}
+}
+
 func TestEnsurePodPortMovesBetweenSwitches(t *testing.T) {
 	f := newFixture(t)
 	ensureClusterAndSubnet(t, f)

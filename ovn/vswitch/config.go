@@ -48,6 +48,34 @@ func (c *Client) SetOVNConfig(ctx context.Context, config map[string]string) err
 	return nil
 }
 
+// UnsetOVNConfig removes the given keys from the Open_vSwitch row's external_ids and leaves
+// every other key as it is. When none of them is there nothing is written.
+func (c *Client) UnsetOVNConfig(ctx context.Context, keys ...string) error {
+	root, err := c.root(ctx)
+	if err != nil {
+		return fmt.Errorf("unset ovn config: %w", err)
+	}
+	var present []any
+	for _, k := range keys {
+		if _, ok := root.ExternalIDs[k]; ok {
+			present = append(present, k)
+		}
+	}
+	if len(present) == 0 {
+		return nil
+	}
+	op := ovsdb.Operation{
+		Op:        ovsdb.OperationMutate,
+		Table:     vswitchdb.OpenvSwitchTable,
+		Where:     []ovsdb.Condition{ovsdb.NewCondition("_uuid", ovsdb.ConditionEqual, ovsdb.UUID{GoUUID: root.UUID})},
+		Mutations: []ovsdb.Mutation{*ovsdb.NewMutation("external_ids", ovsdb.MutateOperationDelete, ovsdb.OvsSet{GoSet: present})},
+	}
+	if err := c.commit(ctx, []ovsdb.Operation{op}); err != nil {
+		return fmt.Errorf("unset ovn config keys %v: %w", present, err)
+	}
+	return nil
+}
+
 // setKeys builds one mutate that deletes the keys of set and of drop and then inserts set:
 // OVSDB's map insert does not overwrite existing keys, and key-wise mutation keeps keys that
 // others write into the same column.

@@ -139,6 +139,12 @@ func TestSetOVNConfig(t *testing.T) {
 	if err := f.c.SetOVNConfig(f.ctx, map[string]string{"": "x"}); !errors.Is(err, ovn.ErrInvalid) {
 		t.Errorf("empty key: %v, want ErrInvalid", err)
 	}
+	f.mustWrite(t, 1, "unset encap ip", func() error { return f.c.UnsetOVNConfig(f.ctx, KeyEncapIP, "no-such-key") })
+	if got := f.vsctl(t, "get", "Open_vSwitch", ".", "external_ids"); strings.Contains(got, KeyEncapIP+"=") ||
+		!strings.Contains(got, "hostname=node1") || !strings.Contains(got, KeyOVNRemote) {
+		t.Errorf("after unsetting %s, external_ids = %s: want it gone and the rest kept", KeyEncapIP, got)
+	}
+	f.mustWrite(t, 0, "unset absent keys", func() error { return f.c.UnsetOVNConfig(f.ctx, KeyEncapIP) })
 }
 
 func TestAddAndDeletePort(t *testing.T) {
