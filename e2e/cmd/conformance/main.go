@@ -39,7 +39,7 @@ func main() {
 	flag.StringVar(&c.cache, "cache", ".cache/bin", "directory holding e2e.test, kubectl, agnhost and the cluster's binaries (make conformance-deps)")
 	flag.StringVar(&c.out, "out", "", "directory for the reports and logs (default: a new one under /tmp)")
 	flag.StringVar(&c.modes, "modes", "kube-proxy,edgeovn", "comma-separated runs: kube-proxy (with kube-proxy iptables), edgeovn (without kube-proxy)")
-	flag.StringVar(&c.focus, "focus", "", "narrow the specs to this regular expression (within the selected ones)")
+	flag.StringVar(&c.focus, "focus", "", "run the specs matching this regular expression instead (to narrow the run while developing; the table shows only the selected specs)")
 	flag.StringVar(&c.skip, "skip", "", "skip these specs too (regular expression)")
 	flag.BoolVar(&c.dryRun, "dry-run", false, "list the specs e2e.test would run, without a cluster")
 	flag.BoolVar(&c.verbose, "v", false, "log the cluster's progress")
