@@ -2,8 +2,8 @@
 # Builds Kubernetes components from the Go module proxy into a cache folder, each once.
 # usage: build-kube.sh OUTDIR [COMPONENT...]   (env KUBE_VERSION, default 1.34.4)
 #   COMPONENT: kube-apiserver, kube-controller-manager, kube-proxy, kubelet (the default: the
-#   four make deps needs), kube-scheduler, agnhost (the upstream test image's binary) and
-#   e2e.test (the upstream e2e binary; these three are make conformance's)
+#   four make deps needs), kube-scheduler, kubectl, agnhost (the upstream test image's binary)
+#   and e2e.test (the upstream e2e binary; these four are make conformance's)
 #
 # OUTDIR/<component> is kept while OUTDIR/<component>.version names the wanted version; the
 # ones missing are built together in one throwaway module that requires k8s.io/kubernetes
@@ -30,7 +30,7 @@ pkg() {
 missing=""
 for c in "$@"; do
 	case "$c" in
-	kube-apiserver | kube-controller-manager | kube-proxy | kubelet | kube-scheduler | agnhost | e2e.test) ;;
+	kube-apiserver | kube-controller-manager | kube-proxy | kubelet | kube-scheduler | kubectl | agnhost | e2e.test) ;;
 	*) echo "build-kube: unknown component $c" >&2; exit 2 ;;
 	esac
 	if [ -x "$out/$c" ] && [ "$(cat "$out/$c.version" 2>/dev/null)" = "$version" ]; then
