@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -24,6 +25,9 @@ type cluster struct {
 	rig     *harness.Rig
 	node    *harness.RealNode
 	edgeovn *harness.Process
+	// controllers are kube-controller-manager and kube-scheduler: stopped first at teardown,
+	// so that no ReplicaSet re-creates the pods the node's drain deletes.
+	controllers []*harness.Process
 }
 
 // clusterRequest says how to bring a cluster up.
@@ -74,11 +78,17 @@ func (c *cluster) start(ctx context.Context, req clusterRequest) error {
 		{"real node Ready", func() error { return c.startNode(ctx, k.ConfDir, k.BinDir, req.images) }},
 		{"ovn0 bound", func() error { return c.waitHostWired(ctx) }},
 		{"controller manager and scheduler running", func() error {
-			if _, err := c.rig.StartControllerManager(ctx, harness.ControllerManagerRequest{Controllers: []string{"*"}}); err != nil {
+			cm, err := c.rig.StartControllerManager(ctx, harness.ControllerManagerRequest{Controllers: []string{"*"}})
+			if err != nil {
 				return err
 			}
-			_, err := c.rig.StartScheduler(ctx)
-			return err
+			c.controllers = append(c.controllers, cm)
+			sched, err := c.rig.StartScheduler(ctx)
+			if err != nil {
+				return err
+			}
+			c.controllers = append(c.controllers, sched)
+			return nil
 		}},
 		{"host traffic to Services: " + mode(req.kubeProxy), func() error { return c.startProxy(ctx, req.kubeProxy) }},
 		{"CoreDNS Ready behind 10.43.0.10", func() error { return deployCoreDNS(ctx, c.rig.Kube()) }},
@@ -152,6 +162,12 @@ func (c *cluster) edgeovnLog() (string, error) {
 	return string(b), err
 }
 
-// close tears the cluster down: the node's pods through the kubelet first, then every
-// process by PID.
-func (c *cluster) close() error { return c.rig.Close() }
+// close tears the cluster down: the controllers first, then the node's pods through the
+// kubelet, then every process by PID.
+func (c *cluster) close() error {
+	var errs []error
+	for _, p := range c.controllers {
+		errs = append(errs, p.Stop())
+	}
+	return errors.Join(append(errs, c.rig.Close())...)
+}
