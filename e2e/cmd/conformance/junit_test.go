@@ -108,3 +108,15 @@ func regexpMatch(t *testing.T, expr, s string) bool {
 	}
 	return re.MatchString(s)
 }
+
+// TestImageNamesChecked: a framework image list lacking one built here is an error naming it.
+func TestImageNamesChecked(t *testing.T) {
+	list := "registry.k8s.io/e2e-test-images/agnhost:2.56\nregistry.k8s.io/pause:3.10.1\n"
+	if err := missingImages(list, []string{"registry.k8s.io/pause:3.10.1"}); err != nil {
+		t.Fatal(err)
+	}
+	err := missingImages(list, []string{"registry.k8s.io/e2e-test-images/agnhost:2.55"})
+	if err == nil || !strings.Contains(err.Error(), "agnhost:2.55") {
+		t.Fatalf("got %v, want an error naming agnhost:2.55", err)
+	}
+}

@@ -81,6 +81,9 @@ func run(c config) error {
 	if err := preflight(c); err != nil {
 		return err
 	}
+	if err := checkImageNames(ctx, filepath.Join(c.cache, "e2e.test")); err != nil {
+		return err
+	}
 	tars, err := buildImages(ctx, c)
 	if err != nil {
 		return err
