@@ -27,7 +27,7 @@ type skipRule struct {
 // goes into the table next to the specs it skipped.
 var skipRules = []skipRule{
 	{`\[Disruptive\]`, "restarts or breaks cluster components the rig owns"},
-	{`\[Feature:SCTPConnectivity\]`, "SCTP traffic between pods needs the sctp kernel module, which this machine kind lacks"},
+	{`\[Feature:SCTPConnectivity\]`, "SCTP traffic: this machine kind's kernel has no SCTP (socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP): protocol not supported)"},
 }
 
 // focus is the regular expression e2e.test selects specs with.
