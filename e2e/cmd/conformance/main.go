@@ -16,7 +16,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -53,7 +55,10 @@ func main() {
 }
 
 func run(c config) error {
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	// SIGINT or SIGTERM stops e2e.test and tears the cluster down.
+	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(sigCtx, c.timeout)
 	defer cancel()
 	var err error
 	if c.bin, err = filepath.Abs(c.bin); err != nil {
