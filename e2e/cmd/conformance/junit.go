@@ -95,6 +95,9 @@ func outcome(name string, c junitCase) result {
 		if res.Reason = skipReason(name); res.Reason == "" && c.Skipped != nil {
 			res.Reason = strings.TrimPrefix(strings.TrimPrefix(c.Skipped.Message, "skipped"), " - ")
 		}
+		if res.Reason == "" {
+			res.Reason = "not in this run's -focus"
+		}
 	default:
 		res.Outcome = "fail"
 		switch {

@@ -20,19 +20,22 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 type config struct {
-	bin     string
-	cache   string
-	out     string
-	modes   string
-	focus   string
-	skip    string
-	dryRun  bool
-	verbose bool
-	keep    bool
-	timeout time.Duration
+	bin      string
+	cache    string
+	out      string
+	modes    string
+	focus    string
+	skip     string
+	dryRun   bool
+	parallel bool
+	verbose  bool
+	keep     bool
+	timeout  time.Duration
 }
 
 func main() {
@@ -44,6 +47,7 @@ func main() {
 	flag.StringVar(&c.focus, "focus", "", "run the specs matching this regular expression instead (to narrow the run while developing; the table shows only the selected specs)")
 	flag.StringVar(&c.skip, "skip", "", "skip these specs too (regular expression)")
 	flag.BoolVar(&c.dryRun, "dry-run", false, "list the specs e2e.test would run, without a cluster")
+	flag.BoolVar(&c.parallel, "parallel", false, "run the modes' clusters at the same time (each in its own rig), not one after the other")
 	flag.BoolVar(&c.verbose, "v", false, "log the cluster's progress")
 	flag.BoolVar(&c.keep, "keep", false, "keep each rig's directory (logs) after its run")
 	flag.DurationVar(&c.timeout, "timeout", 4*time.Hour, "bound for the whole command")
@@ -93,13 +97,23 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
-	var runs []modeRun
-	for _, m := range modes {
-		r, err := runMode(ctx, c, m, tars, log)
-		if err != nil {
-			return fmt.Errorf("%s: %w", m.name, err)
-		}
-		runs = append(runs, r)
+	runs := make([]modeRun, len(modes))
+	g, gctx := errgroup.WithContext(ctx)
+	if !c.parallel {
+		g.SetLimit(1)
+	}
+	for i, m := range modes {
+		g.Go(func() error {
+			r, err := runMode(gctx, c, m, tars, log)
+			if err != nil {
+				return fmt.Errorf("%s: %w", m.name, err)
+			}
+			runs[i] = r
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	printTable(os.Stdout, runs)
 	fmt.Printf("\nreports and logs: %s\n", c.out)
