@@ -96,7 +96,7 @@ func outcome(name string, c junitCase) result {
 			res.Reason = strings.TrimPrefix(strings.TrimPrefix(c.Skipped.Message, "skipped"), " - ")
 		}
 		if res.Reason == "" {
-			res.Reason = "not in this run's -focus"
+			res.Reason = "not run: outside -focus, or the run was interrupted"
 		}
 	default:
 		res.Outcome = "fail"
