@@ -26,7 +26,7 @@ const CoreDNS = "edgeovn.local/coredns:1.12.4"
 const toolboxPath = "/bin/toolbox"
 
 // toolNames are the names the toolbox acts as (its own list, e2e/images/toolbox).
-var toolNames = []string{"sh", "curl", "nc", "wget", "dig", "getent", "cat", "hostname", "seq", "sleep", "timeout"}
+var toolNames = []string{"sh", "curl", "nc", "wget", "dig", "getent", "nslookup", "cat", "hostname", "seq", "sleep", "timeout"}
 
 // imagePath is the PATH the images set, as the upstream images' base (Alpine, Debian) has it.
 const imagePath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -37,13 +37,16 @@ type UpstreamRequest struct {
 	Dir string
 	// Agnhost is the agnhost binary (k8s.io/kubernetes/test/images/agnhost, build-kube.sh).
 	Agnhost string
+	// AgnhostSource is that package's directory: the image carries porter's test certificate
+	// and key from it (/localhost.crt, /localhost.key), as the upstream Dockerfile adds them.
+	AgnhostSource string
 	// CoreDNS is the CoreDNS binary (build-coredns.sh).
 	CoreDNS string
 }
 
 func (r UpstreamRequest) validate() error {
 	var errs []error
-	for what, p := range map[string]string{"dir": r.Dir, "agnhost binary": r.Agnhost, "coredns binary": r.CoreDNS} {
+	for what, p := range map[string]string{"dir": r.Dir, "agnhost binary": r.Agnhost, "agnhost source": r.AgnhostSource, "coredns binary": r.CoreDNS} {
 		if !filepath.IsAbs(p) {
 			errs = append(errs, fmt.Errorf("%s %q is not an absolute path", what, p))
 		}
@@ -53,7 +56,7 @@ func (r UpstreamRequest) validate() error {
 
 // BuildUpstream writes the images the upstream sig-network tests run, built from Go programs:
 // agnhost (the upstream binary, with the toolbox as its shell and tools, as the upstream
-// image's Alpine base has them), jessie-dnsutils and busybox (the toolbox: sh, dig, getent,
+// image's Alpine base has them, and porter's test certificate), jessie-dnsutils and busybox (the toolbox: sh, dig, getent,
 // wget, ...), the framework's pause image (this package's pause), and CoreDNS. It returns the
 // tars' paths.
 func BuildUpstream(ctx context.Context, req UpstreamRequest) ([]string, error) {
@@ -69,7 +72,9 @@ func BuildUpstream(ctx context.Context, req UpstreamRequest) ([]string, error) {
 	links := toolLinks()
 	reqs := []ociimage.Request{
 		{Name: Agnhost, Binary: req.Agnhost, Entrypoint: "/agnhost", Args: []string{"pause"}, Env: []string{imagePath},
-			Files: append([]ociimage.File{{Path: toolboxPath, Source: toolbox}}, links...)},
+			Files: append([]ociimage.File{{Path: toolboxPath, Source: toolbox},
+				{Path: "/localhost.crt", Source: filepath.Join(req.AgnhostSource, "porter", "localhost.crt")},
+				{Path: "/localhost.key", Source: filepath.Join(req.AgnhostSource, "porter", "localhost.key")}}, links...)},
 		{Name: JessieDNSUtils, Binary: toolbox, Entrypoint: toolboxPath, Args: []string{"sh"}, Env: []string{imagePath}, Files: links},
 		{Name: BusyBox, Binary: toolbox, Entrypoint: toolboxPath, Args: []string{"sh"}, Env: []string{imagePath}, Files: links},
 		{Name: UpstreamPause, Binary: pause, Entrypoint: "/pause"},

@@ -32,7 +32,7 @@ func TestToolLinksAreToolboxTools(t *testing.T) {
 // nothing.
 func TestBuildUpstreamRefusesRelativePaths(t *testing.T) {
 	dir := t.TempDir()
-	_, err := BuildUpstream(context.Background(), UpstreamRequest{Dir: dir, Agnhost: "agnhost", CoreDNS: filepath.Join(dir, "coredns")})
+	_, err := BuildUpstream(context.Background(), UpstreamRequest{Dir: dir, Agnhost: "agnhost", AgnhostSource: dir, CoreDNS: filepath.Join(dir, "coredns")})
 	if err == nil || !strings.Contains(err.Error(), `agnhost binary "agnhost"`) {
 		t.Fatalf("got %v, want an error naming the agnhost binary", err)
 	}

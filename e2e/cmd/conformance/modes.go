@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -74,7 +76,12 @@ func buildImages(ctx context.Context, c config) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	up, err := images.BuildUpstream(ctx, images.UpstreamRequest{Dir: dir, Agnhost: filepath.Join(c.cache, "agnhost"), CoreDNS: filepath.Join(c.cache, "coredns")})
+	src, err := agnhostSource(ctx)
+	if err != nil {
+		return nil, err
+	}
+	up, err := images.BuildUpstream(ctx, images.UpstreamRequest{Dir: dir, Agnhost: filepath.Join(c.cache, "agnhost"), AgnhostSource: src,
+		CoreDNS: filepath.Join(c.cache, "coredns")})
 	if err != nil {
 		return nil, err
 	}
@@ -143,4 +150,20 @@ func dryRun(ctx context.Context, c config) error {
 	}
 	printTable(os.Stdout, []modeRun{{mode: kubeMode{name: "dry-run", title: "dry run"}, results: res}})
 	return nil
+}
+
+// kubernetesModule is the module e2e.test and agnhost are built from (build-kube.sh).
+const kubernetesModule = "k8s.io/kubernetes@v1.34.4"
+
+// agnhostSource is agnhost's source directory in the module cache (build-kube.sh put it there).
+func agnhostSource(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "mod", "download", "-json", kubernetesModule).Output()
+	if err != nil {
+		return "", fmt.Errorf("locate %s in the module cache: %w", kubernetesModule, err)
+	}
+	var m struct{ Dir string }
+	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
+		return "", fmt.Errorf("locate %s in the module cache: no directory in %q", kubernetesModule, out)
+	}
+	return filepath.Join(m.Dir, "test", "images", "agnhost"), nil
 }

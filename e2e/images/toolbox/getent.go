@@ -22,3 +22,20 @@ func getent(ctx context.Context, s stdio, args []string) int {
 	}
 	return 0
 }
+
+// nslookup resolves NAME as the system resolver does (search list, /etc/hosts) and prints
+// its addresses in nslookup's form; a name it cannot resolve is exit code 1.
+func nslookup(ctx context.Context, s stdio, args []string) int {
+	if len(args) != 1 {
+		return usage(s, "nslookup", "only `nslookup NAME` is supported, got %q", args)
+	}
+	addrs, err := net.DefaultResolver.LookupHost(ctx, args[0])
+	if err != nil || len(addrs) == 0 {
+		fmt.Fprintf(s.err, "** server can't find %s: %v\n", args[0], err)
+		return 1
+	}
+	for _, a := range addrs {
+		fmt.Fprintf(s.out, "Name:\t%s\nAddress: %s\n", args[0], a)
+	}
+	return 0
+}

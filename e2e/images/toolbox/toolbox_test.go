@@ -50,6 +50,8 @@ func TestShellScriptsOfTheE2ETests(t *testing.T) {
 		{`wget -q -O - ` + srv.URL + `/missing`, "", 1},
 		{`timeout 0.2 sleep 5`, "", 124},
 		{`nosuchtool`, "", 127},
+		{`nslookup localhost >/dev/null && echo resolved`, "resolved\n", 0},
+		{`nslookup no-such-name.invalid`, "", 1},
 	} {
 		out, errOut, code := shell(t, tc.script)
 		if out != tc.want || code != tc.code {
