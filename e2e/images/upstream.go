@@ -26,7 +26,7 @@ const CoreDNS = "edgeovn.local/coredns:1.12.4"
 const toolboxPath = "/bin/toolbox"
 
 // toolNames are the names the toolbox acts as (its own list, e2e/images/toolbox).
-var toolNames = []string{"sh", "curl", "nc", "wget", "dig", "getent", "nslookup", "cat", "hostname", "seq", "sleep", "timeout"}
+var toolNames = []string{"sh", "curl", "nc", "wget", "dig", "getent", "nslookup", "grep", "cat", "hostname", "seq", "sleep", "timeout"}
 
 // imagePath is the PATH the images set, as the upstream images' base (Alpine, Debian) has it.
 const imagePath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

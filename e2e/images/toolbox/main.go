@@ -1,6 +1,6 @@
 // Command toolbox is the shell and the handful of tools the upstream Kubernetes e2e tests run
 // inside their test images (agnhost's, jessie-dnsutils', busybox's): `/bin/sh -c` scripts with
-// curl, nc, wget, dig, getent, nslookup, cat, hostname, seq, sleep and timeout. It is one static binary
+// curl, nc, wget, dig, getent, nslookup, grep, cat, hostname, seq, sleep and timeout. It is one static binary
 // that acts as the program it is linked as (the images link each name to it), or as the one
 // its first argument names (`toolbox curl ...`). The shell is mvdan.cc/sh's POSIX interpreter;
 // it runs these tools in its own process instead of looking them up in PATH.
@@ -37,7 +37,7 @@ var tools map[string]tool
 func init() {
 	tools = map[string]tool{
 		"sh": runShell, "curl": curl, "nc": netcat, "wget": wget, "dig": dig, "getent": getent,
-		"nslookup": nslookup, "cat": cat, "hostname": hostname, "seq": seq, "sleep": sleep, "timeout": timeout,
+		"nslookup": nslookup, "grep": grep, "cat": cat, "hostname": hostname, "seq": seq, "sleep": sleep, "timeout": timeout,
 	}
 }
 

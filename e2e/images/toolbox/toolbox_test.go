@@ -50,6 +50,9 @@ func TestShellScriptsOfTheE2ETests(t *testing.T) {
 		{`wget -q -O - ` + srv.URL + `/missing`, "", 1},
 		{`timeout 0.2 sleep 5`, "", 124},
 		{`nosuchtool`, "", 127},
+		{`printf 'netserver-0\n\n  \n' | grep -v '^\s*$'`, "netserver-0\n", 0},
+		{`echo a | grep -q b`, "", 1},
+		{`printf 'x\nX\ny\n' | grep -ic x`, "2\n", 0},
 		{`nslookup localhost >/dev/null && echo resolved`, "resolved\n", 0},
 		{`nslookup no-such-name.invalid`, "", 1},
 	} {
