@@ -102,7 +102,10 @@ func outcome(name string, c junitCase) result {
 		res.Outcome = "fail"
 		switch {
 		case c.Failure != nil:
-			res.Reason = firstLine(c.Failure.Message)
+			// ginkgo leaves the message empty and writes "[FAILED] <why>" as the text.
+			if res.Reason = firstLine(c.Failure.Message); res.Reason == "" {
+				res.Reason = strings.TrimPrefix(firstLine(c.Failure.Text), "[FAILED] ")
+			}
 		case c.Error != nil:
 			res.Reason = firstLine(c.Error.Message)
 		default:

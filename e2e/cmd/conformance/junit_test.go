@@ -17,6 +17,9 @@ const sampleReport = `<?xml version="1.0" encoding="UTF-8"?>
 
 Timed out after 300s: dig never answered" type="failed">long description</failure>
     </testcase>
+    <testcase name="[It] [sig-network] Proxy version v1 should proxy through a service and a pod [Conformance]" classname="Kubernetes e2e suite" status="failed" time="7.8">
+      <failure message="" type="failed">[FAILED] 0 (503; 21ms): path /api/v1/namespaces/proxy-8701/pods/https:proxy-service:460/proxy/ gave status error&#xA;second line</failure>
+    </testcase>
     <testcase name="[sig-network] Netpol NetworkPolicy between server and client should support a 'default-deny-ingress' policy [Feature:NetworkPolicy]" classname="Kubernetes e2e suite" status="skipped" time="0">
       <skipped message="skipped - Requires at least 2 nodes (not 1)"></skipped>
     </testcase>
@@ -37,6 +40,7 @@ func TestReportOutcomes(t *testing.T) {
 	want := []result{
 		{Name: "[sig-network] Services should serve a basic endpoint from pods  [Conformance]", Outcome: "pass", Seconds: 12.5},
 		{Name: "[sig-network] DNS should provide DNS for services  [Conformance]", Outcome: "fail", Reason: "Timed out after 300s: dig never answered", Seconds: 300},
+		{Name: "[sig-network] Proxy version v1 should proxy through a service and a pod [Conformance]", Outcome: "fail", Reason: "0 (503; 21ms): path /api/v1/namespaces/proxy-8701/pods/https:proxy-service:460/proxy/ gave status error", Seconds: 7.8},
 		{Name: "[sig-network] Netpol NetworkPolicy between server and client should support a 'default-deny-ingress' policy [Feature:NetworkPolicy]", Outcome: "skip", Reason: "Requires at least 2 nodes (not 1)"},
 		{Name: "[sig-network] Netpol [Feature:SCTPConnectivity] should enforce policy based on Ports [Feature:NetworkPolicy]", Outcome: "skip", Reason: skipRules[1].reason},
 	}
