@@ -76,9 +76,10 @@ bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, S
 conformance-deps: deps ## build what make conformance needs besides make deps: kube-scheduler, kubectl, agnhost, e2e.test (v1.34, cached in .cache/bin)
 	./e2e/scripts/build-kube.sh $(CACHE)/bin kube-scheduler kubectl agnhost e2e.test
 
-# FOCUS='regexp' runs only the specs it matches (while developing); MODES=kube-proxy or edgeovn one mode.
+# Both modes run at once, each in its own rig. FOCUS='regexp' runs only the specs it matches (while
+# developing); MODES=kube-proxy or MODES=edgeovn runs one mode.
 conformance: conformance-deps build ## run the upstream sig-network Conformance and NetworkPolicy e2e tests against edgeovn on a real node, with and without kube-proxy; print the table
-	$(GO) run ./e2e/cmd/conformance -bin bin -cache $(CACHE)/bin $(if $(FOCUS),-focus '$(FOCUS)') $(if $(MODES),-modes $(MODES))
+	$(GO) run ./e2e/cmd/conformance -bin bin -cache $(CACHE)/bin -parallel $(if $(FOCUS),-focus '$(FOCUS)') $(if $(MODES),-modes $(MODES))
 
 generate: ## regenerate the libovsdb models from ovn/schema
 	$(GO) generate ./ovn/...
