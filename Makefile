@@ -6,6 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 CACHE := $(CURDIR)/.cache
 export EDGEOVN_KUBE_APISERVER ?= $(CACHE)/bin/kube-apiserver
 export EDGEOVN_KUBE_CONTROLLER_MANAGER ?= $(CACHE)/bin/kube-controller-manager
+export EDGEOVN_KUBE_SCHEDULER ?= $(CACHE)/bin/kube-scheduler
 export EDGEOVN_KUBE_PROXY ?= $(CACHE)/bin/kube-proxy
 export EDGEOVN_COREDNS ?= $(CACHE)/bin/coredns
 export EDGEOVN_KUBELET ?= $(CACHE)/bin/kubelet
@@ -14,7 +15,7 @@ export EDGEOVN_CONTAINERD_SHIM ?= $(CACHE)/bin/containerd-shim-runc-v2
 export EDGEOVN_CTR ?= $(CACHE)/bin/ctr
 export EDGEOVN_PKGROOT ?= $(CACHE)/pkgroot
 
-.PHONY: help build binaries package test unit e2e deps vet bench generate verify-generate demo demo-down clean
+.PHONY: help build binaries package test unit e2e deps vet bench conformance conformance-deps generate verify-generate demo demo-down clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -71,6 +72,16 @@ bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, S
 	$(GO) run ./e2e/cmd/failoverbench -bin bin -pods 200 -runs 3
 	$(GO) run ./e2e/cmd/podbench -bin bin -pods 50
 	$(GO) run ./e2e/cmd/hostbench -bin bin
+
+# Not part of deps or test: e2e.test alone takes about 10 minutes to build cold, and the run
+# itself longer than CI's budget leaves (README, Upstream conformance).
+conformance-deps: deps ## build what make conformance needs besides make deps: kube-scheduler, kubectl, agnhost, e2e.test (v1.34, cached in .cache/bin)
+	./e2e/scripts/build-kube.sh $(CACHE)/bin kube-scheduler kubectl agnhost e2e.test
+
+# Both modes run at once, each in its own rig. FOCUS='regexp' runs only the specs it matches (while
+# developing); MODES=kube-proxy or MODES=edgeovn runs one mode.
+conformance: conformance-deps build ## run the upstream sig-network Conformance and NetworkPolicy e2e tests against edgeovn on a real node, with and without kube-proxy; print the table
+	$(GO) run ./e2e/cmd/conformance -bin bin -cache $(CACHE)/bin -parallel $(if $(FOCUS),-focus '$(FOCUS)') $(if $(MODES),-modes $(MODES))
 
 generate: ## regenerate the libovsdb models from ovn/schema
 	$(GO) generate ./ovn/...

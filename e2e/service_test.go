@@ -48,7 +48,7 @@ func runServiceSuite(t *testing.T, kubeProxy bool) {
 	env, ctx := startNode(t)
 	nodeJoin(ctx, t, env)
 	eventually(ctx, t, "ovn0 bound", func() bool { return daemon.HostInterfaceBound(ctx, env.rig) })
-	if _, err := env.rig.StartControllerManager(ctx); err != nil {
+	if _, err := env.rig.StartControllerManager(ctx, harness.ControllerManagerRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	mode := "edgeovn serves host traffic to services and node ports"

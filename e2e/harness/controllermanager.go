@@ -25,18 +25,31 @@ var controllers = []string{
 // rootCAConfigMap is what the root CA publisher writes into every namespace.
 const rootCAConfigMap = "kube-root-ca.crt"
 
+// ControllerManagerRequest says how to run kube-controller-manager. The zero value runs the
+// controllers Services need (see controllers).
+type ControllerManagerRequest struct {
+	// Controllers replaces that list: {"*"} runs every controller enabled by default, as a
+	// cluster has them (the upstream e2e tests need ReplicationControllers, Deployments,
+	// garbage collection, ...).
+	Controllers []string
+}
+
 // StartControllerManager starts kube-controller-manager in the rig's namespace with the
-// controllers Services need (see controllers), no leader election and no serving port, and
+// requested controllers, no leader election and no serving port, and
 // waits until its controllers run: the root CA publisher has written kube-root-ca.crt into
 // kube-public, which it does only once its informers synced. From then on, a Service whose
 // selected pods are Running and Ready with pod IPs gets an EndpointSlice.
-func (r *Rig) StartControllerManager(ctx context.Context) (*Process, error) {
+func (r *Rig) StartControllerManager(ctx context.Context, req ControllerManagerRequest) (*Process, error) {
+	list := controllers
+	if len(req.Controllers) > 0 {
+		list = req.Controllers
+	}
 	if err := checkBinary(ControllerManager, r.opts.componentPath(ControllerManager)); err != nil {
 		return nil, fmt.Errorf("start kube-controller-manager: %w", err)
 	}
 	spec := ProcessSpec{Name: "kube-controller-manager", Path: r.opts.componentPath(ControllerManager), Args: []string{
 		"--kubeconfig=" + r.Kubeconfig,
-		"--controllers=" + strings.Join(controllers, ","),
+		"--controllers=" + strings.Join(list, ","),
 		"--leader-elect=false",
 		"--secure-port=0",
 		"--root-ca-file=" + r.path("apiserver-certs/apiserver.crt"),

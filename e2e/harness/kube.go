@@ -103,6 +103,8 @@ func (r *Rig) startAPIServer(ctx context.Context) error {
 		"--token-auth-file=" + r.path("tokens.csv"),
 		"--authorization-mode=RBAC",
 		"--service-cluster-ip-range=" + serviceCIDR,
+		// As k3s has it: the kubelet's name resolves nowhere here (exec, logs, port-forward).
+		"--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname",
 	}}
 	p, err := r.startChild(spec)
 	if err != nil {

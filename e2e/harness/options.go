@@ -35,6 +35,9 @@ type Options struct {
 	KubeControllerManager string
 	KubeProxy             string
 	CoreDNS               string
+	// KubeScheduler is the binary StartScheduler runs: empty means $EDGEOVN_KUBE_SCHEDULER,
+	// then <repo>/.cache/bin/kube-scheduler.
+	KubeScheduler string
 	// Kubelet, Containerd, ContainerdShim and Ctr are the real node's binaries (StartRealNode):
 	// empty means $EDGEOVN_KUBELET, $EDGEOVN_CONTAINERD, $EDGEOVN_CONTAINERD_SHIM and
 	// $EDGEOVN_CTR, then the same name in <repo>/.cache/bin.
@@ -76,6 +79,7 @@ type Component string
 // The optional components, named as their binaries.
 const (
 	ControllerManager Component = "kube-controller-manager"
+	Scheduler         Component = "kube-scheduler"
 	KubeProxy         Component = "kube-proxy"
 	CoreDNS           Component = "coredns"
 	Kubelet           Component = "kubelet"
@@ -91,6 +95,7 @@ var RealNodeParts = []Component{Kubelet, Containerd, ContainerdShim, Ctr}
 var componentEnv = map[Component]string{
 	"kube-apiserver":  "EDGEOVN_KUBE_APISERVER",
 	ControllerManager: "EDGEOVN_KUBE_CONTROLLER_MANAGER",
+	Scheduler:         "EDGEOVN_KUBE_SCHEDULER",
 	KubeProxy:         "EDGEOVN_KUBE_PROXY",
 	CoreDNS:           "EDGEOVN_COREDNS",
 	Kubelet:           "EDGEOVN_KUBELET",
@@ -175,7 +180,7 @@ func (o Options) apiServerPath() string {
 
 // componentPath resolves an optional component's binary the same way.
 func (o Options) componentPath(c Component) string {
-	opt := map[Component]string{ControllerManager: o.KubeControllerManager, KubeProxy: o.KubeProxy, CoreDNS: o.CoreDNS,
+	opt := map[Component]string{ControllerManager: o.KubeControllerManager, Scheduler: o.KubeScheduler, KubeProxy: o.KubeProxy, CoreDNS: o.CoreDNS,
 		Kubelet: o.Kubelet, Containerd: o.Containerd, ContainerdShim: o.ContainerdShim, Ctr: o.Ctr}[c]
 	return binaryPath(opt, c)
 }

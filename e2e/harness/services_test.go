@@ -36,7 +36,7 @@ func TestServiceComponents(t *testing.T) {
 	}
 	c.Close()
 
-	if _, err := r.StartControllerManager(ctx); err != nil {
+	if _, err := r.StartControllerManager(ctx, ControllerManagerRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	k := &podsim.Kubelet{Kube: r.Kube(), Node: "edge-1", NodeIP: r.NodeIP}

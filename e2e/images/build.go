@@ -41,10 +41,8 @@ func Build(ctx context.Context, dir string) ([]string, error) {
 	for _, p := range programs {
 		base := filepath.Base(p.entrypoint)
 		bin := filepath.Join(dir, base)
-		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, p.pkg)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("build image %s: go build %s: %w\n%s", p.name, p.pkg, err, out)
+		if err := goBuild(ctx, p.pkg, bin); err != nil {
+			return nil, fmt.Errorf("build image %s: %w", p.name, err)
 		}
 		tar := filepath.Join(dir, base+".tar")
 		if _, err := ociimage.Write(ociimage.Request{Name: p.name, Binary: bin, Entrypoint: p.entrypoint, Output: tar}); err != nil {
@@ -53,4 +51,14 @@ func Build(ctx context.Context, dir string) ([]string, error) {
 		tars = append(tars, tar)
 	}
 	return tars, nil
+}
+
+// goBuild compiles a static binary of this module's package pkg to out.
+func goBuild(ctx context.Context, pkg, out string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
+	}
+	return nil
 }

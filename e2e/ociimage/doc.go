@@ -1,8 +1,8 @@
 // Package ociimage writes container images without a registry: an OCI image layout, as a tar
 // that `ctr images import` reads, around one static binary. The image has one uncompressed
-// layer holding the binary (and the empty directories a runtime mounts over), a config whose
-// entrypoint is that binary, and the io.containerd.image.name annotation in index.json that
-// names the image on import.
+// layer holding the binary (and the empty directories a runtime mounts over, and any more
+// files or symbolic links the request names), a config whose entrypoint is that binary, and
+// the io.containerd.image.name annotation in index.json that names the image on import.
 //
 // Invariants: the output is a pure function of the request (fixed timestamps and ordering),
 // so the same binary always gives the same image digest; every blob's digest and size in the

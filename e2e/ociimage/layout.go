@@ -50,6 +50,28 @@ type Request struct {
 	Output string
 	// Arch is the binary's architecture (GOARCH); empty means this machine's.
 	Arch string
+	// Files are more files in the layer: other programs, or names linked to one.
+	Files []File
+	// Env is the image's environment (PATH=..., say); empty leaves it to the runtime.
+	Env []string
+}
+
+// File is one more file in an image's layer: a copy of a file on this machine (Source), or a
+// symbolic link (Link), at Path.
+type File struct {
+	// Path is the absolute path in the image, such as "/bin/sh".
+	Path string
+	// Source is the file on this machine whose bytes it gets (mode 0755).
+	Source string
+	// Link is the symbolic link's target, such as "/bin/toolbox", when Source is empty.
+	Link string
+}
+
+// entry is a file of the layer with its content read.
+type entry struct {
+	path string
+	data []byte
+	link string
 }
 
 func (r Request) validate() error {
@@ -64,7 +86,39 @@ func (r Request) validate() error {
 	if r.Binary == "" || r.Output == "" {
 		errs = append(errs, fmt.Errorf("binary %q and output %q must both be set", r.Binary, r.Output))
 	}
+	seen := map[string]bool{r.Entrypoint: true}
+	for _, f := range r.Files {
+		if !path.IsAbs(f.Path) || path.Clean(f.Path) != f.Path || f.Path == "/" {
+			errs = append(errs, fmt.Errorf("file path %q must be a clean absolute file path", f.Path))
+		}
+		if seen[f.Path] {
+			errs = append(errs, fmt.Errorf("file path %q is in the image twice", f.Path))
+		}
+		seen[f.Path] = true
+		if (f.Source == "") == (f.Link == "") {
+			errs = append(errs, fmt.Errorf("file %q: exactly one of source %q and link %q must be set", f.Path, f.Source, f.Link))
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// entries reads the layer's files: the entrypoint's binary first, then Files.
+func (r Request) entries() ([]entry, error) {
+	bin, err := os.ReadFile(r.Binary)
+	if err != nil {
+		return nil, err
+	}
+	out := []entry{{path: r.Entrypoint, data: bin}}
+	for _, f := range r.Files {
+		e := entry{path: f.Path, link: f.Link}
+		if f.Source != "" {
+			if e.data, err = os.ReadFile(f.Source); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // descriptor is an OCI content descriptor.
@@ -106,7 +160,7 @@ func Write(req Request) (string, error) {
 	if err := req.validate(); err != nil {
 		return "", fmt.Errorf("write image: %w", err)
 	}
-	bin, err := os.ReadFile(req.Binary)
+	files, err := req.entries()
 	if err != nil {
 		return "", fmt.Errorf("write image %s: %w", req.Name, err)
 	}
@@ -114,7 +168,7 @@ func Write(req Request) (string, error) {
 	if arch == "" {
 		arch = runtime.GOARCH
 	}
-	blobs, index, err := image(req, bin, arch)
+	blobs, index, err := image(req, files, arch)
 	if err != nil {
 		return "", fmt.Errorf("write image %s: %w", req.Name, err)
 	}
@@ -131,8 +185,8 @@ type indexDoc struct {
 }
 
 // image builds the layer, config and manifest blobs and the index that names the image.
-func image(req Request, bin []byte, arch string) ([]blob, indexDoc, error) {
-	layerData, err := layerTar(req.Entrypoint, bin)
+func image(req Request, files []entry, arch string) ([]blob, indexDoc, error) {
+	layerData, err := layerTar(files)
 	if err != nil {
 		return nil, indexDoc{}, err
 	}
@@ -141,7 +195,7 @@ func image(req Request, bin []byte, arch string) ([]blob, indexDoc, error) {
 		"architecture": arch,
 		"os":           "linux",
 		"created":      epoch.Format(time.RFC3339),
-		"config":       map[string]any{"Entrypoint": []string{req.Entrypoint}, "Cmd": req.Args},
+		"config":       map[string]any{"Entrypoint": []string{req.Entrypoint}, "Cmd": req.Args, "Env": req.Env},
 		"rootfs":       map[string]any{"type": "layers", "diff_ids": []string{layer.desc.Digest}},
 	})
 	if err != nil {
@@ -164,33 +218,46 @@ func image(req Request, bin []byte, arch string) ([]blob, indexDoc, error) {
 	return []blob{layer, config, manifest}, index, nil
 }
 
-// layerTar is the image's one layer: the runtime's mount points and the binary.
-func layerTar(entrypoint string, bin []byte) ([]byte, error) {
+// layerTar is the image's one layer: the runtime's mount points, the files' directories and
+// the files, each directory before what it holds.
+func layerTar(files []entry) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	dirs := map[string]bool{}
 	for _, d := range runtimeDirs {
 		dirs[d] = true
 	}
-	for d := path.Dir(strings.TrimPrefix(entrypoint, "/")); d != "."; d = path.Dir(d) {
-		dirs[d] = true
+	for _, f := range files {
+		for d := path.Dir(strings.TrimPrefix(f.path, "/")); d != "."; d = path.Dir(d) {
+			dirs[d] = true
+		}
 	}
 	for _, d := range slices.Sorted(maps.Keys(dirs)) { // parents before their children
 		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755, ModTime: epoch, Format: tar.FormatPAX}); err != nil {
 			return nil, fmt.Errorf("layer: %w", err)
 		}
 	}
-	hdr := &tar.Header{Typeflag: tar.TypeReg, Name: strings.TrimPrefix(entrypoint, "/"), Mode: 0o755, Size: int64(len(bin)), ModTime: epoch, Format: tar.FormatPAX}
-	if err := tw.WriteHeader(hdr); err != nil {
-		return nil, fmt.Errorf("layer: %w", err)
-	}
-	if _, err := tw.Write(bin); err != nil {
-		return nil, fmt.Errorf("layer: %w", err)
+	for _, f := range files {
+		if err := writeEntry(tw, f); err != nil {
+			return nil, fmt.Errorf("layer: %s: %w", f.path, err)
+		}
 	}
 	if err := tw.Close(); err != nil {
 		return nil, fmt.Errorf("layer: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+func writeEntry(tw *tar.Writer, f entry) error {
+	hdr := &tar.Header{Typeflag: tar.TypeReg, Name: strings.TrimPrefix(f.path, "/"), Mode: 0o755, Size: int64(len(f.data)), ModTime: epoch, Format: tar.FormatPAX}
+	if f.link != "" {
+		hdr.Typeflag, hdr.Linkname, hdr.Size, hdr.Mode = tar.TypeSymlink, f.link, 0, 0o777
+	}
+	if err := tw.WriteHeader(hdr); err != nil {
+		return err
+	}
+	_, err := tw.Write(f.data)
+	return err
 }
 
 // writeTarAtomic writes the layout (oci-layout, index.json, blobs) into a temporary file

@@ -142,6 +142,10 @@ func TestWriteRefusesBadRequests(t *testing.T) {
 		{Request{Name: "edgeovn.local/pause:1", Binary: bin, Entrypoint: "pause", Output: out}, `entrypoint "pause"`},
 		{Request{Name: "edgeovn.local/pause:1", Binary: bin, Entrypoint: "/a/../pause", Output: out}, "clean absolute"},
 		{Request{Name: "edgeovn.local/pause:1", Binary: filepath.Join(dir, "missing"), Entrypoint: "/pause", Output: out}, "missing"},
+		{Request{Name: "edgeovn.local/pause:1", Binary: bin, Entrypoint: "/pause", Output: out, Files: []File{{Path: "/pause", Link: "/x"}}}, `"/pause" is in the image twice`},
+		{Request{Name: "edgeovn.local/pause:1", Binary: bin, Entrypoint: "/pause", Output: out, Files: []File{{Path: "/bin/sh", Source: bin, Link: "/pause"}}}, "exactly one of source"},
+		{Request{Name: "edgeovn.local/pause:1", Binary: bin, Entrypoint: "/pause", Output: out, Files: []File{{Path: "bin/sh", Link: "/pause"}}}, `file path "bin/sh"`},
+		{Request{Name: "edgeovn.local/pause:1", Binary: bin, Entrypoint: "/pause", Output: out, Files: []File{{Path: "/tool", Source: filepath.Join(dir, "gone")}}}, "gone"},
 	} {
 		_, err := Write(tc.req)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -153,5 +157,63 @@ func TestWriteRefusesBadRequests(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".img.tar.tmp-*")); len(left) != 0 {
 		t.Fatalf("temporary files left: %v", left)
+	}
+}
+
+// TestWriteFilesAndLinks: more programs and links to them land in the layer with their
+// directories, and the environment in the config.
+func TestWriteFilesAndLinks(t *testing.T) {
+	dir := t.TempDir()
+	bin, tool := filepath.Join(dir, "agnhost"), filepath.Join(dir, "toolbox")
+	for f, data := range map[string]string{bin: "agnhost", tool: "toolbox"} {
+		if err := os.WriteFile(f, []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req := Request{Name: "registry.k8s.io/e2e-test-images/agnhost:2.56", Binary: bin, Entrypoint: "/agnhost", Output: filepath.Join(dir, "img.tar"),
+		Env:   []string{"PATH=/usr/bin:/bin"},
+		Files: []File{{Path: "/bin/toolbox", Source: tool}, {Path: "/bin/sh", Link: "/bin/toolbox"}, {Path: "/usr/bin/curl", Link: "/bin/toolbox"}}}
+	if _, err := Write(req); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(req.Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := readTar(t, raw)
+	var idx indexDoc
+	if err := json.Unmarshal(files["index.json"].data, &idx); err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Config descriptor   `json:"config"`
+		Layers []descriptor `json:"layers"`
+	}
+	if err := json.Unmarshal(blobOf(t, files, idx.Manifests[0]), &m); err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct{ Config struct{ Env []string } }
+	if err := json.Unmarshal(blobOf(t, files, m.Config), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cfg.Config.Env, " ") != "PATH=/usr/bin:/bin" {
+		t.Fatalf("config env %v, want the request's", cfg.Config.Env)
+	}
+	layer := readTar(t, blobOf(t, files, m.Layers[0]))
+	if f := layer["agnhost"]; f == nil || string(f.data) != "agnhost" {
+		t.Fatalf("layer lacks the entrypoint: %v", layer)
+	}
+	if f := layer["bin/toolbox"]; f == nil || string(f.data) != "toolbox" || f.hdr.Mode != 0o755 {
+		t.Fatalf("layer lacks bin/toolbox as an executable copy of its source")
+	}
+	for _, l := range []string{"bin/sh", "usr/bin/curl"} {
+		if f := layer[l]; f == nil || f.hdr.Typeflag != tar.TypeSymlink || f.hdr.Linkname != "/bin/toolbox" {
+			t.Fatalf("layer lacks %s as a link to /bin/toolbox: %+v", l, f)
+		}
+	}
+	for _, d := range []string{"bin/", "usr/", "usr/bin/"} {
+		if layer[d] == nil || layer[d].hdr.Typeflag != tar.TypeDir {
+			t.Errorf("layer lacks directory %s", d)
+		}
 	}
 }

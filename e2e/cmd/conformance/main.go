@@ -1,0 +1,140 @@
+// Command conformance runs the upstream Kubernetes v1.34 e2e tests that judge a pod network,
+// the [sig-network] Conformance tests and the NetworkPolicy tests that apply to one node,
+// against edgeovn on a small real cluster on this host (kube-apiserver, kube-controller-
+// manager, kube-scheduler, a real kubelet and containerd, CoreDNS), once with kube-proxy
+// (iptables, k3s's default) and once without (edgeovn serving Services through OVN load
+// balancers), and prints a table: each spec, its outcome in each mode, and why it was
+// skipped or how it failed. The images the tests run (agnhost, jessie-dnsutils, busybox,
+// pause) are built from Go programs and imported under the names the framework asks for.
+//
+//	go run ./e2e/cmd/conformance -bin bin      (as root; make conformance builds what it needs)
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+type config struct {
+	bin      string
+	cache    string
+	out      string
+	modes    string
+	focus    string
+	skip     string
+	dryRun   bool
+	report   string
+	parallel bool
+	verbose  bool
+	keep     bool
+	timeout  time.Duration
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	flag.StringVar(&c.cache, "cache", ".cache/bin", "directory holding e2e.test, kubectl, agnhost and the cluster's binaries (make conformance-deps)")
+	flag.StringVar(&c.out, "out", "", "directory for the reports and logs (default: a new one under /tmp)")
+	flag.StringVar(&c.modes, "modes", "kube-proxy,edgeovn", "comma-separated runs: kube-proxy (with kube-proxy iptables), edgeovn (without kube-proxy)")
+	flag.StringVar(&c.focus, "focus", "", "run the specs matching this regular expression instead (to narrow the run while developing; the table shows only the selected specs)")
+	flag.StringVar(&c.skip, "skip", "", "skip these specs too (regular expression)")
+	flag.StringVar(&c.report, "report", "", "print the table of an earlier run's -out directory (its reports per mode) instead of running")
+	flag.BoolVar(&c.dryRun, "dry-run", false, "list the specs e2e.test would run, without a cluster")
+	flag.BoolVar(&c.parallel, "parallel", false, "run the modes' clusters at the same time (each in its own rig), not one after the other")
+	flag.BoolVar(&c.verbose, "v", false, "log the cluster's progress")
+	flag.BoolVar(&c.keep, "keep", false, "keep each rig's directory (logs) after its run")
+	flag.DurationVar(&c.timeout, "timeout", 4*time.Hour, "bound for the whole command")
+	flag.Parse()
+	if err := run(c); err != nil {
+		fmt.Fprintln(os.Stderr, "conformance:", err)
+		os.Exit(1)
+	}
+}
+
+func run(c config) error {
+	// SIGINT or SIGTERM stops e2e.test and tears the cluster down.
+	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(sigCtx, c.timeout)
+	defer cancel()
+	var err error
+	if c.bin, err = filepath.Abs(c.bin); err != nil {
+		return err
+	}
+	if c.cache, err = filepath.Abs(c.cache); err != nil {
+		return err
+	}
+	if c.out == "" {
+		if c.out, err = os.MkdirTemp("", "conformance-"); err != nil {
+			return err
+		}
+	}
+	log := slog.New(slog.DiscardHandler)
+	if c.verbose {
+		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	modes, err := parseModes(c.modes)
+	if err != nil {
+		return err
+	}
+	if c.dryRun {
+		return dryRun(ctx, c)
+	}
+	if c.report != "" {
+		return reprint(c.report, modes)
+	}
+	if err := preflight(c); err != nil {
+		return err
+	}
+	if err := checkImageNames(ctx, filepath.Join(c.cache, "e2e.test")); err != nil {
+		return err
+	}
+	tars, err := buildImages(ctx, c)
+	if err != nil {
+		return err
+	}
+	runs := make([]modeRun, len(modes))
+	g, gctx := errgroup.WithContext(ctx)
+	if !c.parallel {
+		g.SetLimit(1)
+	}
+	for i, m := range modes {
+		g.Go(func() error {
+			r, err := runMode(gctx, c, m, tars, log)
+			if err != nil {
+				return fmt.Errorf("%s: %w", m.name, err)
+			}
+			runs[i] = r
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	printTable(os.Stdout, runs)
+	fmt.Printf("\nreports and logs: %s\n", c.out)
+	return nil
+}
+
+// reprint prints the table of an earlier run from its reports.
+func reprint(dir string, modes []kubeMode) error {
+	var runs []modeRun
+	for _, m := range modes {
+		res, err := readReport(filepath.Join(dir, m.name))
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		runs = append(runs, modeRun{mode: m, results: res})
+	}
+	printTable(os.Stdout, runs)
+	return nil
+}

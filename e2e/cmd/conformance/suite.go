@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// The upstream specs make conformance runs: the sig-network Conformance tests and the
+// NetworkPolicy tests.
+const (
+	conformanceFocus = `\[sig-network\].*\[Conformance\]`
+	netpolFocus      = `\[sig-network\] (Netpol|NetworkPolicy)`
+)
+
+// skipRule is a spec make conformance does not run, and why.
+type skipRule struct {
+	pattern string
+	reason  string
+}
+
+// skipRules: what needs several nodes or a feature edgeovn does not claim. Each reason
+// goes into the table next to the specs it skipped.
+var skipRules = []skipRule{
+	{`\[Disruptive\]`, "restarts or breaks cluster components the rig owns"},
+	{`\[Feature:SCTPConnectivity\]`, "SCTP traffic: this machine kind's kernel has no SCTP (socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP): protocol not supported)"},
+}
+
+// focus is the regular expression e2e.test selects specs with.
+func focus() string { return conformanceFocus + "|" + netpolFocus }
+
+// skip is the regular expression of the specs skipRules leaves out.
+func skip() string {
+	var p []string
+	for _, r := range skipRules {
+		p = append(p, r.pattern)
+	}
+	return strings.Join(p, "|")
+}
+
+// skipReason is the rule's reason for a spec it leaves out, or "".
+func skipReason(name string) string {
+	for _, r := range skipRules {
+		if regexp.MustCompile(r.pattern).MatchString(name) {
+			return r.reason
+		}
+	}
+	return ""
+}
+
+// selected reports whether a spec name is one of make conformance's.
+func selected(name string) bool {
+	return regexp.MustCompile(focus()).MatchString(name)
+}
+
+// e2eRequest is one run of the upstream e2e binary against a cluster.
+type e2eRequest struct {
+	binary    string // e2e.test
+	kubectl   string
+	netns     string // the rig's network namespace: the runner sits on the node
+	focus     string
+	skip      string
+	reportDir string
+	dryRun    bool
+}
+
+// runE2E runs e2e.test inside the rig's network namespace (as a process on the node: it
+// reaches the API server, node ports and pods as the host does) with its output in
+// reportDir/e2e.log; the JUnit report lands in reportDir too. A run whose specs fail still
+// returns nil: the report says which.
+func runE2E(ctx context.Context, req e2eRequest, kubeconfig string) error {
+	if err := os.MkdirAll(req.reportDir, 0o755); err != nil {
+		return fmt.Errorf("e2e report dir: %w", err)
+	}
+	logPath := filepath.Join(req.reportDir, "e2e.log")
+	log, err := os.Create(logPath)
+	if err != nil {
+		return fmt.Errorf("e2e log: %w", err)
+	}
+	defer log.Close()
+	args := []string{"--kubeconfig=" + kubeconfig,
+		"--kubectl-path=" + req.kubectl,
+		"--report-dir=" + req.reportDir,
+		"--ginkgo.focus=" + req.focus,
+		"--ginkgo.skip=" + req.skip,
+		"--ginkgo.no-color",
+		"--ginkgo.v",
+		"--ginkgo.timeout=4h",
+		"--ginkgo.poll-progress-after=2m",
+		"--minStartupPods=0",
+		"--disable-log-dump",
+	}
+	if req.dryRun {
+		args = append(args, "--ginkgo.dry-run")
+	}
+	cmd := exec.CommandContext(ctx, req.binary, args...)
+	if req.netns != "" {
+		cmd = exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", req.netns, req.binary}, args...)...)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	if err := cmd.Run(); err != nil {
+		if _, ok := err.(*exec.ExitError); ok && ctx.Err() == nil {
+			return nil // failed specs: the report has them
+		}
+		return fmt.Errorf("run e2e.test (log %s): %w", logPath, err)
+	}
+	return nil
+}
