@@ -14,6 +14,7 @@ import (
 	"github.com/edgeovn/edgeovn/agent/node"
 	"github.com/edgeovn/edgeovn/agent/node/health"
 	"github.com/edgeovn/edgeovn/agent/opsserver"
+	"github.com/edgeovn/edgeovn/agent/startup"
 )
 
 // Router is the cluster's logical router, Kube-OVN's name.
@@ -26,6 +27,8 @@ type Hooks struct {
 	Health *health.Monitor
 	// Metrics are served on cfg.MetricsAddress; nil: a set of Run's own.
 	Metrics *metrics.Metrics
+	// Startup receives the node role's start phases; nil: not recorded.
+	Startup *startup.Phases
 }
 
 // Run runs both roles until ctx ends. cfg must have passed Validate.
@@ -53,7 +56,7 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 			SBEndpoint: cfg.SBEndpoint, ClusterCIDR: cfg.ClusterCIDR, ServiceCIDRs: cfg.ServiceCIDRs, Services: cfg.Services, KubeProxy: cfg.KubeProxy, EncapIP: cfg.EncapIP, DatapathType: cfg.DatapathType, MTU: cfg.MTU,
 			CNISocket: cfg.CNISocket, CNIConfDir: cfg.CNIConfDir, CNIBinDir: cfg.CNIBinDir,
 			CNIBinarySource: cfg.CNIBinarySource, CNITimeout: cfg.CNITimeout, Health: hooks.Health, TLS: ovnTLS,
-			Metrics: hooks.Metrics, Log: log.With("role", "node")})
+			Metrics: hooks.Metrics, Startup: hooks.Startup, Log: log.With("role", "node")})
 	})
 	g.Go(func() error {
 		kube, err := kubes.Get(ctx)

@@ -20,6 +20,7 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 	if err != nil {
 		return err
 	}
+	r.req.Startup.Mark("kube_client")
 	watcher, err := podwatch.New(podwatch.Request{Kube: kube, NodeName: r.req.NodeName, MTU: r.req.MTU, Log: r.log})
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/agent/node/health"
+	"github.com/edgeovn/edgeovn/agent/startup"
 	"github.com/edgeovn/edgeovn/cni/server"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/vswitch"
@@ -53,6 +54,9 @@ type Request struct {
 	Health *health.Monitor
 	// Metrics receives the CNI requests' outcomes and counts the OVS transactions; nil: none.
 	Metrics *metrics.Metrics
+	// Startup receives the marks of the role's start ("ovsdb", "datapath", "serving",
+	// "installed"); nil: not recorded.
+	Startup *startup.Phases
 	Log     *slog.Logger
 }
 
@@ -80,6 +84,7 @@ func Run(ctx context.Context, req Request) error {
 		return fmt.Errorf("connect open_vswitch database %s: %w", req.OVSEndpoint, err)
 	}
 	defer ovs.Close()
+	req.Startup.Mark("ovsdb")
 	r.ovs = ovs
 	r.ready = newReadiness(defaultProbes(ovs))
 	datapath, err := r.ensureDatapath(ctx)
@@ -87,6 +92,7 @@ func Run(ctx context.Context, req Request) error {
 		return err
 	}
 	r.datapath = datapath
+	req.Startup.Mark("datapath")
 	pods := newPendingPods()
 	listening := make(chan struct{})
 	passed, err := systemd.ActivatedListener(req.CNISocket, req.Log)
@@ -95,7 +101,7 @@ func Run(ctx context.Context, req Request) error {
 	}
 	srv, err := server.New(server.Config{Socket: req.CNISocket, Listener: passed, Pods: pods, Ports: ports{ovs},
 		Ready: r.checkReady, DisableTxChecksum: datapath == "netdev", Timeout: req.CNITimeout, Log: req.Log,
-		Listening: func() { close(listening) }, Observer: req.Metrics})
+		Listening: func() { req.Startup.Mark("serving"); close(listening) }, Observer: req.Metrics})
 	if err != nil {
 		return fmt.Errorf("create cni server: %w", err)
 	}
@@ -167,6 +173,7 @@ func (r *Role) install(ctx context.Context) error {
 		return err
 	}
 	r.ready.markInstalled()
+	r.req.Startup.Mark("installed")
 	_ = r.host.files.take(r.filePaths()) // a failure means a full check at the first tick
 	r.log.Info("node role ready", "cni_conf", w.conf, "conf_written", w.wroteConf, "binary_written", w.wroteBin)
 	_ = r.health.Check(ctx) // report the verdict now rather than at the next tick
