@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -11,7 +12,8 @@ import (
 type Check struct {
 	// Name says what is checked ("ovs-vswitchd", "br-int"); it starts the failure's reason.
 	Name string
-	// Run returns nil when the thing is there; it must return by ctx's deadline.
+	// Run returns nil when the thing is there; it must return by ctx's deadline. It runs
+	// concurrently with the other checks of an evaluation.
 	Run func(ctx context.Context) error
 	// Liveness: while this check fails the systemd watchdog is not fed either.
 	Liveness bool
@@ -58,15 +60,25 @@ func (e *NotReadyError) livenessFailed() bool {
 	return false
 }
 
-// Evaluate runs every check, each within timeout, and returns nil or a *NotReadyError.
+// Evaluate runs every check at once, each within timeout, and returns nil or a
+// *NotReadyError listing the failures in the checks' order. The checks are independent
+// (a database echo, two control sockets, cache and netlink reads), so the verdict takes as
+// long as the slowest one, not their sum.
 func Evaluate(ctx context.Context, checks []Check, timeout time.Duration) error {
+	errs := make([]error, len(checks))
+	var wg sync.WaitGroup
+	for i, c := range checks {
+		wg.Go(func() {
+			cctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			errs[i] = c.Run(cctx)
+		})
+	}
+	wg.Wait()
 	var failed []Failure
-	for _, c := range checks {
-		cctx, cancel := context.WithTimeout(ctx, timeout)
-		err := c.Run(cctx)
-		cancel()
-		if err != nil {
-			failed = append(failed, Failure{Check: c.Name, Err: err, Liveness: c.Liveness})
+	for i, c := range checks {
+		if errs[i] != nil {
+			failed = append(failed, Failure{Check: c.Name, Err: errs[i], Liveness: c.Liveness})
 		}
 	}
 	if len(failed) == 0 {

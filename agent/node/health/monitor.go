@@ -32,6 +32,7 @@ type Monitor struct {
 
 	mu       sync.Mutex
 	inflight *evaluation // the evaluation running now, which callers join
+	started  uint64      // evaluations started so far; an evaluation's seq is its number
 	checks   []Check
 	running  bool
 	last     time.Time // when the last evaluation ended
@@ -84,6 +85,7 @@ func (m *Monitor) Run(ctx context.Context, checks []Check) error {
 
 // evaluation is one run of the checks that concurrent callers share.
 type evaluation struct {
+	seq  uint64
 	done chan struct{}
 	err  error
 }
@@ -92,17 +94,38 @@ type evaluation struct {
 // *NotReadyError. A caller arriving while an evaluation runs (concurrent ADDs) shares its
 // verdict, which is at most one evaluation old.
 func (m *Monitor) Check(ctx context.Context) error {
+	return m.check(ctx, false)
+}
+
+// Recheck is Check for a caller that has just changed what the checks look at (the node
+// role marking its files installed): it never shares an evaluation that began before the
+// call, whose verdict may predate the change; it waits for that one to end and shares or
+// starts the next.
+func (m *Monitor) Recheck(ctx context.Context) error {
+	return m.check(ctx, true)
+}
+
+func (m *Monitor) check(ctx context.Context, fresh bool) error {
 	m.mu.Lock()
-	if e := m.inflight; e != nil {
+	after := m.started // with fresh, only an evaluation numbered above this will do
+	for {
+		e := m.inflight
+		if e == nil {
+			break
+		}
 		m.mu.Unlock()
 		select {
 		case <-e.done:
-			return e.err
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		if !fresh || e.seq > after {
+			return e.err
+		}
+		m.mu.Lock()
 	}
-	e := &evaluation{done: make(chan struct{})}
+	m.started++
+	e := &evaluation{seq: m.started, done: make(chan struct{})}
 	m.inflight = e
 	m.mu.Unlock()
 	// Not the caller's cancellation: others share this verdict. Each check has its timeout.

@@ -152,3 +152,50 @@ func TestConcurrentChecksShareOneEvaluation(t *testing.T) {
 		t.Fatalf("%d evaluations for 21 callers", n)
 	}
 }
+
+// TestRecheckSeesTheChange: a caller that has just changed what a check looks at gets a
+// verdict of an evaluation that began after its call, never the one in flight (which saw the
+// old state); a plain Check shares the one in flight. Without Recheck, a node role that marks
+// its files installed while the timer's evaluation runs would wait a whole interval for
+// READY=1.
+func TestRecheckSeesTheChange(t *testing.T) {
+	var installed atomic.Bool
+	began := make(chan struct{}, 10)
+	release := make(chan struct{})
+	cni := func(ctx context.Context) error {
+		seen := installed.Load() // the state as the evaluation found it
+		began <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if !seen {
+			return errGone
+		}
+		return nil
+	}
+	m := NewMonitor(MonitorRequest{Interval: time.Hour, CheckTimeout: time.Minute})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = m.Run(ctx, []Check{{Name: "cni", Run: cni}}) }()
+	<-began // the timer's first evaluation is in flight, having seen "not installed"
+	installed.Store(true)
+	shared, fresh := make(chan error, 1), make(chan error, 1)
+	go func() { shared <- m.Check(ctx) }()
+	go func() { fresh <- m.Recheck(ctx) }()
+	time.Sleep(20 * time.Millisecond) // both callers are waiting on the evaluation in flight
+	release <- struct{}{}             // the first evaluation ends: not ready
+	if err := <-shared; !errors.Is(err, errGone) {
+		t.Fatalf("Check shared the evaluation in flight: got %v, want its verdict %v", err, errGone)
+	}
+	select {
+	case err := <-fresh:
+		t.Fatalf("Recheck returned %v, the verdict of the evaluation that began before the change", err)
+	case <-began: // Recheck started a new evaluation, which sees the change
+	}
+	release <- struct{}{}
+	if err := <-fresh; err != nil {
+		t.Fatalf("Recheck after the change: %v, want ready", err)
+	}
+}
