@@ -74,6 +74,8 @@ func newCleanupHost(t *testing.T) *cleanupHost {
 	write(t, filepath.Join(h.req.CNIConfDir, ConfName), "{}")
 	write(t, filepath.Join(h.req.CNIConfDir, "10-flannel.conflist"), "{}")
 	write(t, h.req.IPAMDatabase, "db")
+	must(t, os.MkdirAll(filepath.Dir(h.req.CNISocket), 0o700))
+	write(t, filepath.Join(filepath.Dir(h.req.CNISocket), FilesRecordName), "{}")
 	if _, err := installPlugins(pluginInstall{SourceDir: src, BinDir: h.req.CNIBinDir, Log: slog.New(slog.DiscardHandler)}); err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +119,7 @@ func TestCleanupRemovesWhatIsAsked(t *testing.T) {
 	for path, want := range map[string]bool{
 		filepath.Join(h.req.CNIConfDir, ConfName): false, filepath.Join(h.req.CNIBinDir, PluginName): false,
 		filepath.Join(h.req.CNIBinDir, "loopback"): false, filepath.Join(h.req.CNIBinDir, ManifestName): false,
+		filepath.Join(filepath.Dir(h.req.CNISocket), FilesRecordName): false,
 		filepath.Join(h.req.CNIBinDir, "portmap"): true, filepath.Join(h.req.CNIBinDir, "bridge"): true,
 		filepath.Join(h.req.CNIConfDir, "10-flannel.conflist"): true, h.req.IPAMDatabase: true,
 	} {
