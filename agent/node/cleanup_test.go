@@ -120,7 +120,7 @@ func TestCleanupRemovesWhatIsAsked(t *testing.T) {
 		filepath.Join(h.req.CNIConfDir, ConfName): false, filepath.Join(h.req.CNIBinDir, PluginName): false,
 		filepath.Join(h.req.CNIBinDir, "loopback"): false, filepath.Join(h.req.CNIBinDir, ManifestName): false,
 		filepath.Join(filepath.Dir(h.req.CNISocket), FilesRecordName): false,
-		filepath.Join(h.req.CNIBinDir, "portmap"): true, filepath.Join(h.req.CNIBinDir, "bridge"): true,
+		filepath.Join(h.req.CNIBinDir, "portmap"):                     true, filepath.Join(h.req.CNIBinDir, "bridge"): true,
 		filepath.Join(h.req.CNIConfDir, "10-flannel.conflist"): true, h.req.IPAMDatabase: true,
 	} {
 		if h.exists(path) != want {
