@@ -113,15 +113,15 @@ func TestCleanupRemovesWhatIsAsked(t *testing.T) {
 	h := newCleanupHost(t)
 	ctx := context.Background()
 	h.req.Remove = CleanupParts{CNI: true}
+	record := filepath.Join(filepath.Dir(h.req.CNISocket), FilesRecordName)
 	if err := Cleanup(ctx, h.req); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]bool{
 		filepath.Join(h.req.CNIConfDir, ConfName): false, filepath.Join(h.req.CNIBinDir, PluginName): false,
 		filepath.Join(h.req.CNIBinDir, "loopback"): false, filepath.Join(h.req.CNIBinDir, ManifestName): false,
-		filepath.Join(filepath.Dir(h.req.CNISocket), FilesRecordName): false,
-		filepath.Join(h.req.CNIBinDir, "portmap"):                     true, filepath.Join(h.req.CNIBinDir, "bridge"): true,
-		filepath.Join(h.req.CNIConfDir, "10-flannel.conflist"): true, h.req.IPAMDatabase: true,
+		filepath.Join(h.req.CNIBinDir, "portmap"): true, filepath.Join(h.req.CNIBinDir, "bridge"): true,
+		filepath.Join(h.req.CNIConfDir, "10-flannel.conflist"): true, h.req.IPAMDatabase: true, record: false,
 	} {
 		if h.exists(path) != want {
 			t.Errorf("after --cni: %s exists %v, want %v", path, !want, want)
