@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"log/slog"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -44,6 +45,10 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 	if hooks.Metrics == nil {
 		hooks.Metrics = metrics.New(log)
 	}
+	// The controller role's campaign starts after the node role's start (node.AfterStart).
+	nodeStarted := make(chan struct{})
+	var startedOnce sync.Once
+	markStarted := func() { startedOnce.Do(func() { close(nodeStarted) }) }
 	g, ctx := errgroup.WithContext(ctx)
 	if cfg.MetricsAddress != "" {
 		g.Go(func() error {
@@ -56,9 +61,12 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 			SBEndpoint: cfg.SBEndpoint, ClusterCIDR: cfg.ClusterCIDR, ServiceCIDRs: cfg.ServiceCIDRs, Services: cfg.Services, KubeProxy: cfg.KubeProxy, EncapIP: cfg.EncapIP, DatapathType: cfg.DatapathType, MTU: cfg.MTU,
 			CNISocket: cfg.CNISocket, CNIConfDir: cfg.CNIConfDir, CNIBinDir: cfg.CNIBinDir,
 			CNIBinarySource: cfg.CNIBinarySource, CNITimeout: cfg.CNITimeout, Health: hooks.Health, TLS: ovnTLS,
-			Metrics: hooks.Metrics, Startup: hooks.Startup, Log: log.With("role", "node")})
+			Metrics: hooks.Metrics, Startup: hooks.Startup, Started: markStarted, Log: log.With("role", "node")})
 	})
 	g.Go(func() error {
+		if !node.AfterStart(ctx, nodeStarted) {
+			return nil
+		}
 		kube, err := kubes.Get(ctx)
 		if ctx.Err() != nil {
 			return nil

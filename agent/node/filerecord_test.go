@@ -34,7 +34,7 @@ func newRecordFixture(t *testing.T) recordFixture {
 	must(t, os.MkdirAll(filepath.Join(root, "run"), 0o700))
 	f := recordFixture{src: src, log: &bytes.Buffer{}}
 	f.r = &Role{req: Request{CNISocket: filepath.Join(root, "run", "cni.sock"), CNIConfDir: filepath.Join(root, "net.d"),
-		CNIBinDir: filepath.Join(root, "bin"), CNIBinarySource: src}, log: slog.New(slog.NewTextHandler(f.log, nil))}
+		CNIBinDir: filepath.Join(root, "bin"), CNIBinarySource: src}, log: slog.New(slog.NewTextHandler(f.log, nil)), started: make(chan struct{})}
 	f.r.ready = newReadiness(readinessProbes{})
 	f.r.health = health.NewMonitor(health.MonitorRequest{})
 	return f
@@ -72,6 +72,11 @@ func (f recordFixture) expect(t *testing.T, got, want, why string) {
 func TestInstallTrustsRecordedStamps(t *testing.T) {
 	f := newRecordFixture(t)
 	f.expect(t, f.install(t), "full", "first start, no record")
+	select {
+	case <-f.r.started:
+	default:
+		t.Fatal("install did not mark the start done: what needs the API would wait out APIStartGrace")
+	}
 	if _, err := os.Stat(f.record()); err != nil {
 		t.Fatalf("no record after a full check: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -57,6 +58,9 @@ type Request struct {
 	// Startup receives the marks of the role's start ("ovsdb", "datapath", "serving",
 	// "installed"); nil: not recorded.
 	Startup *startup.Phases
+	// Started is called once the role's start has its first verdict (ready or not, reported
+	// to Health): what needs the API server waits for it (AfterStart). Nil: nobody waits.
+	Started func()
 	Log     *slog.Logger
 }
 
@@ -70,11 +74,14 @@ type Role struct {
 	// datapath is br-int's datapath type, as detected or configured at start.
 	datapath string
 	host     hostState
+	// started is closed once the start has its first verdict (markStarted).
+	started     chan struct{}
+	startedOnce sync.Once
 }
 
 // Run runs the node role until ctx ends.
 func Run(ctx context.Context, req Request) error {
-	r := &Role{req: req, log: req.Log, health: req.Health}
+	r := &Role{req: req, log: req.Log, health: req.Health, started: make(chan struct{})}
 	if r.health == nil {
 		r.health = health.NewMonitor(health.MonitorRequest{Log: req.Log})
 	}
@@ -190,10 +197,21 @@ func (r *Role) install(ctx context.Context) error {
 	}
 	r.log.Info("node role ready", "cni_conf", w.conf, "conf_written", w.wroteConf, "binary_written", w.wroteBin, "files_checked", checked)
 	_ = r.health.Recheck(ctx) // report the verdict now, not at the next tick (nor the one in flight)
+	r.markStarted()
 	if full {
 		r.recordFiles(paths)
 	}
 	return nil
+}
+
+// markStarted lets what waits for the start (AfterStart) go.
+func (r *Role) markStarted() {
+	r.startedOnce.Do(func() {
+		close(r.started)
+		if r.req.Started != nil {
+			r.req.Started()
+		}
+	})
 }
 
 // recordFiles saves the stamps of paths for the next start; a failure only costs it a full
