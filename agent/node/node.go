@@ -112,6 +112,11 @@ func Run(ctx context.Context, req Request) error {
 	if err != nil {
 		return fmt.Errorf("create cni server: %w", err)
 	}
+	// Checks are attached before anything can ask for a verdict; the first evaluation is
+	// install's Recheck, once the files are in place (one before could only say "starting").
+	if err := r.health.Attach(r.ready.checks()); err != nil {
+		return err
+	}
 	// What serves the CNI requests runs until the server has drained its requests in flight,
 	// which outlasts ctx: a request taken before the stop still gets its pod network.
 	parts, stopParts := context.WithCancel(context.WithoutCancel(ctx))
@@ -121,7 +126,7 @@ func Run(ctx context.Context, req Request) error {
 	defer stopServing()
 	context.AfterFunc(gctx, stopServing) // a part that fails stops the server too
 	g.Go(func() error { defer stopParts(); return srv.Serve(serving) })
-	g.Go(func() error { return r.health.Run(gctx, r.ready.checks()) })
+	g.Go(func() error { return r.health.Tick(gctx) })
 	g.Go(func() error { return r.runWithAPI(gctx, pods) })
 	if datapath == vswitch.DatapathNetdev {
 		g.Go(func() error { ovs.KeepZeroSNATOff(gctx, datapath, 5*time.Second, r.log); return nil })

@@ -59,13 +59,35 @@ func NewMonitor(req MonitorRequest) *Monitor {
 
 // Run evaluates checks now and then every Interval until ctx ends.
 func (m *Monitor) Run(ctx context.Context, checks []Check) error {
+	if err := m.Attach(checks); err != nil {
+		return err
+	}
+	_ = m.Check(ctx)
+	return m.Tick(ctx)
+}
+
+// Attach makes checks the Monitor's: from its return on, Check and Recheck evaluate them.
+// Tick must follow. Attach then Tick is Run without the evaluation at once: a start that
+// evaluates on its own as soon as it is ready to (the node role, once its files are in
+// place) spares itself one that could only say "starting" and would hold up its Recheck.
+func (m *Monitor) Attach(checks []Check) error {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.running {
-		m.mu.Unlock()
 		return errors.New("run health monitor: already running")
 	}
 	m.checks, m.running = checks, true
+	return nil
+}
+
+// Tick evaluates the attached checks every Interval until ctx ends, then detaches them.
+func (m *Monitor) Tick(ctx context.Context) error {
+	m.mu.Lock()
+	running := m.running
 	m.mu.Unlock()
+	if !running {
+		return errors.New("run health monitor: no checks attached")
+	}
 	defer func() {
 		m.mu.Lock()
 		m.running = false
@@ -74,12 +96,12 @@ func (m *Monitor) Run(ctx context.Context, checks []Check) error {
 	t := time.NewTicker(m.req.Interval)
 	defer t.Stop()
 	for {
-		_ = m.Check(ctx)
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
 		}
+		_ = m.Check(ctx)
 	}
 }
 

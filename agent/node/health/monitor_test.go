@@ -199,3 +199,40 @@ func TestRecheckSeesTheChange(t *testing.T) {
 		t.Fatalf("Recheck after the change: %v, want ready", err)
 	}
 }
+
+// TestAttachThenTick: attached checks answer Check at once, before any tick; Tick leaves the
+// first evaluation to the caller and then evaluates every interval; Tick without Attach, or a
+// second Attach, is refused.
+func TestAttachThenTick(t *testing.T) {
+	var runs atomic.Int32
+	counted := func(context.Context) error { runs.Add(1); return nil }
+	m := NewMonitor(MonitorRequest{Interval: 30 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := m.Tick(ctx); err == nil {
+		t.Fatal("Tick without attached checks ran")
+	}
+	if err := m.Attach([]Check{{Name: "counted", Run: counted}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Attach(nil); err == nil {
+		t.Fatal("a second Attach was accepted")
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Tick(ctx) }()
+	time.Sleep(10 * time.Millisecond)
+	if n := runs.Load(); n != 0 {
+		t.Fatalf("%d evaluations before the first tick, want none", n)
+	}
+	if err := m.Recheck(ctx); err != nil || runs.Load() != 1 {
+		t.Fatalf("Recheck after Attach: %v, %d evaluations", err, runs.Load())
+	}
+	waitFor(t, "an evaluation at a tick", func() bool { return runs.Load() >= 2 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Check(context.Background()); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("after Tick returned: %v, want %v", err, ErrNotRunning)
+	}
+}
