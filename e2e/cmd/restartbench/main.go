@@ -40,6 +40,7 @@ type node struct {
 	rig *harness.Rig
 	sd  *daemon.Systemd
 	k   *podsim.Kubelet
+	bin string
 }
 
 func run(bin string, restarts, drift int, keep bool) error {
@@ -75,7 +76,7 @@ func start(ctx context.Context, rig *harness.Rig, bin string) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &node{rig: rig, sd: sd, k: k}
+	n := &node{rig: rig, sd: sd, k: k, bin: bin}
 	if _, err := sd.Start(ctx, "edgeovn"); err != nil {
 		return nil, err
 	}

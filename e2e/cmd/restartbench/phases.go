@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"time"
 
 	"github.com/edgeovn/edgeovn/e2e/daemon"
+	"github.com/edgeovn/edgeovn/e2e/harness"
 )
 
 // startPhases are the phases of edgeovn's start on the way to READY=1, in the order they
@@ -61,4 +65,37 @@ func isStartPhase(name string) bool {
 		}
 	}
 	return false
+}
+
+// spawnCosts splits the "main" phase in the same run: the harness's own way of starting a
+// process in the rig (`ip netns exec` and a shell that execs, what systemd does not do), and
+// the edgeovn binary's exec, Go runtime and package initialisation up to main (`edgeovn
+// version`, which prints and exits at once), each timed from the start to the exit, n times.
+func spawnCosts(ctx context.Context, rig *harness.Rig, bin string, n int) (shell, binary []time.Duration, err error) {
+	for range n {
+		d, err := timeRun(ctx, "ip", "netns", "exec", rig.Netns, "/bin/sh", "-c", "exec /bin/true")
+		if err != nil {
+			return nil, nil, err
+		}
+		shell = append(shell, d)
+		if d, err = timeRun(ctx, filepath.Join(bin, "edgeovn"), "version"); err != nil {
+			return nil, nil, err
+		}
+		binary = append(binary, d)
+	}
+	return shell, binary, nil
+}
+
+func timeRun(ctx context.Context, name string, args ...string) (time.Duration, error) {
+	t0 := time.Now()
+	if out, err := exec.CommandContext(ctx, name, args...).CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("run %s: %w: %s", name, err, out)
+	}
+	return time.Since(t0), nil
+}
+
+func printSpawnCosts(shell, binary []time.Duration) {
+	fmt.Printf("\n\"main\" split, %d runs each in the same rig: `ip netns exec` + sh exec /bin/true %s p50 / %s max (the harness's, not under systemd); "+
+		"`edgeovn version` start to exit %s p50 / %s max (exec, Go runtime and package init)\n",
+		len(shell), ms(pct(shell, 50)), ms(pct(shell, 100)), ms(pct(binary, 50)), ms(pct(binary, 100)))
 }

@@ -56,6 +56,10 @@ func benchRestarts(ctx context.Context, n *node, restarts int) error {
 		}
 	}
 	st := churn.Stop()
+	shell, binary, err := spawnCosts(ctx, n.rig, n.bin, restarts)
+	if err != nil {
+		return err
+	}
 	var sent, lost int
 	for _, p := range pingers {
 		ps := p.Stop()
@@ -77,6 +81,7 @@ func benchRestarts(ctx context.Context, n *node, restarts int) error {
 			ms(pct(ready[sig], 50)), ms(pct(ready[sig], 100)), writes[sig][0], writes[sig][1])
 	}
 	printPhases(all)
+	printSpawnCosts(shell, binary)
 	fmt.Printf("\npings every 10 ms both ways: %d sent, %d lost\n", sent, lost)
 	fmt.Printf("pod loop: %d ADDs and %d DELs, %d failed; slowest ADD %s\n", st.Adds, st.Dels, len(st.Failures), ms(st.MaxAdd))
 	for _, f := range st.Failures {
