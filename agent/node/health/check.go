@@ -65,24 +65,43 @@ func (e *NotReadyError) livenessFailed() bool {
 // (a database echo, two control sockets, cache and netlink reads), so the verdict takes as
 // long as the slowest one, not their sum.
 func Evaluate(ctx context.Context, checks []Check, timeout time.Duration) error {
+	_, err := evaluateTimed(ctx, checks, timeout)
+	return err
+}
+
+// Slowest is the check that took longest in one evaluation.
+type Slowest struct {
+	Check string
+	Took  time.Duration
+}
+
+// evaluateTimed is Evaluate that also says which check took longest.
+func evaluateTimed(ctx context.Context, checks []Check, timeout time.Duration) (Slowest, error) {
 	errs := make([]error, len(checks))
+	took := make([]time.Duration, len(checks))
 	var wg sync.WaitGroup
 	for i, c := range checks {
 		wg.Go(func() {
 			cctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
+			t0 := time.Now()
 			errs[i] = c.Run(cctx)
+			took[i] = time.Since(t0)
 		})
 	}
 	wg.Wait()
+	var slowest Slowest
 	var failed []Failure
 	for i, c := range checks {
+		if took[i] > slowest.Took {
+			slowest = Slowest{Check: c.Name, Took: took[i]}
+		}
 		if errs[i] != nil {
 			failed = append(failed, Failure{Check: c.Name, Err: errs[i], Liveness: c.Liveness})
 		}
 	}
 	if len(failed) == 0 {
-		return nil
+		return slowest, nil
 	}
-	return &NotReadyError{Failures: failed}
+	return slowest, &NotReadyError{Failures: failed}
 }

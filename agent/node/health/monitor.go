@@ -168,7 +168,10 @@ func (m *Monitor) evaluate(ctx context.Context) error {
 	if !running {
 		return ErrNotRunning
 	}
-	err := Evaluate(ctx, checks, m.req.CheckTimeout)
+	t0 := time.Now()
+	slowest, err := evaluateTimed(ctx, checks, m.req.CheckTimeout)
+	m.req.Log.Debug("node datapath evaluated", "took", time.Since(t0), "slowest_check", slowest.Check,
+		"slowest_took", slowest.Took, "ready", err == nil)
 	m.mu.Lock()
 	changed := !m.reported || (err == nil) != (m.verdict == nil) || (err != nil && err.Error() != m.verdict.Error())
 	m.verdict, m.last, m.reported = err, m.req.Now(), true
