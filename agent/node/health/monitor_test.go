@@ -205,14 +205,14 @@ func TestRecheckSeesTheChange(t *testing.T) {
 // second Attach, is refused.
 func TestAttachThenTick(t *testing.T) {
 	var runs atomic.Int32
-	counted := func(context.Context) error { runs.Add(1); return nil }
-	m := NewMonitor(MonitorRequest{Interval: 30 * time.Millisecond})
+	counted := []Check{{Name: "counted", Run: func(context.Context) error { runs.Add(1); return nil }}}
+	m := NewMonitor(MonitorRequest{Interval: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := m.Tick(ctx); err == nil {
 		t.Fatal("Tick without attached checks ran")
 	}
-	if err := m.Attach([]Check{{Name: "counted", Run: counted}}); err != nil {
+	if err := m.Attach(counted); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Attach(nil); err == nil {
@@ -220,14 +220,13 @@ func TestAttachThenTick(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- m.Tick(ctx) }()
-	time.Sleep(10 * time.Millisecond)
+	time.Sleep(20 * time.Millisecond)
 	if n := runs.Load(); n != 0 {
 		t.Fatalf("%d evaluations before the first tick, want none", n)
 	}
 	if err := m.Recheck(ctx); err != nil || runs.Load() != 1 {
 		t.Fatalf("Recheck after Attach: %v, %d evaluations", err, runs.Load())
 	}
-	waitFor(t, "an evaluation at a tick", func() bool { return runs.Load() >= 2 })
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -235,4 +234,13 @@ func TestAttachThenTick(t *testing.T) {
 	if err := m.Check(context.Background()); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("after Tick returned: %v, want %v", err, ErrNotRunning)
 	}
+
+	ticking := NewMonitor(MonitorRequest{Interval: 5 * time.Millisecond})
+	if err := ticking.Attach(counted); err != nil {
+		t.Fatal(err)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	go func() { _ = ticking.Tick(ctx2) }()
+	waitFor(t, "an evaluation at a tick", func() bool { return runs.Load() >= 2 })
 }
