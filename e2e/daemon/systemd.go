@@ -127,7 +127,8 @@ type Restart struct {
 	ToReady time.Duration // new process started to its READY=1
 	// ToMain is the new process started to its main function (the start through `ip netns
 	// exec` and a shell, the Go runtime's and the packages' initialisation); Phases are the
-	// new process's own record of its start, from main to READY=1.
+	// new process's own record of its start, from main to READY=1. Both are zero when the
+	// binary logs no record (an edgeovn older than the record, run for comparison).
 	ToMain time.Duration
 	Phases Phases
 }
@@ -159,10 +160,9 @@ func (s *Systemd) Restart(ctx context.Context, sig syscall.Signal, name string) 
 		return r, err
 	}
 	r.ToReady = at.Sub(started)
-	if r.Phases, err = ReadPhases(s.Proc.Log); err != nil {
-		return r, err
+	if p, err := ReadPhases(s.Proc.Log); err == nil {
+		r.Phases, r.ToMain = p, p.Origin.Sub(started)
 	}
-	r.ToMain = r.Phases.Origin.Sub(started)
 	return r, nil
 }
 

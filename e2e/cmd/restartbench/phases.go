@@ -25,7 +25,12 @@ var concurrentPhases = []string{"kube_client"}
 func printPhases(rs []daemon.Restart) {
 	ends := map[string][]time.Duration{}
 	own := map[string][]time.Duration{}
+	missing := 0
 	for _, r := range rs {
+		if r.Phases.Origin.IsZero() {
+			missing++
+			continue
+		}
 		prev := time.Duration(0)
 		for _, name := range append(startPhases, concurrentPhases...) {
 			end, ok := r.ToMain, true
@@ -43,7 +48,11 @@ func printPhases(rs []daemon.Restart) {
 			}
 		}
 	}
-	fmt.Printf("\nstart phases over %d restarts (from the process started; \"own\" since the previous phase ended)\n\n", len(rs))
+	if missing == len(rs) {
+		fmt.Printf("\nno start phases: edgeovn logged no \"startup phases\" record (a binary older than it)\n")
+		return
+	}
+	fmt.Printf("\nstart phases over %d restarts (from the process started; \"own\" since the previous phase ended)\n\n", len(rs)-missing)
 	fmt.Println("| phase | ends at, p50 / max | own, p50 / max |")
 	fmt.Println("|---|---|---|")
 	for _, name := range append(startPhases, concurrentPhases...) {
