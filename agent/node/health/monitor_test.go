@@ -3,6 +3,7 @@ package health
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -243,4 +244,37 @@ func TestAttachThenTick(t *testing.T) {
 	defer cancel2()
 	go func() { _ = ticking.Tick(ctx2) }()
 	waitFor(t, "an evaluation at a tick", func() bool { return runs.Load() >= 2 })
+}
+
+// TestEvaluationLoggedAtDebug: at debug level each evaluation says how long it took and which
+// check was slowest, which is how a slow start's "ready" phase is read.
+func TestEvaluationLoggedAtDebug(t *testing.T) {
+	var buf strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	slow := func(context.Context) error { time.Sleep(20 * time.Millisecond); return nil }
+	m := NewMonitor(MonitorRequest{Interval: time.Hour, Log: log})
+	if err := m.Attach([]Check{{Name: "fast", Run: fixed(nil)}, {Name: "ovs-vswitchd", Run: slow}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Recheck(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	out := buf.String()
+	mu.Unlock()
+	if !strings.Contains(out, `msg="node datapath evaluated"`) || !strings.Contains(out, "slowest_check=ovs-vswitchd") || !strings.Contains(out, "ready=true") {
+		t.Fatalf("debug log lacks the evaluation's timing and slowest check:\n%s", out)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *strings.Builder
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
