@@ -12,12 +12,14 @@ import (
 
 	"github.com/edgeovn/edgeovn/agent"
 	"github.com/edgeovn/edgeovn/agent/node/health"
+	"github.com/edgeovn/edgeovn/agent/startup"
 	"github.com/edgeovn/edgeovn/systemd"
 )
 
 // runDaemon is `edgeovn run`: the node role always, the controller role while holding the
 // Lease, until SIGINT or SIGTERM.
 func runDaemon(args []string, stderr io.Writer) error {
+	phases := startup.Begin()
 	o, err := parseOptions(parseRequest{name: "edgeovn run", args: args, stderr: stderr, defaults: defaultOptions("info")})
 	if err != nil {
 		return err
@@ -35,9 +37,17 @@ func runDaemon(args []string, stderr io.Writer) error {
 	defer stop()
 	notifier := systemd.NewNotifier(log)
 	log.Info("edgeovn starting", "version", version, "node", cfg.NodeName, "cluster_cidr", cfg.ClusterCIDR.String())
-	monitor := health.NewMonitor(health.MonitorRequest{OnChange: notifier.Health, Log: log.With("role", "node")})
+	phases.Mark("config")
+	onChange := func(err error) {
+		// The record is written before READY=1, so a supervisor that saw READY finds it.
+		if err == nil && phases.Done("ready") {
+			log.LogAttrs(ctx, slog.LevelInfo, "startup phases", phases.Attrs()...)
+		}
+		notifier.Health(err)
+	}
+	monitor := health.NewMonitor(health.MonitorRequest{OnChange: onChange, Log: log.With("role", "node")})
 	go func() { _ = notifier.Watchdog(ctx, monitor.Alive) }()
-	err = agent.Run(ctx, cfg, agent.Hooks{Health: monitor}, log)
+	err = agent.Run(ctx, cfg, agent.Hooks{Health: monitor, Startup: phases}, log)
 	notifier.Stopping()
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"log/slog"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/kubernetes"
@@ -13,6 +14,7 @@ import (
 	"github.com/edgeovn/edgeovn/agent/node"
 	"github.com/edgeovn/edgeovn/agent/node/health"
 	"github.com/edgeovn/edgeovn/agent/opsserver"
+	"github.com/edgeovn/edgeovn/agent/startup"
 )
 
 // Router is the cluster's logical router, Kube-OVN's name.
@@ -25,6 +27,8 @@ type Hooks struct {
 	Health *health.Monitor
 	// Metrics are served on cfg.MetricsAddress; nil: a set of Run's own.
 	Metrics *metrics.Metrics
+	// Startup receives the node role's start phases; nil: not recorded.
+	Startup *startup.Phases
 }
 
 // Run runs both roles until ctx ends. cfg must have passed Validate.
@@ -40,6 +44,10 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 	if hooks.Metrics == nil {
 		hooks.Metrics = metrics.New(log)
 	}
+	// The controller role's campaign starts after the node role's start (node.AfterStart).
+	nodeStarted := make(chan struct{})
+	var startedOnce sync.Once
+	markStarted := func() { startedOnce.Do(func() { close(nodeStarted) }) }
 	g, ctx := errgroup.WithContext(ctx)
 	if cfg.MetricsAddress != "" {
 		g.Go(func() error {
@@ -52,9 +60,12 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 			SBEndpoint: cfg.SBEndpoint, ClusterCIDR: cfg.ClusterCIDR, ServiceCIDRs: cfg.ServiceCIDRs, Services: cfg.Services, KubeProxy: cfg.KubeProxy, EncapIP: cfg.EncapIP, EncapIPFrom: cfg.EncapIPFrom, DatapathType: cfg.DatapathType, MTU: cfg.MTU,
 			CNISocket: cfg.CNISocket, CNIConfDir: cfg.CNIConfDir, CNIBinDir: cfg.CNIBinDir,
 			CNIBinarySource: cfg.CNIBinarySource, CNITimeout: cfg.CNITimeout, Health: hooks.Health, TLS: ovnTLS,
-			Metrics: hooks.Metrics, Log: log.With("role", "node")})
+			Metrics: hooks.Metrics, Startup: hooks.Startup, Started: markStarted, Log: log.With("role", "node")})
 	})
 	g.Go(func() error {
+		if !node.AfterStart(ctx, nodeStarted) {
+			return nil
+		}
 		kube, err := kubes.Get(ctx)
 		if ctx.Err() != nil {
 			return nil

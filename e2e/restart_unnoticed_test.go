@@ -50,7 +50,11 @@ func TestRestartsUnnoticed(t *testing.T) {
 		if err != nil {
 			t.Fatalf("restart %d (%v): %v\n%s", i+1, sig, err, env.daemonLog())
 		}
-		t.Logf("restart %d (%v): stopped in %v, READY=1 %v after the start", i+1, sig, r.Stop.Round(time.Millisecond), r.ToReady.Round(time.Millisecond))
+		t.Logf("restart %d (%v): stopped in %v, READY=1 %v after the start (main after %v, then %v)", i+1, sig,
+			r.Stop.Round(time.Millisecond), r.ToReady.Round(time.Millisecond), r.ToMain.Round(time.Millisecond), r.Phases.Marks)
+		if _, ok := r.Phases.At("ready"); !ok { // what restartbench splits the start with
+			t.Errorf("restart %d: no \"startup phases\" record ending with ready before READY=1 in %s", i+1, env.sd.Proc.Log)
+		}
 		if err := churn.WaitAdds(ctx, 2); err != nil { // the new daemon serves the loop
 			t.Fatalf("after restart %d: %v\n%s", i+1, err, env.daemonLog())
 		}

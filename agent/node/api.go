@@ -11,8 +11,12 @@ import (
 )
 
 // runWithAPI runs what needs the API server, once there is a client: the watch on this node's
-// pods (which CNI ADD waits on) and the host wiring (from this Node's annotations).
+// pods (which CNI ADD waits on) and the host wiring (from this Node's annotations). It starts
+// after the role's own start (AfterStart), which it would otherwise slow down.
 func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
+	if !AfterStart(ctx, r.started) {
+		return nil
+	}
 	kube, err := r.req.Kube(ctx)
 	if ctx.Err() != nil {
 		return nil
@@ -20,6 +24,7 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 	if err != nil {
 		return err
 	}
+	r.req.Startup.Mark("kube_client")
 	watcher, err := podwatch.New(podwatch.Request{Kube: kube, NodeName: r.req.NodeName, MTU: r.req.MTU, Log: r.log})
 	if err != nil {
 		return err

@@ -115,6 +115,9 @@ func (c *cleaner) cni(req CleanupRequest, do bool) {
 		}
 	}
 	c.removeFile(filepath.Join(req.CNIBinDir, ManifestName), do)
+	if req.CNISocket != "" {
+		c.removeFile(filepath.Join(filepath.Dir(req.CNISocket), FilesRecordName), do)
+	}
 }
 
 func (c *cleaner) state(req CleanupRequest, do bool) {

@@ -74,6 +74,8 @@ func newCleanupHost(t *testing.T) *cleanupHost {
 	write(t, filepath.Join(h.req.CNIConfDir, ConfName), "{}")
 	write(t, filepath.Join(h.req.CNIConfDir, "10-flannel.conflist"), "{}")
 	write(t, h.req.IPAMDatabase, "db")
+	must(t, os.MkdirAll(filepath.Dir(h.req.CNISocket), 0o700))
+	write(t, filepath.Join(filepath.Dir(h.req.CNISocket), FilesRecordName), "{}")
 	if _, err := installPlugins(pluginInstall{SourceDir: src, BinDir: h.req.CNIBinDir, Log: slog.New(slog.DiscardHandler)}); err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +113,7 @@ func TestCleanupRemovesWhatIsAsked(t *testing.T) {
 	h := newCleanupHost(t)
 	ctx := context.Background()
 	h.req.Remove = CleanupParts{CNI: true}
+	record := filepath.Join(filepath.Dir(h.req.CNISocket), FilesRecordName)
 	if err := Cleanup(ctx, h.req); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +121,7 @@ func TestCleanupRemovesWhatIsAsked(t *testing.T) {
 		filepath.Join(h.req.CNIConfDir, ConfName): false, filepath.Join(h.req.CNIBinDir, PluginName): false,
 		filepath.Join(h.req.CNIBinDir, "loopback"): false, filepath.Join(h.req.CNIBinDir, ManifestName): false,
 		filepath.Join(h.req.CNIBinDir, "portmap"): true, filepath.Join(h.req.CNIBinDir, "bridge"): true,
-		filepath.Join(h.req.CNIConfDir, "10-flannel.conflist"): true, h.req.IPAMDatabase: true,
+		filepath.Join(h.req.CNIConfDir, "10-flannel.conflist"): true, h.req.IPAMDatabase: true, record: false,
 	} {
 		if h.exists(path) != want {
 			t.Errorf("after --cni: %s exists %v, want %v", path, !want, want)

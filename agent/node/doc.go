@@ -18,7 +18,9 @@
 // another package installed is never replaced, one edgeovn installed (recorded with its
 // digest in the bin dir's ManifestName) is upgraded with the shipped one; the CNI config is written last, once the
 // server answers and every plugin it names is in place, so the runtime never calls a dead
-// socket or a missing plugin; a drift check that finds everything right writes nothing; a pod
+// socket or a missing plugin; a start whose files all still have the stamps (inode, size,
+// mode, mtime) recorded after the last full check (FilesRecordName, beside the CNI socket)
+// only stats them, any difference brings the full check back; a drift check that finds everything right writes nothing; a pod
 // port on br-int is removed by it only when its device was gone at two checks in a row
 // (portsweep.go), never while a CNI ADD or DEL may be handling it.
 // At shutdown, what a CNI request needs (the pod watch, the OVS client) runs until the server

@@ -125,5 +125,8 @@ func (r *Role) repairFiles(log *slog.Logger) error {
 		log.Warn("repaired: cni files differed from what edgeovn installs, rewrote them",
 			"conf_written", w.wroteConf, "binary_written", w.wroteBin, "plugins_written", w.plugins)
 	}
+	if all, err := r.recordPaths(); err == nil {
+		r.recordFiles(all)
+	}
 	return r.host.files.take(paths)
 }

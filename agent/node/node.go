@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/agent/node/health"
+	"github.com/edgeovn/edgeovn/agent/startup"
 	"github.com/edgeovn/edgeovn/cni/server"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/vswitch"
@@ -54,6 +56,12 @@ type Request struct {
 	Health *health.Monitor
 	// Metrics receives the CNI requests' outcomes and counts the OVS transactions; nil: none.
 	Metrics *metrics.Metrics
+	// Startup receives the marks of the role's start ("ovsdb", "datapath", "serving",
+	// "installed"); nil: not recorded.
+	Startup *startup.Phases
+	// Started is called once the role's start has its first verdict (ready or not, reported
+	// to Health): what needs the API server waits for it (AfterStart). Nil: nobody waits.
+	Started func()
 	Log     *slog.Logger
 }
 
@@ -70,12 +78,16 @@ type Role struct {
 	encap    *encapState
 	// portmap probes portmap's netfilter backend once per start.
 	portmap *portmapProbe
+	// started is closed once the start has its first verdict (markStarted).
+	started     chan struct{}
+	startedOnce sync.Once
 }
 
 // Run runs the node role until ctx ends.
 func Run(ctx context.Context, req Request) error {
 	// Probed while the datapath comes up; the conflist waits for it.
-	r := &Role{req: req, log: req.Log, health: req.Health, encap: newEncapState(), portmap: startPortmapProbe(detectPortmapBackend)}
+	r := &Role{req: req, log: req.Log, health: req.Health, encap: newEncapState(),
+		portmap: startPortmapProbe(detectPortmapBackend), started: make(chan struct{})}
 	if r.health == nil {
 		r.health = health.NewMonitor(health.MonitorRequest{Log: req.Log})
 	}
@@ -85,6 +97,7 @@ func Run(ctx context.Context, req Request) error {
 		return fmt.Errorf("connect open_vswitch database %s: %w", req.OVSEndpoint, err)
 	}
 	defer ovs.Close()
+	req.Startup.Mark("ovsdb")
 	r.ovs = ovs
 	probes := defaultProbes(ovs)
 	probes.encap = r.encap.ready
@@ -94,6 +107,7 @@ func Run(ctx context.Context, req Request) error {
 		return err
 	}
 	r.datapath = datapath
+	req.Startup.Mark("datapath")
 	if err := r.syncEncap(ctx, r.log); err != nil {
 		r.log.Warn("find encapsulation address, will retry", "err", err) // readiness says so meanwhile
 	}
@@ -105,9 +119,14 @@ func Run(ctx context.Context, req Request) error {
 	}
 	srv, err := server.New(server.Config{Socket: req.CNISocket, Listener: passed, Pods: pods, Ports: ports{ovs},
 		Ready: r.checkReady, DisableTxChecksum: datapath == "netdev", Timeout: req.CNITimeout, Log: req.Log,
-		Listening: func() { close(listening) }, Observer: req.Metrics})
+		Listening: func() { req.Startup.Mark("serving"); close(listening) }, Observer: req.Metrics})
 	if err != nil {
 		return fmt.Errorf("create cni server: %w", err)
+	}
+	// Checks are attached before anything can ask for a verdict; the first evaluation is
+	// install's Recheck, once the files are in place (one before could only say "starting").
+	if err := r.health.Attach(r.ready.checks()); err != nil {
+		return err
 	}
 	// What serves the CNI requests runs until the server has drained its requests in flight,
 	// which outlasts ctx: a request taken before the stop still gets its pod network.
@@ -118,7 +137,7 @@ func Run(ctx context.Context, req Request) error {
 	defer stopServing()
 	context.AfterFunc(gctx, stopServing) // a part that fails stops the server too
 	g.Go(func() error { defer stopParts(); return srv.Serve(serving) })
-	g.Go(func() error { return r.health.Run(gctx, r.ready.checks()) })
+	g.Go(func() error { return r.health.Tick(gctx) })
 	g.Go(func() error { return r.runWithAPI(gctx, pods) })
 	if datapath == vswitch.DatapathNetdev {
 		g.Go(func() error { ovs.KeepZeroSNATOff(gctx, datapath, 5*time.Second, r.log); return nil })
@@ -167,16 +186,52 @@ func (r *Role) ensureDatapath(ctx context.Context) (string, error) {
 }
 
 // install puts the CNI binary and config in place once the server answers on its socket.
+// When every file still has the stamp the last full check recorded (filerecord.go), those
+// stats stand for the check: nothing would be written.
 func (r *Role) install(ctx context.Context) error {
-	w, err := r.installFiles()
+	paths, err := r.recordPaths()
 	if err != nil {
 		return err
 	}
+	full := !r.filesUnchanged(paths)
+	w := installed{conf: filepath.Join(r.req.CNIConfDir, ConfName)}
+	if full {
+		if w, err = r.installFiles(); err != nil {
+			return err
+		}
+	}
 	r.ready.markInstalled()
+	r.req.Startup.Mark("installed")
 	_ = r.host.files.take(r.filePaths()) // a failure means a full check at the first tick
-	r.log.Info("node role ready", "cni_conf", w.conf, "conf_written", w.wroteConf, "binary_written", w.wroteBin)
-	_ = r.health.Check(ctx) // report the verdict now rather than at the next tick
+	checked := "by their recorded stamps"
+	if full {
+		checked = "in full"
+	}
+	r.log.Info("node role ready", "cni_conf", w.conf, "conf_written", w.wroteConf, "binary_written", w.wroteBin, "files_checked", checked)
+	_ = r.health.Recheck(ctx) // report the verdict now, not at the next tick (nor the one in flight)
+	r.markStarted()
+	if full {
+		r.recordFiles(paths)
+	}
 	return nil
+}
+
+// markStarted lets what waits for the start (AfterStart) go.
+func (r *Role) markStarted() {
+	r.startedOnce.Do(func() {
+		close(r.started)
+		if r.req.Started != nil {
+			r.req.Started()
+		}
+	})
+}
+
+// recordFiles saves the stamps of paths for the next start; a failure only costs it a full
+// check.
+func (r *Role) recordFiles(paths []string) {
+	if err := r.saveFilesRecord(paths); err != nil {
+		r.log.Warn("record the cni files' stamps (the next start checks them in full)", "err", err)
+	}
 }
 
 // installed says what installFiles wrote.

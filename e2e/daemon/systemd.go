@@ -125,6 +125,12 @@ func (s *Systemd) Start(ctx context.Context, name string) (*harness.Process, err
 type Restart struct {
 	Stop    time.Duration // sig sent to the old process gone
 	ToReady time.Duration // new process started to its READY=1
+	// ToMain is the new process started to its main function (the start through `ip netns
+	// exec` and a shell, the Go runtime's and the packages' initialisation); Phases are the
+	// new process's own record of its start, from main to READY=1. Both are zero when the
+	// binary logs no record (an edgeovn older than the record, run for comparison).
+	ToMain time.Duration
+	Phases Phases
 }
 
 // Restart restarts edgeovn as name.
@@ -154,6 +160,9 @@ func (s *Systemd) Restart(ctx context.Context, sig syscall.Signal, name string) 
 		return r, err
 	}
 	r.ToReady = at.Sub(started)
+	if p, err := ReadPhases(s.Proc.Log); err == nil {
+		r.Phases, r.ToMain = p, p.Origin.Sub(started)
+	}
 	return r, nil
 }
 

@@ -50,27 +50,33 @@ func TestEvaluateListsEveryFailure(t *testing.T) {
 	}
 }
 
-// TestEvaluateRunsChecksAtOnce: each check waits until every check has started, so checks
-// run one after the other would time out.
+// TestEvaluateRunsChecksAtOnce: the verdict waits for the slowest check, not for the sum;
+// every check runs and the failures keep the checks' order.
 func TestEvaluateRunsChecksAtOnce(t *testing.T) {
-	const n = 4
-	var started sync.WaitGroup
-	started.Add(n)
-	allStarted := make(chan struct{})
-	go func() { started.Wait(); close(allStarted) }()
+	const n = 5
+	var arrived sync.WaitGroup
+	arrived.Add(n)
+	barrier := func(err error) func(context.Context) error {
+		return func(ctx context.Context) error {
+			arrived.Done()
+			arrived.Wait() // passes only when all n checks run at the same time
+			return err
+		}
+	}
 	checks := make([]Check, n)
 	for i := range checks {
-		checks[i] = Check{Name: fmt.Sprintf("daemon-%d", i), Run: func(ctx context.Context) error {
-			started.Done()
-			select {
-			case <-allStarted:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}}
+		checks[i] = Check{Name: fmt.Sprintf("c%d", i), Run: barrier(nil)}
 	}
-	if err := Evaluate(context.Background(), checks, 10*time.Second); err != nil {
-		t.Fatalf("checks that need each other running at once: %v", err)
+	checks[3].Run, checks[1].Run = barrier(errStuck), barrier(errGone)
+	done := make(chan error, 1)
+	go func() { done <- Evaluate(context.Background(), checks, time.Minute) }()
+	select {
+	case err := <-done:
+		var nr *NotReadyError
+		if !errors.As(err, &nr) || len(nr.Failures) != 2 || nr.Failures[0].Check != "c1" || nr.Failures[1].Check != "c3" {
+			t.Fatalf("Evaluate = %v, want c1 and c3 failed, in that order", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("checks ran one after another: the barrier never opened")
 	}
 }

@@ -10,7 +10,9 @@
 // systemd watchdog, because restarting edgeovn is what can fix it, while a dead ovs-vswitchd
 // only makes the node not ready.
 //
-// Concurrency: a Monitor is safe for concurrent use; one evaluation runs at a time, and callers
-// that arrive meanwhile (concurrent ADDs, STATUS while the timer runs) share its verdict;
+// Concurrency: a Monitor is safe for concurrent use; one evaluation runs at a time (its
+// checks run at once, so it lasts as long as the slowest), and callers that arrive meanwhile
+// (concurrent ADDs, STATUS while the timer runs) share its verdict, except Recheck's, which
+// come from a caller that has just changed what the checks see and wait for the next one;
 // OnChange is called with the Monitor's lock released, one call at a time, in order.
 package health

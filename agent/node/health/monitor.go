@@ -32,6 +32,7 @@ type Monitor struct {
 
 	mu       sync.Mutex
 	inflight *evaluation // the evaluation running now, which callers join
+	started  uint64      // evaluations started so far; an evaluation's seq is its number
 	checks   []Check
 	running  bool
 	last     time.Time // when the last evaluation ended
@@ -58,13 +59,35 @@ func NewMonitor(req MonitorRequest) *Monitor {
 
 // Run evaluates checks now and then every Interval until ctx ends.
 func (m *Monitor) Run(ctx context.Context, checks []Check) error {
+	if err := m.Attach(checks); err != nil {
+		return err
+	}
+	_ = m.Check(ctx)
+	return m.Tick(ctx)
+}
+
+// Attach makes checks the Monitor's: from its return on, Check and Recheck evaluate them.
+// Tick must follow. Attach then Tick is Run without the evaluation at once: a start that
+// evaluates on its own as soon as it is ready to (the node role, once its files are in
+// place) spares itself one that could only say "starting" and would hold up its Recheck.
+func (m *Monitor) Attach(checks []Check) error {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.running {
-		m.mu.Unlock()
 		return errors.New("run health monitor: already running")
 	}
 	m.checks, m.running = checks, true
+	return nil
+}
+
+// Tick evaluates the attached checks every Interval until ctx ends, then detaches them.
+func (m *Monitor) Tick(ctx context.Context) error {
+	m.mu.Lock()
+	running := m.running
 	m.mu.Unlock()
+	if !running {
+		return errors.New("run health monitor: no checks attached")
+	}
 	defer func() {
 		m.mu.Lock()
 		m.running = false
@@ -73,17 +96,18 @@ func (m *Monitor) Run(ctx context.Context, checks []Check) error {
 	t := time.NewTicker(m.req.Interval)
 	defer t.Stop()
 	for {
-		_ = m.Check(ctx)
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
 		}
+		_ = m.Check(ctx)
 	}
 }
 
 // evaluation is one run of the checks that concurrent callers share.
 type evaluation struct {
+	seq  uint64
 	done chan struct{}
 	err  error
 }
@@ -92,17 +116,38 @@ type evaluation struct {
 // *NotReadyError. A caller arriving while an evaluation runs (concurrent ADDs) shares its
 // verdict, which is at most one evaluation old.
 func (m *Monitor) Check(ctx context.Context) error {
+	return m.check(ctx, false)
+}
+
+// Recheck is Check for a caller that has just changed what the checks look at (the node
+// role marking its files installed): it never shares an evaluation that began before the
+// call, whose verdict may predate the change; it waits for that one to end and shares or
+// starts the next.
+func (m *Monitor) Recheck(ctx context.Context) error {
+	return m.check(ctx, true)
+}
+
+func (m *Monitor) check(ctx context.Context, fresh bool) error {
 	m.mu.Lock()
-	if e := m.inflight; e != nil {
+	after := m.started // with fresh, only an evaluation numbered above this will do
+	for {
+		e := m.inflight
+		if e == nil {
+			break
+		}
 		m.mu.Unlock()
 		select {
 		case <-e.done:
-			return e.err
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		if !fresh || e.seq > after {
+			return e.err
+		}
+		m.mu.Lock()
 	}
-	e := &evaluation{done: make(chan struct{})}
+	m.started++
+	e := &evaluation{seq: m.started, done: make(chan struct{})}
 	m.inflight = e
 	m.mu.Unlock()
 	// Not the caller's cancellation: others share this verdict. Each check has its timeout.
@@ -123,7 +168,10 @@ func (m *Monitor) evaluate(ctx context.Context) error {
 	if !running {
 		return ErrNotRunning
 	}
-	err := Evaluate(ctx, checks, m.req.CheckTimeout)
+	t0 := time.Now()
+	slowest, err := evaluateTimed(ctx, checks, m.req.CheckTimeout)
+	m.req.Log.Debug("node datapath evaluated", "took", time.Since(t0), "slowest_check", slowest.Check,
+		"slowest_took", slowest.Took, "ready", err == nil)
 	m.mu.Lock()
 	changed := !m.reported || (err == nil) != (m.verdict == nil) || (err != nil && err.Error() != m.verdict.Error())
 	m.verdict, m.last, m.reported = err, m.req.Now(), true

@@ -3,6 +3,7 @@ package health
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -151,4 +152,129 @@ func TestConcurrentChecksShareOneEvaluation(t *testing.T) {
 	if n := runs.Load(); n > 3 {
 		t.Fatalf("%d evaluations for 21 callers", n)
 	}
+}
+
+// TestRecheckSeesTheChange: a caller that has just changed what a check looks at gets a
+// verdict of an evaluation that began after its call, never the one in flight (which saw the
+// old state); a plain Check shares the one in flight. Without Recheck, a node role that marks
+// its files installed while the timer's evaluation runs would wait a whole interval for
+// READY=1.
+func TestRecheckSeesTheChange(t *testing.T) {
+	var installed atomic.Bool
+	began := make(chan struct{}, 10)
+	release := make(chan struct{})
+	cni := func(ctx context.Context) error {
+		seen := installed.Load() // the state as the evaluation found it
+		began <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if !seen {
+			return errGone
+		}
+		return nil
+	}
+	m := NewMonitor(MonitorRequest{Interval: time.Hour, CheckTimeout: time.Minute})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = m.Run(ctx, []Check{{Name: "cni", Run: cni}}) }()
+	<-began // the timer's first evaluation is in flight, having seen "not installed"
+	installed.Store(true)
+	shared, fresh := make(chan error, 1), make(chan error, 1)
+	go func() { shared <- m.Check(ctx) }()
+	go func() { fresh <- m.Recheck(ctx) }()
+	time.Sleep(20 * time.Millisecond) // both callers are waiting on the evaluation in flight
+	release <- struct{}{}             // the first evaluation ends: not ready
+	if err := <-shared; !errors.Is(err, errGone) {
+		t.Fatalf("Check shared the evaluation in flight: got %v, want its verdict %v", err, errGone)
+	}
+	select {
+	case err := <-fresh:
+		t.Fatalf("Recheck returned %v, the verdict of the evaluation that began before the change", err)
+	case <-began: // Recheck started a new evaluation, which sees the change
+	}
+	release <- struct{}{}
+	if err := <-fresh; err != nil {
+		t.Fatalf("Recheck after the change: %v, want ready", err)
+	}
+}
+
+// TestAttachThenTick: attached checks answer Check at once, before any tick; Tick leaves the
+// first evaluation to the caller and then evaluates every interval; Tick without Attach, or a
+// second Attach, is refused.
+func TestAttachThenTick(t *testing.T) {
+	var runs atomic.Int32
+	counted := []Check{{Name: "counted", Run: func(context.Context) error { runs.Add(1); return nil }}}
+	m := NewMonitor(MonitorRequest{Interval: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := m.Tick(ctx); err == nil {
+		t.Fatal("Tick without attached checks ran")
+	}
+	if err := m.Attach(counted); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Attach(nil); err == nil {
+		t.Fatal("a second Attach was accepted")
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Tick(ctx) }()
+	time.Sleep(20 * time.Millisecond)
+	if n := runs.Load(); n != 0 {
+		t.Fatalf("%d evaluations before the first tick, want none", n)
+	}
+	if err := m.Recheck(ctx); err != nil || runs.Load() != 1 {
+		t.Fatalf("Recheck after Attach: %v, %d evaluations", err, runs.Load())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Check(context.Background()); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("after Tick returned: %v, want %v", err, ErrNotRunning)
+	}
+
+	ticking := NewMonitor(MonitorRequest{Interval: 5 * time.Millisecond})
+	if err := ticking.Attach(counted); err != nil {
+		t.Fatal(err)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	go func() { _ = ticking.Tick(ctx2) }()
+	waitFor(t, "an evaluation at a tick", func() bool { return runs.Load() >= 2 })
+}
+
+// TestEvaluationLoggedAtDebug: at debug level each evaluation says how long it took and which
+// check was slowest, which is how a slow start's "ready" phase is read.
+func TestEvaluationLoggedAtDebug(t *testing.T) {
+	var buf strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	slow := func(context.Context) error { time.Sleep(20 * time.Millisecond); return nil }
+	m := NewMonitor(MonitorRequest{Interval: time.Hour, Log: log})
+	if err := m.Attach([]Check{{Name: "fast", Run: fixed(nil)}, {Name: "ovs-vswitchd", Run: slow}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Recheck(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	out := buf.String()
+	mu.Unlock()
+	if !strings.Contains(out, `msg="node datapath evaluated"`) || !strings.Contains(out, "slowest_check=ovs-vswitchd") || !strings.Contains(out, "ready=true") {
+		t.Fatalf("debug log lacks the evaluation's timing and slowest check:\n%s", out)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *strings.Builder
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

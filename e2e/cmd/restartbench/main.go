@@ -27,8 +27,9 @@ func main() {
 	bin := flag.String("bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
 	restarts := flag.Int("restarts", 10, "restarts, alternately SIGTERM and SIGKILL")
 	drift := flag.Int("drift", 0, "instead of restarts: break the host wiring this many times each way and time the repairs")
+	keep := flag.Bool("keep", false, "keep the rig's directory (edgeovn's logs, one per start) and print where it is")
 	flag.Parse()
-	if err := run(*bin, *restarts, *drift); err != nil {
+	if err := run(*bin, *restarts, *drift, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "restartbench:", err)
 		os.Exit(1)
 	}
@@ -39,20 +40,24 @@ type node struct {
 	rig *harness.Rig
 	sd  *daemon.Systemd
 	k   *podsim.Kubelet
+	bin string
 }
 
-func run(bin string, restarts, drift int) error {
+func run(bin string, restarts, drift int, keep bool) error {
 	if err := harness.Preflight(); err != nil {
 		return err
 	}
 	bin, _ = filepath.Abs(bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	rig, err := harness.Start(ctx, harness.Options{})
+	rig, err := harness.Start(ctx, harness.Options{Keep: keep})
 	if err != nil {
 		return err
 	}
 	defer rig.Stop()
+	if keep {
+		defer fmt.Println("\nrig directory kept:", rig.Dir)
+	}
 	n, err := start(ctx, rig, bin)
 	if err != nil {
 		return err
@@ -71,7 +76,7 @@ func start(ctx context.Context, rig *harness.Rig, bin string) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &node{rig: rig, sd: sd, k: k}
+	n := &node{rig: rig, sd: sd, k: k, bin: bin}
 	if _, err := sd.Start(ctx, "edgeovn"); err != nil {
 		return nil, err
 	}

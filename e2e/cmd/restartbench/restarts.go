@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
 
@@ -41,6 +42,7 @@ func benchRestarts(ctx context.Context, n *node, restarts int) error {
 		return err
 	}
 	stops, ready := map[syscall.Signal][]time.Duration{}, map[syscall.Signal][]time.Duration{}
+	var all []daemon.Restart
 	for i := range restarts {
 		sig := []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}[i%2]
 		r, err := n.sd.Restart(ctx, sig, fmt.Sprintf("edgeovn-%d", i+1))
@@ -48,11 +50,16 @@ func benchRestarts(ctx context.Context, n *node, restarts int) error {
 			return err
 		}
 		stops[sig], ready[sig] = append(stops[sig], r.Stop), append(ready[sig], r.ToReady)
+		all = append(all, r)
 		if err := churn.WaitAdds(ctx, 2); err != nil {
 			return err
 		}
 	}
 	st := churn.Stop()
+	shell, binary, err := spawnCosts(ctx, n.rig, n.bin, restarts)
+	if err != nil {
+		return err
+	}
 	var sent, lost int
 	for _, p := range pingers {
 		ps := p.Stop()
@@ -73,6 +80,8 @@ func benchRestarts(ctx context.Context, n *node, restarts int) error {
 		fmt.Printf("| %v | %s / %s | %s / %s | %d / %d |\n", sig, ms(pct(stops[sig], 50)), ms(pct(stops[sig], 100)),
 			ms(pct(ready[sig], 50)), ms(pct(ready[sig], 100)), writes[sig][0], writes[sig][1])
 	}
+	printPhases(all)
+	printSpawnCosts(shell, binary)
 	fmt.Printf("\npings every 10 ms both ways: %d sent, %d lost\n", sent, lost)
 	fmt.Printf("pod loop: %d ADDs and %d DELs, %d failed; slowest ADD %s\n", st.Adds, st.Dels, len(st.Failures), ms(st.MaxAdd))
 	for _, f := range st.Failures {
