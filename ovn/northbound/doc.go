@@ -3,14 +3,14 @@
 // at its gateway (EnsureSubnet), pod logical switch ports (EnsurePodPort, EnsurePodPorts,
 // DeletePodPort, PodPorts), a node's join port and distributed-gateway policies (EnsureNode),
 // and the building blocks: static routes, router policies, address sets, port groups, ACLs
-// and load balancers (Ensure*). GC deletes edgeovn rows whose owner is no longer desired.
+// and load balancers (Ensure*). DeleteOwned deletes every edgeovn row of one owner (a deleted pod or node).
 // BumpNBCfg increments NB_Global's nb_cfg, so ovn-controllers report when they have installed
 // what northbound holds (`ovn-nbctl --wait=hv`'s mechanism).
 //
 // Builders append operations (the unexported *Ops functions take and return the slice), so
 // one logical change, such as a node, is one transaction. Lookups go through indexes: the
 // schema's name indexes, client indexes on switch, router and load balancer names (set up
-// by Connect), and _uuid for the rows a parent references; only GC reads whole tables.
+// by Connect), and _uuid for the rows a parent references; only DeleteOwned reads whole tables.
 //
 // Invariants: every row it creates carries ovn.OwnedBy tags and it never changes or deletes a
 // row without them (ovn.ErrNotOwned); the one exception is BumpNBCfg's increment of the shared
@@ -22,7 +22,7 @@
 // duplicate or an orphan. Bad input is rejected with ovn.ErrInvalid before anything is read or
 // written.
 //
-// GC never deletes a row without edgeovn's tags; it removes references to its own rows from
+// DeleteOwned never deletes a row without edgeovn's tags; it removes references to its own rows from
 // foreign parents, and keeps an undesired switch, router or port group that still holds a
 // row that stays (a foreign port, say).
 //

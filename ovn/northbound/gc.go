@@ -11,18 +11,9 @@ import (
 	"github.com/edgeovn/edgeovn/ovn/nbdb"
 )
 
-// GCBatch is the number of rows GC deletes per transaction, so that a large clean-up does
+// GCBatch is the number of rows a clean-up deletes per transaction, so that a large one does
 // not hold the database in one huge transaction.
 const GCBatch = 200
-
-// Desired is what GC keeps: every edgeovn row whose owner (owner-kind, owner) is listed.
-type Desired struct {
-	Owners map[OwnerRef]bool
-}
-
-func (d Desired) keeps(ids map[string]string) bool {
-	return !ovn.IsOwned(ids) || d.Owners[OwnerRef{Kind: ids[ovn.OwnerKindKey], Name: ids[ovn.OwnerKey]}]
-}
 
 // keeper decides, from a row's external_ids, whether a clean-up keeps it.
 type keeper interface {
@@ -34,25 +25,6 @@ type allBut OwnerRef
 
 func (a allBut) keeps(ids map[string]string) bool {
 	return !ovn.IsOwned(ids) || OwnerRef{Kind: ids[ovn.OwnerKindKey], Name: ids[ovn.OwnerKey]} != OwnerRef(a)
-}
-
-// GC deletes the edgeovn rows whose owner is not desired, in transactions of at most
-// GCBatch rows, and returns how many rows it deleted. Rows without edgeovn's tags are never
-// touched, and a switch, router or port group still holding a row that is kept is kept too.
-// An empty Desired is ovn.ErrInvalid: it would delete everything, and is more likely a
-// caller that has not synced yet than an intent.
-func (c *Client) GC(ctx context.Context, d Desired) (int, error) {
-	if len(d.Owners) == 0 {
-		return 0, fmt.Errorf("gc: %w: no desired owners (refusing to delete every edgeovn row)", ovn.ErrInvalid)
-	}
-	n, err := c.deleteUnless(ctx, d)
-	if err != nil {
-		return n, fmt.Errorf("gc: %w", err)
-	}
-	if n > 0 {
-		c.log.Info("garbage-collected northbound rows", "rows", n)
-	}
-	return n, nil
 }
 
 // DeleteOwned deletes every edgeovn row of one owner (a node's port, address set and

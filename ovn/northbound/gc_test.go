@@ -8,6 +8,16 @@ import (
 	"github.com/edgeovn/edgeovn/ovn"
 )
 
+// keepOwners keeps every edgeovn row whose owner is listed: the clean-up under DeleteOwned,
+// tested across several owners at once.
+type keepOwners struct {
+	Owners map[OwnerRef]bool
+}
+
+func (k keepOwners) keeps(ids map[string]string) bool {
+	return !ovn.IsOwned(ids) || k.Owners[OwnerRef{Kind: ids[ovn.OwnerKindKey], Name: ids[ovn.OwnerKey]}]
+}
+
 func TestGCDeletesOnlyUndesiredOwnedRows(t *testing.T) {
 	f := newFixture(t)
 	ensureClusterAndSubnet(t, f)
@@ -22,15 +32,12 @@ func TestGCDeletesOnlyUndesiredOwnedRows(t *testing.T) {
 	f.srv.Run(t, "ovn-nbctl", "create", "Address_Set", "name=foreign_set")
 	before := f.srv.Run(t, "ovn-nbctl", "show")
 
-	if _, err := f.c.GC(f.ctx, Desired{}); !errors.Is(err, ovn.ErrInvalid) {
-		t.Fatalf("GC with nothing desired = %v, want ErrInvalid", err)
-	}
-	desired := Desired{Owners: map[OwnerRef]bool{
+	desired := keepOwners{Owners: map[OwnerRef]bool{
 		{Kind: ovn.KindCluster, Name: "ovn-cluster"}: true,
 		{Kind: ovn.KindSubnet, Name: "ovn-default"}:  true,
 		{Kind: ovn.KindPod, Name: "default/p1"}:      true,
 	}}
-	n, err := f.c.GC(f.ctx, desired)
+	n, err := f.c.deleteUnless(f.ctx, desired)
 	// p0, p2, the node port, its address set and its two policies.
 	if err != nil || n != 6 {
 		t.Fatalf("GC = %d, %v; want 6 rows deleted", n, err)
@@ -51,11 +58,11 @@ func TestGCDeletesOnlyUndesiredOwnedRows(t *testing.T) {
 	if out := f.srv.Run(t, "ovn-nbctl", "--bare", "--columns=name", "list", "Address_Set"); strings.TrimSpace(out) != "foreign_set" {
 		t.Errorf("address sets after GC = %q, want only foreign_set", out)
 	}
-	f.mustWrite(t, 0, "GC again", func() error { _, err := f.c.GC(f.ctx, desired); return err })
+	f.mustWrite(t, 0, "GC again", func() error { _, err := f.c.deleteUnless(f.ctx, desired); return err })
 
 	// Dropping the subnet deletes its router ports but keeps its switch: a foreign port is on it.
 	delete(desired.Owners, OwnerRef{Kind: ovn.KindSubnet, Name: "ovn-default"})
-	if _, err := f.c.GC(f.ctx, desired); err != nil {
+	if _, err := f.c.deleteUnless(f.ctx, desired); err != nil {
 		t.Fatal(err)
 	}
 	after := f.srv.Run(t, "ovn-nbctl", "show")
@@ -78,12 +85,12 @@ func TestGCDeletesInBatches(t *testing.T) {
 		specs[i] = numberedPod(i)
 	}
 	f.mustWrite(t, 1, "create pods in one transaction", func() error { return f.c.EnsurePodPorts(f.ctx, specs) })
-	desired := Desired{Owners: map[OwnerRef]bool{
+	desired := keepOwners{Owners: map[OwnerRef]bool{
 		{Kind: ovn.KindCluster, Name: "ovn-cluster"}: true,
 		{Kind: ovn.KindSubnet, Name: "ovn-default"}:  true,
 	}}
 	f.mustWrite(t, 3, "GC of every pod", func() error {
-		n, err := f.c.GC(f.ctx, desired)
+		n, err := f.c.deleteUnless(f.ctx, desired)
 		if err == nil && n != pods {
 			t.Errorf("GC deleted %d rows, want %d", n, pods)
 		}
