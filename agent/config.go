@@ -123,9 +123,9 @@ func DefaultConfig() Config {
 		CNITimeout:      60 * time.Second,
 		LeaseNamespace:  "kube-system",
 		LeaseName:       "edgeovn-controller",
-		LeaseDuration:   15 * time.Second,
-		RenewDeadline:   10 * time.Second,
-		RetryPeriod:     2 * time.Second,
+		LeaseDuration:   6 * time.Second,
+		RenewDeadline:   4 * time.Second,
+		RetryPeriod:     time.Second,
 		MetricsAddress:  DefaultMetricsAddress,
 	}
 }

@@ -27,9 +27,9 @@ func main() {
 	pods := flag.Int("pods", 200, "pods created at once")
 	killAfter := flag.Int("kill-after", 50, "pods allocated before the leader is killed")
 	runs := flag.Int("runs", 3, "runs, each on a fresh rig")
-	lease := flag.Duration("lease-duration", 15*time.Second, "both processes' --lease-duration")
-	renew := flag.Duration("lease-renew-deadline", 10*time.Second, "both processes' --lease-renew-deadline")
-	retry := flag.Duration("lease-retry-period", 2*time.Second, "both processes' --lease-retry-period")
+	lease := flag.Duration("lease-duration", 6*time.Second, "both processes' --lease-duration")
+	renew := flag.Duration("lease-renew-deadline", 4*time.Second, "both processes' --lease-renew-deadline")
+	retry := flag.Duration("lease-retry-period", time.Second, "both processes' --lease-retry-period")
 	flag.Parse()
 	leaseFlags := []string{"--lease-duration=" + lease.String(), "--lease-renew-deadline=" + renew.String(),
 		"--lease-retry-period=" + retry.String()}
