@@ -56,7 +56,7 @@ func TestCleanup(t *testing.T) {
 		t.Errorf("ports on br-int after cleanup: %q, want keepme only", ports)
 	}
 	for _, f := range []string{filepath.Join(k.ConfDir, "01-edgeovn.conflist"), filepath.Join(k.BinDir, "edgeovn"),
-		filepath.Join(k.BinDir, "loopback"), filepath.Join(k.BinDir, "portmap"), env.ipamDB} {
+		filepath.Join(k.BinDir, "loopback"), env.ipamDB} {
 		if _, err := os.Stat(f); err == nil {
 			t.Errorf("%s left after cleanup --all", f)
 		}

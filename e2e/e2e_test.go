@@ -40,8 +40,8 @@ func TestPodNetwork(t *testing.T) {
 	if err := podsim.TCP(ctx, a, b); err != nil {
 		t.Fatalf("tcp between pods: %v", err)
 	}
-	// The runtime attached lo with the loopback plugin edgeovn installed, and ran the chain
-	// edgeovn configured: edgeovn, then portmap for hostPort.
+	// The runtime attached lo with the loopback plugin edgeovn installed, and ran the config
+	// edgeovn wrote: edgeovn alone (its daemon serves hostPort).
 	if out, err := podsim.Ping(ctx, a, netip.MustParseAddr("127.0.0.1")); err != nil {
 		t.Fatalf("lo in pod-a: %v\n%s", err, out)
 	}
@@ -49,8 +49,8 @@ func TestPodNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(list.Plugins); n != 2 || list.Plugins[1].Network.Type != "portmap" {
-		t.Fatalf("cni config chains %d plugins, want edgeovn then portmap: %s", n, list.Bytes)
+	if n := len(list.Plugins); n != 1 || list.Plugins[0].Network.Type != "edgeovn" {
+		t.Fatalf("cni config chains %d plugins, want edgeovn alone: %s", n, list.Bytes)
 	}
 
 	// Deleting pod-b: the runtime's CNI DEL (twice, as containerd repeats it), then the API object.

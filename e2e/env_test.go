@@ -46,8 +46,7 @@ func buildBinaries(t *testing.T) string {
 		}
 		for pkg, out := range map[string]string{"github.com/edgeovn/edgeovn": "edgeovn",
 			"github.com/edgeovn/edgeovn/cni/cmd/edgeovn-cni":               "edgeovn-cni",
-			"github.com/containernetworking/plugins/plugins/main/loopback": "loopback",
-			"github.com/containernetworking/plugins/plugins/meta/portmap":  "portmap"} {
+			"github.com/containernetworking/plugins/plugins/main/loopback": "loopback"} {
 			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, out), pkg)
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 			if b, err := cmd.CombinedOutput(); err != nil {

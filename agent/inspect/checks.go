@@ -183,11 +183,11 @@ func (h *Host) checkConf(context.Context) Result {
 }
 
 func (h *Host) checkPlugins(context.Context) Result {
-	if missing := missingExecutables(h.Cfg.CNIBinDir, node.PluginName, "loopback", "portmap"); len(missing) > 0 {
+	if missing := missingExecutables(h.Cfg.CNIBinDir, node.PluginName, "loopback"); len(missing) > 0 {
 		return fail("systemctl restart edgeovn (it installs them where none exist)",
 			"missing in %s: %s", h.Cfg.CNIBinDir, joinOr(missing, ""))
 	}
-	return pass("edgeovn, loopback and portmap in %s", h.Cfg.CNIBinDir)
+	return pass("edgeovn and loopback in %s", h.Cfg.CNIBinDir)
 }
 
 // checkDaemon asks the daemon for CNI STATUS, as containerd does.

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -100,7 +101,7 @@ func (c *cleaner) cni(req CleanupRequest, do bool) {
 		c.errs = append(c.errs, err)
 		return
 	}
-	for _, name := range Plugins {
+	for _, name := range append(slices.Clone(Plugins), RetiredPlugins...) {
 		path := filepath.Join(req.CNIBinDir, name)
 		ours, err := m.owns(req.CNIBinDir, name)
 		switch {

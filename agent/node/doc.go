@@ -3,9 +3,12 @@
 //
 // It configures the host's Open_vSwitch database for ovn-controller (chassis name, southbound
 // remote, encapsulation, datapath type detected from the kernel), ensures br-int, installs the
-// CNI binary, the loopback and portmap plugins it ships (where none exist) and the config for
-// the container runtime (with portmap's netfilter backend, probed once per start: portmap.go),
-// and serves the CNI server that wires pods. On the userspace datapath
+// CNI binary, the loopback plugin it ships (where none exists; a portmap an older edgeovn
+// installed is removed) and the config for the container runtime, and serves the CNI server
+// that wires pods. hostPort is served here, not by a chained portmap (hostports.go,
+// hostnet.HostPorts): each pod's mappings are recorded on its OVS port (external_ids
+// host_ports), restored at start without rewriting what is right, repaired by the drift
+// check, and dropped with the pod's DEL, GC or port sweep. On the userspace datapath
 // it keeps the ct_zero_snat capability off and purges ovs-vswitchd's datapath flow cache each
 // time ovn-controller installs another northbound configuration (flowcache.go says why).
 // The encapsulation address (encap.go, encapkeep.go) is --encap-ip, else the IPv4 default

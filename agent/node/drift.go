@@ -87,6 +87,9 @@ func (r *Role) repair(ctx context.Context) {
 	if err := r.repairPorts(ctx, log); err != nil && ctx.Err() == nil {
 		log.Warn("repair pod ports", "err", err)
 	}
+	if err := r.repairHostPorts(ctx, log); err != nil && ctx.Err() == nil {
+		log.Warn("repair host port rules", "err", err)
+	}
 	if err := r.syncEncap(ctx, r.log); err != nil && ctx.Err() == nil {
 		log.Warn("repair encapsulation address", "err", err)
 	}

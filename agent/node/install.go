@@ -15,23 +15,15 @@ const ConfName = "01-edgeovn.conflist"
 const PluginName = "edgeovn"
 
 // conflist renders the CNI config: 1.0.0 for containerd 1.6, 1.1.0 offered to newer runtimes.
-// With portmap installed it is chained after edgeovn for hostPort, as Kube-OVN and k3s do,
-// with its netfilter backend named when one was detected (detectPortmapBackend).
-func conflist(socket string, portmap bool, portmapBackend string) ([]byte, error) {
+// edgeovn's plugin declares the portMappings capability and the daemon serves hostPort
+// itself (hostnet.HostPorts): no portmap is chained, so no second plugin exec (and its
+// netfilter probes) on the path of every pod.
+func conflist(socket string) ([]byte, error) {
 	plugins := []any{map[string]any{
 		"type":         PluginName,
 		"serverSocket": socket,
+		"capabilities": map[string]bool{"portMappings": true},
 	}}
-	if portmap {
-		pm := map[string]any{
-			"type":         "portmap",
-			"capabilities": map[string]bool{"portMappings": true},
-		}
-		if portmapBackend != "" {
-			pm["backend"] = portmapBackend
-		}
-		plugins = append(plugins, pm)
-	}
 	conf := map[string]any{
 		"cniVersion":  "1.0.0",
 		"cniVersions": []string{"1.0.0", "1.1.0"},

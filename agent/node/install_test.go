@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -126,42 +125,25 @@ func TestConflist(t *testing.T) {
 		Type         string          `json:"type"`
 		Socket       string          `json:"serverSocket"`
 		Capabilities map[string]bool `json:"capabilities"`
-		Backend      *string         `json:"backend"`
 	}
-	for _, portmap := range []bool{false, true} {
-		b, err := conflist("/run/edgeovn/cni.sock", portmap, portmapNFTables)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var c struct {
-			CNIVersion  string   `json:"cniVersion"`
-			CNIVersions []string `json:"cniVersions"`
-			Name        string   `json:"name"`
-			Plugins     []plugin `json:"plugins"`
-		}
-		if err := json.Unmarshal(b, &c); err != nil {
-			t.Fatal(err)
-		}
-		if c.CNIVersion != "1.0.0" || len(c.CNIVersions) != 2 || c.Plugins[0].Type != PluginName || c.Plugins[0].Socket != "/run/edgeovn/cni.sock" {
-			t.Fatalf("conflist %s", b)
-		}
-		want := 1
-		if portmap {
-			want = 2
-			if p := c.Plugins[len(c.Plugins)-1]; p.Type != "portmap" || !p.Capabilities["portMappings"] || p.Backend == nil || *p.Backend != portmapNFTables {
-				t.Fatalf("portmap not chained with portMappings and backend %s: %s", portmapNFTables, b)
-			}
-		}
-		if len(c.Plugins) != want {
-			t.Fatalf("portmap=%v: %d plugins in %s", portmap, len(c.Plugins), b)
-		}
-	}
-	// No backend detected: portmap is left to probe for itself, as before.
-	b, err := conflist("/run/edgeovn/cni.sock", true, "")
+	b, err := conflist("/run/edgeovn/cni.sock")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(b), "backend") {
-		t.Fatalf("conflist names a backend none was detected for: %s", b)
+	var c struct {
+		CNIVersion  string   `json:"cniVersion"`
+		CNIVersions []string `json:"cniVersions"`
+		Name        string   `json:"name"`
+		Plugins     []plugin `json:"plugins"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.CNIVersion != "1.0.0" || len(c.CNIVersions) != 2 || c.Plugins[0].Type != PluginName || c.Plugins[0].Socket != "/run/edgeovn/cni.sock" {
+		t.Fatalf("conflist %s", b)
+	}
+	// hostPort is the daemon's: edgeovn's plugin takes the portMappings, nothing is chained.
+	if len(c.Plugins) != 1 || !c.Plugins[0].Capabilities["portMappings"] {
+		t.Fatalf("want edgeovn alone, with the portMappings capability: %s", b)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/agent/node/health"
+	"github.com/edgeovn/edgeovn/agent/node/hostnet"
 	"github.com/edgeovn/edgeovn/agent/startup"
 	"github.com/edgeovn/edgeovn/cni/server"
 	"github.com/edgeovn/edgeovn/ovn"
@@ -76,8 +77,8 @@ type Role struct {
 	datapath string
 	host     hostState
 	encap    *encapState
-	// portmap probes portmap's netfilter backend once per start.
-	portmap *portmapProbe
+	// hostPorts serves the pods' hostPorts (restored from their ports' records at start).
+	hostPorts *hostnet.HostPorts
 	// started is closed once the start has its first verdict (markStarted).
 	started     chan struct{}
 	startedOnce sync.Once
@@ -87,7 +88,7 @@ type Role struct {
 func Run(ctx context.Context, req Request) error {
 	// Probed while the datapath comes up; the conflist waits for it.
 	r := &Role{req: req, log: req.Log, health: req.Health, encap: newEncapState(),
-		portmap: startPortmapProbe(detectPortmapBackend), started: make(chan struct{})}
+		hostPorts: hostnet.NewHostPorts(req.Log), started: make(chan struct{})}
 	if r.health == nil {
 		r.health = health.NewMonitor(health.MonitorRequest{Log: req.Log})
 	}
@@ -111,13 +112,16 @@ func Run(ctx context.Context, req Request) error {
 	if err := r.syncEncap(ctx, r.log); err != nil {
 		r.log.Warn("find encapsulation address, will retry", "err", err) // readiness says so meanwhile
 	}
+	if err := r.restoreHostPorts(ctx, r.log); err != nil {
+		r.log.Warn("restore host ports, the drift check will retry", "err", err)
+	}
 	pods := newPendingPods()
 	listening := make(chan struct{})
 	passed, err := systemd.ActivatedListener(req.CNISocket, req.Log)
 	if err != nil {
 		req.Log.Warn("sockets passed by systemd", "err", err)
 	}
-	srv, err := server.New(server.Config{Socket: req.CNISocket, Listener: passed, Pods: pods, Ports: ports{ovs},
+	srv, err := server.New(server.Config{Socket: req.CNISocket, Listener: passed, Pods: pods, Ports: ports{ovs}, HostPorts: hostPorts{r.hostPorts},
 		Ready: r.checkReady, DisableTxChecksum: datapath == "netdev", Timeout: req.CNITimeout, Log: req.Log,
 		Listening: func() { req.Startup.Mark("serving"); close(listening) }, Observer: req.Metrics})
 	if err != nil {
@@ -259,7 +263,7 @@ func (r *Role) installFiles() (installed, error) {
 		return w, err
 	}
 	w.plugins = present.wrote
-	conf, err := conflist(r.req.CNISocket, present.has["portmap"], r.portmap.get(portmapProbeWait))
+	conf, err := conflist(r.req.CNISocket)
 	if err != nil {
 		return w, err
 	}

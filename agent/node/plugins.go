@@ -10,10 +10,14 @@ import (
 )
 
 // Plugins are the reference CNI plugins edgeovn ships beside its own (built from
-// containernetworking/plugins): the runtime runs loopback for every sandbox's lo, and portmap,
-// chained after edgeovn, serves hostPort. With k3s's flannel disabled nobody else puts them
-// in the CNI bin dir.
-var Plugins = []string{"loopback", "portmap"}
+// containernetworking/plugins): the runtime runs loopback for every sandbox's lo. With k3s's
+// flannel disabled nobody else puts it in the CNI bin dir.
+var Plugins = []string{"loopback"}
+
+// RetiredPlugins are plugins older edgeovn versions shipped and installed: portmap, chained
+// for hostPort until the daemon served it. One edgeovn installed (recorded in the manifest,
+// content unchanged) is removed; one another package installed is left alone.
+var RetiredPlugins = []string{"portmap"}
 
 // pluginInstall says where the plugins come from and go.
 type pluginInstall struct {
@@ -41,6 +45,13 @@ func installPlugins(req pluginInstall) (pluginsPresent, error) {
 			return pluginsPresent{}, err
 		}
 		changed = changed || wrote
+	}
+	for _, name := range RetiredPlugins {
+		removed, err := removeRetired(req, m, name)
+		if err != nil {
+			return pluginsPresent{}, err
+		}
+		changed = changed || removed
 	}
 	if changed {
 		if err := m.write(req.BinDir); err != nil {
@@ -101,5 +112,27 @@ func installPlugin(req pluginInstall, m manifest, name string, present map[strin
 	} else {
 		req.Log.Info("installed cni plugin", "plugin", name, "path", dst)
 	}
+	return true, nil
+}
+
+// removeRetired removes a retired plugin edgeovn installed and drops it from m; it reports
+// whether it changed anything.
+func removeRetired(req pluginInstall, m manifest, name string) (bool, error) {
+	if _, listed := m[name]; !listed {
+		return false, nil
+	}
+	ours, err := m.owns(req.BinDir, name)
+	if err != nil {
+		return false, err
+	}
+	delete(m, name)
+	if !ours {
+		return true, nil // replaced since by another package's, or gone: only the record goes
+	}
+	path := filepath.Join(req.BinDir, name)
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("remove retired cni plugin %s: %w", path, err)
+	}
+	req.Log.Info("removed cni plugin edgeovn no longer ships", "plugin", name, "path", path)
 	return true, nil
 }

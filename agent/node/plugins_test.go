@@ -13,30 +13,66 @@ import (
 func TestInstallPlugins(t *testing.T) {
 	src, bin := t.TempDir(), t.TempDir()
 	write(t, filepath.Join(src, "loopback"), "shipped loopback")
-	write(t, filepath.Join(src, "portmap"), "shipped portmap")
-	write(t, filepath.Join(bin, "loopback"), "debian's loopback")
-
 	present, err := installPlugins(pluginInstall{SourceDir: src, BinDir: bin, Log: slog.New(slog.DiscardHandler)})
-	if err != nil {
+	if err != nil || !present.has["loopback"] || !present.wrote {
+		t.Fatalf("present after install: %v, %v", present, err)
+	}
+	if got := read(t, filepath.Join(bin, "loopback")); got != "shipped loopback" {
+		t.Fatalf("loopback installed as %q", got)
+	}
+	if st, _ := os.Stat(filepath.Join(bin, "loopback")); st.Mode().Perm() != 0o755 {
+		t.Fatalf("loopback mode %v", st.Mode())
+	}
+
+	other := t.TempDir()
+	write(t, filepath.Join(other, "loopback"), "debian's loopback")
+	if _, err := installPlugins(pluginInstall{SourceDir: src, BinDir: other, Log: slog.New(slog.DiscardHandler)}); err != nil {
 		t.Fatal(err)
 	}
-	if !present.has["loopback"] || !present.has["portmap"] {
-		t.Fatalf("present after install: %v", present)
-	}
-	if got := read(t, filepath.Join(bin, "loopback")); got != "debian's loopback" {
+	if got := read(t, filepath.Join(other, "loopback")); got != "debian's loopback" {
 		t.Fatalf("an existing loopback was replaced: %q", got)
-	}
-	if got := read(t, filepath.Join(bin, "portmap")); got != "shipped portmap" {
-		t.Fatalf("portmap installed as %q", got)
-	}
-	if st, _ := os.Stat(filepath.Join(bin, "portmap")); st.Mode().Perm() != 0o755 {
-		t.Fatalf("portmap mode %v", st.Mode())
 	}
 
 	// Nothing shipped, nothing in the bin dir: reported absent.
 	present, err = installPlugins(pluginInstall{SourceDir: t.TempDir(), BinDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)})
-	if err != nil || present.has["portmap"] || present.has["loopback"] {
+	if err != nil || present.has["loopback"] {
 		t.Fatalf("nothing shipped: present %v, err %v", present, err)
+	}
+}
+
+// TestRetiredPortmapRemoved: the portmap an older edgeovn installed (recorded, unchanged) is
+// removed with its record on upgrade; one another package installed is kept.
+func TestRetiredPortmapRemoved(t *testing.T) {
+	src, bin := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(src, "loopback"), "loopback")
+	write(t, filepath.Join(bin, "portmap"), "portmap edgeovn shipped")
+	if err := (manifest{"portmap": digest([]byte("portmap edgeovn shipped"))}).write(bin); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := installPlugins(pluginInstall{SourceDir: src, BinDir: bin, Log: slog.New(slog.DiscardHandler)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(bin, "portmap")); !os.IsNotExist(err) {
+		t.Fatalf("edgeovn's old portmap still there: %v", err)
+	}
+	m, err := readManifest(bin)
+	if err != nil || m["portmap"] != "" || m["loopback"] == "" {
+		t.Fatalf("manifest after upgrade: %v, %v", m, err)
+	}
+
+	other := t.TempDir()
+	write(t, filepath.Join(other, "portmap"), "debian's portmap")
+	if err := (manifest{"portmap": digest([]byte("portmap edgeovn shipped"))}).write(other); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := installPlugins(pluginInstall{SourceDir: src, BinDir: other, Log: slog.New(slog.DiscardHandler)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(other, "portmap")); got != "debian's portmap" {
+		t.Fatalf("another package's portmap was touched: %q", got)
+	}
+	if m, _ := readManifest(other); m["portmap"] != "" {
+		t.Fatalf("the stale record of portmap kept: %v", m)
 	}
 }
 
@@ -73,35 +109,34 @@ func read(t *testing.T, path string) string {
 }
 
 // TestPluginsUpgradedOnlyWhenOurs: a plugin edgeovn installed is upgraded with the shipped
-// one; one another package put there, or that was changed since, is kept.
+// one; one another package put there since is kept.
 func TestPluginsUpgradedOnlyWhenOurs(t *testing.T) {
 	src, bin := t.TempDir(), t.TempDir()
 	log := slog.New(slog.DiscardHandler)
 	write(t, filepath.Join(src, "loopback"), "loopback v1")
-	write(t, filepath.Join(src, "portmap"), "portmap v1")
 	if _, err := installPlugins(pluginInstall{SourceDir: src, BinDir: bin, Log: log}); err != nil {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(src, "loopback"), "loopback v2")
-	write(t, filepath.Join(src, "portmap"), "portmap v2")
-	write(t, filepath.Join(bin, "portmap"), "portmap from another package")
 	if _, err := installPlugins(pluginInstall{SourceDir: src, BinDir: bin, Log: log}); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, filepath.Join(bin, "loopback")); got != "loopback v2" {
 		t.Errorf("edgeovn's loopback not upgraded: %q", got)
 	}
-	if got := read(t, filepath.Join(bin, "portmap")); got != "portmap from another package" {
-		t.Errorf("a portmap edgeovn no longer owns was replaced: %q", got)
+	write(t, filepath.Join(src, "loopback"), "loopback v3")
+	write(t, filepath.Join(bin, "loopback"), "loopback from another package")
+	if _, err := installPlugins(pluginInstall{SourceDir: src, BinDir: bin, Log: log}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(bin, "loopback")); got != "loopback from another package" {
+		t.Errorf("a loopback edgeovn no longer owns was replaced: %q", got)
 	}
 	m, err := readManifest(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ours, _ := m.owns(bin, "loopback"); !ours {
-		t.Errorf("upgraded loopback not recorded: %v", m)
-	}
-	if ours, _ := m.owns(bin, "portmap"); ours {
-		t.Errorf("replaced portmap still counted as edgeovn's: %v", m)
+	if ours, _ := m.owns(bin, "loopback"); ours {
+		t.Errorf("replaced loopback still counted as edgeovn's: %v", m)
 	}
 }

@@ -59,6 +59,7 @@ func (r *Role) repairPorts(ctx context.Context, log *slog.Logger) error {
 	n, err := r.host.ports.sweep(ctx, r.ovs, deviceGone)
 	if n > 0 {
 		log.Warn("repaired: removed pod ports whose device is gone (pod network removed without a CNI DEL)", "bridge", Bridge, "ports", n)
+		err = errors.Join(err, r.retainHostPorts(ctx, log))
 	}
 	return err
 }

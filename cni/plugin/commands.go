@@ -48,8 +48,10 @@ func cmdAdd(ctx context.Context, a *skel.CmdArgs) error {
 	if err != nil {
 		return err
 	}
+	req := podRequest(protocol.CommandAdd, a, pod)
+	req.PortMappings = conf.RuntimeConfig.PortMappings
 	resp, err := call(ctx, callRequest{Socket: conf.ServerSocket, Timeout: conf.timeout, Window: restartWindow,
-		Req: podRequest(protocol.CommandAdd, a, pod), UnreachableCode: types.ErrTryAgainLater})
+		Req: req, UnreachableCode: types.ErrTryAgainLater})
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,11 @@ type NetConf struct {
 	// Timeout is a Go duration ("90s") bounding one call to the daemon; DefaultTimeout when
 	// empty.
 	Timeout string `json:"timeout,omitempty"`
+	// RuntimeConfig carries the capabilities the config declares that the runtime fills in:
+	// portMappings (hostPort), which the daemon serves.
+	RuntimeConfig struct {
+		PortMappings []protocol.PortMapping `json:"portMappings,omitempty"`
+	} `json:"runtimeConfig,omitempty"`
 
 	timeout time.Duration
 }

@@ -32,6 +32,17 @@ type PodRequest struct {
 	ExpectedIPs []netip.Prefix `json:"expectedIPs,omitempty"`
 	// ValidAttachments are, for GC, the attachments the runtime still uses.
 	ValidAttachments []Attachment `json:"validAttachments,omitempty"`
+	// PortMappings are, for ADD, the pod's hostPorts (the runtime's "portMappings"
+	// capability), as the runtime sent them: the daemon checks them.
+	PortMappings []PortMapping `json:"portMappings,omitempty"`
+}
+
+// PortMapping is one entry of the CNI "portMappings" capability, as runtimes send it.
+type PortMapping struct {
+	HostPort      int    `json:"hostPort"`
+	ContainerPort int    `json:"containerPort"`
+	Protocol      string `json:"protocol,omitempty"`
+	HostIP        string `json:"hostIP,omitempty"`
 }
 
 // Attachment names one still-valid (container, interface) pair for GC.

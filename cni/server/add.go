@@ -59,7 +59,11 @@ func (s *Server) add(ctx context.Context, req protocol.PodRequest) (*protocol.Ad
 			Msg: fmt.Sprintf("allocation of pod %s/%s lacks a port or addresses", req.PodNamespace, req.PodName)}
 	}
 	log = log.With("subnet", pn.Switch, "lsp", pn.Port, "ip", joinIPs(pn))
-	res, perr := s.wire(ctx, log, req, pn)
+	hp, perr := s.checkHostPorts(req, pn)
+	if perr != nil {
+		return nil, perr
+	}
+	res, perr := s.wire(ctx, log, req, pn, hp)
 	if perr != nil {
 		s.rollback(ctx, log, req)
 		return nil, perr
@@ -69,7 +73,7 @@ func (s *Server) add(ctx context.Context, req protocol.PodRequest) (*protocol.Ad
 }
 
 // wire builds the veth pair, plugs it into br-int and waits for OVN to bind it.
-func (s *Server) wire(ctx context.Context, log *slog.Logger, req protocol.PodRequest, pn PodNetwork) (podnet.Result, *protocol.Error) {
+func (s *Server) wire(ctx context.Context, log *slog.Logger, req protocol.PodRequest, pn PodNetwork, hp hostPorts) (podnet.Result, *protocol.Error) {
 	hostIf := podnet.HostIfName(req.ContainerID)
 	var res podnet.Result
 	err := timed(log, "set up veth", func() (err error) {
@@ -84,8 +88,16 @@ func (s *Server) wire(ctx context.Context, log *slog.Logger, req protocol.PodReq
 		return res, cniError("set up pod interface "+hostIf, err)
 	}
 	port := PortRequest{Name: hostIf, IfaceID: pn.Port, ExternalIDs: externalIDs(req, pn)}
+	if hp.record != "" {
+		port.ExternalIDs[ExtIDHostPorts] = hp.record
+	}
 	if err := timed(log, "add ovs port", func() error { return s.cfg.Ports.AddPort(ctx, port) }); err != nil {
 		return res, retryable("add ovs port "+hostIf, err)
+	}
+	if hp.record != "" {
+		if err := timed(log, "serve host ports", func() error { return s.cfg.HostPorts.Add(ctx, hp.pod) }); err != nil {
+			return res, hostPortsError(req, err)
+		}
 	}
 	if err := timed(log, "wait for ovn-installed", func() error { return s.cfg.Ports.WaitInstalled(ctx, hostIf) }); err != nil {
 		return res, retryable(fmt.Sprintf("wait for OVN to bind port %s (lsp %s)", hostIf, pn.Port), err)
@@ -99,6 +111,11 @@ func (s *Server) rollback(ctx context.Context, log *slog.Logger, req protocol.Po
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
 	defer cancel()
 	hostIf := podnet.HostIfName(req.ContainerID)
+	if s.cfg.HostPorts != nil {
+		if err := s.cfg.HostPorts.Delete(ctx, req.ContainerID); err != nil {
+			log.Warn("roll back failed add: stop serving host ports", "err", err)
+		}
+	}
 	if err := s.cfg.Ports.DeletePort(ctx, hostIf); err != nil {
 		log.Warn("roll back failed add: delete port", "err", err)
 	}

@@ -62,6 +62,30 @@ type Ports interface {
 	ListPorts(ctx context.Context) ([]PortRequest, error) // edgeovn's pod ports, for GC
 }
 
+// PodHostPorts is one pod's hostPorts as an ADD asks for them: the runtime's mappings,
+// unchecked, and the pod's addresses with their subnet length.
+type PodHostPorts struct {
+	ContainerID string
+	IPs         []netip.Prefix
+	Mappings    []protocol.PortMapping
+}
+
+// HostPorts serves the pods' hostPorts on this host (the "portMappings" capability).
+type HostPorts interface {
+	// Check validates p before anything is wired for it and renders its record for the
+	// pod port's external_ids ("" when it has no mappings). An error wrapping
+	// ErrInvalidPortMappings is bad input (a mapping that cannot be, the same host port
+	// twice, one another pod holds); Check changes nothing.
+	Check(p PodHostPorts) (record string, err error)
+	// Add serves p's mappings; on error it changes nothing.
+	Add(ctx context.Context, p PodHostPorts) error
+	// Delete stops serving the container's host ports; none is a no-op.
+	Delete(ctx context.Context, containerID string) error
+}
+
+// ErrInvalidPortMappings marks a HostPorts error caused by the request's mappings.
+var ErrInvalidPortMappings = errors.New("invalid port mappings")
+
 // external_ids keys ADD sets on pod ports, next to iface-id. The names follow Kube-OVN's
 // where Kube-OVN has one.
 const (
@@ -72,6 +96,8 @@ const (
 	ExtIDPodNetns     = "pod_netns"
 	ExtIDIfName       = "ifname"
 	ExtIDIP           = "ip"
+	// ExtIDHostPorts is the pod's host ports record (HostPorts.Check), read back at start.
+	ExtIDHostPorts = "host_ports"
 )
 
 // Config configures a Server.
@@ -79,6 +105,8 @@ type Config struct {
 	Socket string // default protocol.DefaultSocket
 	Pods   Pods
 	Ports  Ports
+	// HostPorts serves hostPorts; nil: an ADD that asks for any is refused.
+	HostPorts HostPorts
 	// Ready reports whether the node's datapath is up; nil means always ready.
 	Ready             func(ctx context.Context) error
 	DisableTxChecksum bool          // see podnet.SetupRequest.DisableTxChecksum

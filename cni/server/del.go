@@ -22,6 +22,11 @@ func (s *Server) del(ctx context.Context, req protocol.PodRequest) *protocol.Err
 	start := time.Now()
 	log := s.requestLog(req)
 	hostIf := podnet.HostIfName(req.ContainerID)
+	if s.cfg.HostPorts != nil {
+		if err := s.cfg.HostPorts.Delete(ctx, req.ContainerID); err != nil {
+			return retryable("stop serving the host ports of container "+req.ContainerID, err)
+		}
+	}
 	if err := s.cfg.Ports.DeletePort(ctx, hostIf); err != nil {
 		return retryable("delete ovs port "+hostIf, err)
 	}

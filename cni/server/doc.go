@@ -5,7 +5,9 @@
 // ADD waits (on events, through Pods) until the controller has allocated the pod, builds the
 // veth pair (package podnet), plugs the host end into br-int with iface-id = the pod's
 // logical switch port (Ports) and answers only once OVN has bound the port, so a pod never
-// starts on a dead network. DEL removes the port and the pair; it never consults the
+// starts on a dead network. The pod's hostPorts (the "portMappings" capability) are checked
+// before anything is wired, recorded on the port (ExtIDHostPorts) and served through
+// HostPorts; DEL, GC and a failed ADD stop serving them. DEL removes the port and the pair; it never consults the
 // Kubernetes API and succeeds when the pod, its namespace or the pair are already gone.
 // STATUS is Config.Ready. GC removes ports and veths of containers the runtime no longer
 // lists.

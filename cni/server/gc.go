@@ -34,6 +34,12 @@ func (s *Server) gc(ctx context.Context, req protocol.PodRequest) *protocol.Erro
 			keep[p.Name] = true
 			continue
 		}
+		if s.cfg.HostPorts != nil {
+			if err := s.cfg.HostPorts.Delete(ctx, cid); err != nil {
+				errs = append(errs, fmt.Errorf("stop serving the host ports of stale container %s: %w", cid, err))
+				continue
+			}
+		}
 		errs = append(errs, s.collect(ctx, p.Name, p.ExternalIDs[ExtIDPodNetns], true))
 	}
 	hostIfs, err := podnet.ListHostIfs(ctx)

@@ -23,7 +23,7 @@ type Spec struct {
 
 // Kubelet returns the simulated kubelet of node, reading the CNI config edgeovn writes and
 // running the plugins in the rig's network namespace, as a runtime runs them in the host's
-// (portmap's rules must land there, not in this machine's).
+// (the host port and host wiring must land there, not in this machine's).
 func Kubelet(rig *harness.Rig, node string) *podsim.Kubelet {
 	return &podsim.Kubelet{Kube: rig.Kube(), Node: node, NodeIP: rig.NodeIP, HostNetns: rig.NetnsPath, ConfDir: filepath.Join(rig.Dir, "net.d"),
 		BinDir: filepath.Join(rig.Dir, "cnibin"), CacheDir: filepath.Join(rig.Dir, "cnicache")}

@@ -20,7 +20,7 @@ type RealNodeRequest struct {
 	// Name is the Node's name (the kubelet's --hostname-override).
 	Name string
 	// CNIConfDir and CNIBinDir are containerd's CNI config and plugin directories: where
-	// edgeovn writes its conflist and installs its plugin, loopback and portmap, as k3s's
+	// edgeovn writes its conflist and installs its plugin and loopback, as k3s's
 	// /etc/cni/net.d and /opt/cni/bin with flannel off. The conf dir holds nothing else.
 	CNIConfDir string
 	CNIBinDir  string

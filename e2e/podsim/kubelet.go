@@ -47,6 +47,8 @@ type Sandbox struct {
 	Result      *types100.Result
 	AddTime     time.Duration // wall time of the pod network's CNI ADD, runtime included
 	DelTime     time.Duration // the same for its last CNI DEL
+	// portMappings are what the runtime passes in the "portMappings" capability.
+	portMappings []map[string]any
 }
 
 // NetnsName is the name `ip netns exec` knows the sandbox by.
@@ -191,6 +193,12 @@ func (k *Kubelet) pluginsInstalled(list *libcni.NetworkConfigList) bool {
 // RunSandbox creates the pod's network namespace and runs CNI ADD on lo (loopback), then on
 // eth0 (the pod network), as containerd does.
 func (k *Kubelet) RunSandbox(ctx context.Context, pod *corev1.Pod) (*Sandbox, error) {
+	return k.RunSandboxWithPorts(ctx, pod, portMappings(pod))
+}
+
+// RunSandboxWithPorts is RunSandbox with the "portMappings" capability given as is, not
+// taken from the pod: for input a real kubelet would not send (port 0, a mapping twice).
+func (k *Kubelet) RunSandboxWithPorts(ctx context.Context, pod *corev1.Pod, mappings []map[string]any) (*Sandbox, error) {
 	list, err := k.ConfList(ctx)
 	if err != nil {
 		return nil, err
@@ -199,7 +207,7 @@ func (k *Kubelet) RunSandbox(ctx context.Context, pod *corev1.Pod) (*Sandbox, er
 	if err != nil {
 		return nil, fmt.Errorf("create netns for pod %s: %w", pod.Name, err)
 	}
-	sb := &Sandbox{Pod: pod, Netns: netns.Path(), ContainerID: randomID()}
+	sb := &Sandbox{Pod: pod, Netns: netns.Path(), ContainerID: randomID(), portMappings: mappings}
 	lo, err := libcni.ConfListFromBytes(loopbackConf)
 	if err != nil {
 		return sb, fmt.Errorf("loopback config: %w", err)
@@ -310,8 +318,8 @@ func (k *Kubelet) runtimeConf(sb *Sandbox) *libcni.RuntimeConf {
 			{"K8S_POD_UID", string(sb.Pod.UID)},
 		},
 	}
-	if pm := portMappings(sb.Pod); len(pm) > 0 {
-		rc.CapabilityArgs = map[string]any{"portMappings": pm}
+	if len(sb.portMappings) > 0 {
+		rc.CapabilityArgs = map[string]any{"portMappings": sb.portMappings}
 	}
 	return rc
 }
@@ -330,7 +338,7 @@ func randomID() string {
 }
 
 // portMappings are the pod's hostPorts as the kubelet hands them to the CNI "portMappings"
-// capability (which portmap, chained after edgeovn, serves).
+// capability (which edgeovn's daemon serves).
 func portMappings(pod *corev1.Pod) []map[string]any {
 	var out []map[string]any
 	for _, c := range pod.Spec.Containers {

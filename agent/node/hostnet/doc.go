@@ -2,7 +2,14 @@
 // binds to the node's logical switch port on the join switch, that interface's MAC, MTU,
 // IPv4 address and up state, the routes to the cluster CIDR(s) through it, IPv4 forwarding,
 // and the masquerading of pod traffic (IPv4 and IPv6) that leaves the host by any other
-// interface.
+// interface; the node ports served without kube-proxy (EnsureServices, "ip edgeovn-svc");
+// and the pods' hostPorts (HostPorts, "ip edgeovn-hostport" and "ip6 edgeovn-hostport": the
+// DNATs from the host's addresses, or a mapping's hostIP, for traffic arriving and made on
+// the host, and the masquerades for 127.0.0.1 and for pods of the pod's subnet, the pod
+// itself included). HostPorts is safe for concurrent use: one change at a time, each table
+// replaced in one netlink batch when it differs; a change that fails leaves its records as
+// they were, and bad input (ErrInvalid, naming the mapping) or a host port another pod holds
+// changes nothing.
 //
 // Ensure compares what is there with the Spec and changes only what differs, so calling it
 // again with the same Spec changes nothing (no address, route, sysctl or nftables write).

@@ -50,13 +50,13 @@ func (b *bench) useEdgeovn(ctx context.Context) error {
 	return b.canary(ctx, "edgeovn", netip.MustParsePrefix("10.42.0.0/16"))
 }
 
-// useReference makes the reference bridge + host-local network (with portmap chained, as in
-// edgeovn's config) the node's: the plugins built from the module cache into the node's CNI
-// bin dir, edgeovn stopped (its controller would otherwise annotate every pod), and the config
+// useReference makes the reference bridge + host-local network (with portmap chained for
+// hostPort, as such a network needs it; edgeovn serves hostPort itself) the node's: the
+// plugins built from the module cache into the node's CNI bin dir, edgeovn stopped (its controller would otherwise annotate every pod), and the config
 // written as 00-bridge.conflist by a rename within the conf dir, which containerd reloads on.
 func (b *bench) useReference(ctx context.Context) error {
 	k := daemon.Kubelet(b.rig, nodeName)
-	for _, p := range []string{"plugins/main/bridge", "plugins/ipam/host-local"} {
+	for _, p := range []string{"plugins/main/bridge", "plugins/ipam/host-local", "plugins/meta/portmap"} {
 		if _, err := os.Stat(filepath.Join(k.BinDir, filepath.Base(p))); err == nil {
 			continue
 		}

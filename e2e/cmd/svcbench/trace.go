@@ -66,8 +66,8 @@ func (t *tracer) finish(ctx context.Context, p *phase, prefix string, adds int) 
 	if p.execs["edgeovn"], err = execTimes(ctx, version, 10); err != nil {
 		return err
 	}
-	portmap, err := t.portmapAdd(ctx)
-	if err != nil {
+	portmap, chained, err := t.portmapAdd(ctx)
+	if err != nil || !chained {
 		return err
 	}
 	p.execs["portmap"], err = execTimes(ctx, portmap, 10)
@@ -100,22 +100,24 @@ func execTimes(ctx context.Context, r execRequest, n int) ([]time.Duration, erro
 }
 
 // portmapAdd is the chained portmap's ADD for a pod without hostPorts, with the config
-// edgeovn wrote, as the runtime runs it after edgeovn's.
-func (t *tracer) portmapAdd(ctx context.Context) (execRequest, error) {
+// edgeovn wrote, as the runtime runs it after edgeovn's; chained is false when the config
+// chains nothing after edgeovn (edgeovn serves hostPort itself since it took portMappings;
+// older builds, measured side by side, still chain portmap).
+func (t *tracer) portmapAdd(ctx context.Context) (r execRequest, chained bool, err error) {
 	list, err := t.kubelet.ConfList(ctx)
-	if err != nil {
-		return execRequest{}, err
+	if err != nil || len(list.Plugins) < 2 {
+		return execRequest{}, false, err
 	}
 	var conf map[string]any
 	if err := json.Unmarshal(list.Plugins[len(list.Plugins)-1].Bytes, &conf); err != nil {
-		return execRequest{}, fmt.Errorf("portmap config: %w", err)
+		return execRequest{}, false, fmt.Errorf("portmap config: %w", err)
 	}
 	conf["cniVersion"], conf["name"] = list.CNIVersion, list.Name
 	conf["prevResult"] = map[string]any{"cniVersion": list.CNIVersion,
 		"interfaces": []any{map[string]any{"name": "eth0", "sandbox": t.rig.NetnsPath}},
 		"ips":        []any{map[string]any{"address": "10.42.0.250/16", "gateway": "10.42.0.1", "interface": 0}}}
 	stdin, err := json.Marshal(conf)
-	return execRequest{path: filepath.Join(t.kubelet.BinDir, fmt.Sprint(conf["type"])), command: "ADD", netns: t.rig.NetnsPath, stdin: stdin}, err
+	return execRequest{path: filepath.Join(t.kubelet.BinDir, fmt.Sprint(conf["type"])), command: "ADD", netns: t.rig.NetnsPath, stdin: stdin}, true, err
 }
 
 // traceSteps are the daemon's ADD steps in the order it takes them (cni/server/add.go).
@@ -146,7 +148,9 @@ func printTrace(phases []*phase) {
 	}
 	row("outside the daemon (plugin execs, socket, libcni)", func(p *phase) []time.Duration { return p.outside() })
 	row("edgeovn-cni exec alone (VERSION)", func(p *phase) []time.Duration { return p.execs["edgeovn"] })
-	row("portmap ADD alone (no hostPort)", func(p *phase) []time.Duration { return p.execs["portmap"] })
+	if slices.ContainsFunc(phases, func(p *phase) bool { return p.execs["portmap"] != nil }) {
+		row("portmap ADD alone (no hostPort)", func(p *phase) []time.Duration { return p.execs["portmap"] })
+	}
 	printUsage(phases)
 }
 

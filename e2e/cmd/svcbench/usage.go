@@ -38,7 +38,7 @@ func childrenCPU() time.Duration {
 }
 
 // pluginsKey is the CNI plugins' line in perAdd.cpu.
-const pluginsKey = "CNI plugins (loopback, edgeovn-cni, portmap, what they run)"
+const pluginsKey = "CNI plugins (loopback, edgeovn-cni, portmap when chained, what they run)"
 
 // clockTick is the unit of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux).
 const clockTick = 10 * time.Millisecond
