@@ -57,7 +57,7 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 		})
 	}
 	g.Go(func() error {
-		return node.Run(ctx, node.Request{Kube: kubes.Get, NodeName: cfg.NodeName, OVSEndpoint: cfg.OVSEndpoint,
+		return node.Run(ctx, node.Request{Kube: kubes.Get, Dynamic: kubes.Dynamic, NodeName: cfg.NodeName, OVSEndpoint: cfg.OVSEndpoint,
 			SBEndpoint: cfg.SBEndpoint, ClusterCIDR: cfg.ClusterCIDR, ServiceCIDRs: cfg.ServiceCIDRs, Services: cfg.Services, KubeProxy: cfg.KubeProxy, EncapIP: cfg.EncapIP, EncapIPFrom: cfg.EncapIPFrom, DatapathType: cfg.DatapathType, MTU: cfg.MTU,
 			CNISocket: cfg.CNISocket, CNIConfDir: cfg.CNIConfDir, CNIBinDir: cfg.CNIBinDir,
 			CNIBinarySource: cfg.CNIBinarySource, CNITimeout: cfg.CNITimeout, Health: hooks.Health, TLS: ovnTLS,
