@@ -206,6 +206,7 @@ func (c *Controller) run(ctx context.Context) error {
 	}
 	synced := []cache.InformerSynced{podInformer.Informer().HasSynced, nodeInformer.Informer().HasSynced}
 	subnetsSynced, err := c.subnets.register(factory)
+	defer c.subnets.shutdown()
 	if err != nil {
 		return err
 	}

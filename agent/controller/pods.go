@@ -89,7 +89,7 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 	}
 	a, err := c.ipam.Allocate(ctx, ipam.Request{Subnet: subnet, Owner: owner(key), IPs: pins.IPs, MAC: pins.MAC})
 	if err != nil {
-		return c.allocationFailed(pod, pins, fmt.Errorf("subnet %s: %w", subnet, err))
+		return c.allocationFailed(pod, pins, err) // the IPAM's error names the subnet
 	}
 	c.subnets.touched(subnet)
 	n := c.network(a)

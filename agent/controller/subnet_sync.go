@@ -100,6 +100,9 @@ func (s *subnets) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 		return net, &refusal{ReasonNotConfigured, fmt.Errorf("cidrBlock %v differs from edgeovn's configuration (%s): the configuration stays in use", net.CIDRs, want)}
 	}
 	others := map[string][]netip.Prefix{DefaultSubnet: {r.ClusterCIDR.Masked()}, JoinSubnet: {r.JoinCIDR.Masked()}}
+	for _, sn := range s.c.ipam.Subnets() { // applied in an earlier term: they keep their CIDRs
+		others[sn.Name] = sn.CIDRs
+	}
 	s.mu.RLock()
 	for name, a := range s.applied {
 		others[name] = a.net.CIDRs

@@ -38,6 +38,7 @@ type subnets struct {
 	queue  workqueue.TypedRateLimitingInterface[string] // Subnet names
 	nsQ    workqueue.TypedRateLimitingInterface[string] // Namespace names
 	stop   chan struct{}
+	once   sync.Once
 
 	mu sync.RWMutex
 	// applied are the Subnets whose network is in the IPAM and northbound, by name: what pods
@@ -120,9 +121,11 @@ func (s *subnets) applyAll(ctx context.Context) error {
 	return nil
 }
 
+// shutdown stops the Subnet informer; the term's end calls it, whether run ran or not.
+func (s *subnets) shutdown() { s.once.Do(func() { close(s.stop) }) }
+
 // run processes Subnets and Namespaces until ctx ends.
 func (s *subnets) run(ctx context.Context) {
-	defer close(s.stop)
 	go func() {
 		<-ctx.Done()
 		s.queue.ShutDown()
