@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
@@ -51,8 +52,19 @@ func watchSubnets(ctx context.Context, dyn dynamic.Interface, poke func(any)) (*
 		<-ctx.Done()
 		f.Shutdown()
 	}()
+	// The first wiring waits (briefly) for the Subnets: wired without them, a restart would
+	// drop the other subnets' routes until the list arrived. Without the CRD (a cluster whose
+	// controller has not installed it yet) the list never comes, and the wiring goes on.
+	wait, cancel := context.WithTimeout(ctx, subnetListWait)
+	defer cancel()
+	if cache.WaitForCacheSync(wait.Done(), inf.HasSynced) {
+		v.refresh(inf.GetStore().List())
+	}
 	return v, nil
 }
+
+// subnetListWait bounds the wait for the first Subnet list.
+const subnetListWait = 5 * time.Second
 
 func (v *subnetView) refresh(objs []any) {
 	var routes, masq []netip.Prefix
