@@ -38,7 +38,9 @@ func TestPodSubnetChoice(t *testing.T) {
 		"other":       {},
 		"going":       {deleting: true},
 	}}
-	pod := func(ns string) *corev1.Pod { return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "p"}} }
+	pod := func(ns string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "p"}}
+	}
 	tests := []struct {
 		ns, asked, want string
 	}{

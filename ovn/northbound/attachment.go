@@ -18,8 +18,8 @@ import (
 type attachment struct {
 	Router       string
 	Switch       string
-	CIDRs        []netip.Prefix // one per family
-	Gateways     []netip.Addr   // the router port's address in each of CIDRs, in their order
+	CIDRs        []netip.Prefix    // one per family
+	Gateways     []netip.Addr      // the router port's address in each of CIDRs, in their order
 	Owner        map[string]string // tags for the switch and both ports
 	CreateRouter bool              // create the router when missing (EnsureCluster only)
 }
