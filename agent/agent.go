@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/edgeovn/edgeovn/agent/controller"
@@ -56,7 +57,7 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 		})
 	}
 	g.Go(func() error {
-		return node.Run(ctx, node.Request{Kube: kubes.Get, NodeName: cfg.NodeName, OVSEndpoint: cfg.OVSEndpoint,
+		return node.Run(ctx, node.Request{Kube: kubes.Get, Dynamic: kubes.Dynamic, NodeName: cfg.NodeName, OVSEndpoint: cfg.OVSEndpoint,
 			SBEndpoint: cfg.SBEndpoint, ClusterCIDR: cfg.ClusterCIDR, ServiceCIDRs: cfg.ServiceCIDRs, Services: cfg.Services, KubeProxy: cfg.KubeProxy, EncapIP: cfg.EncapIP, EncapIPFrom: cfg.EncapIPFrom, DatapathType: cfg.DatapathType, MTU: cfg.MTU,
 			CNISocket: cfg.CNISocket, CNIConfDir: cfg.CNIConfDir, CNIBinDir: cfg.CNIBinDir,
 			CNIBinarySource: cfg.CNIBinarySource, CNITimeout: cfg.CNITimeout, Health: hooks.Health, TLS: ovnTLS,
@@ -73,11 +74,15 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 		if err != nil {
 			return err
 		}
+		dyn, err := kubes.Dynamic(ctx)
+		if err != nil {
+			return err
+		}
 		clog := log.With("role", "controller")
 		return elect(ctx, election{cfg: cfg, kube: kube, log: clog, metrics: hooks.Metrics,
 			eligible: newEligibility(cfg, kube, ovnTLS).check,
 			lead: func(ctx context.Context) error {
-				return runController(ctx, controllerRun{cfg: cfg, kube: kube, tls: ovnTLS, metrics: hooks.Metrics, log: clog})
+				return runController(ctx, controllerRun{cfg: cfg, kube: kube, dyn: dyn, tls: ovnTLS, metrics: hooks.Metrics, log: clog})
 			}})
 	})
 	return g.Wait()
@@ -87,6 +92,7 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 type controllerRun struct {
 	cfg     Config
 	kube    kubernetes.Interface
+	dyn     dynamic.Interface
 	tls     *tls.Config
 	metrics *metrics.Metrics
 	log     *slog.Logger
@@ -97,7 +103,7 @@ type controllerRun struct {
 // other host from taking over.
 func runController(ctx context.Context, r controllerRun) error {
 	cfg := r.cfg
-	err := controller.Run(ctx, controller.Request{Kube: r.kube, NBEndpoints: cfg.NBEndpoints, SBEndpoints: []string{cfg.SBEndpoint},
+	err := controller.Run(ctx, controller.Request{Kube: r.kube, Dynamic: r.dyn, NBEndpoints: cfg.NBEndpoints, SBEndpoints: []string{cfg.SBEndpoint},
 		IPAMDatabase: cfg.IPAMDatabase, ClusterCIDR: cfg.ClusterCIDR, ClusterGateway: cfg.ClusterGateway,
 		JoinCIDR: cfg.JoinCIDR, Router: Router, TLS: r.tls, Services: cfg.Services, NetworkPolicy: cfg.NetworkPolicy,
 		Metrics: r.metrics, Log: r.log})

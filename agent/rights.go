@@ -26,14 +26,19 @@ func controllerRights(cfg Config) []right {
 		{Resource: "nodes", Verbs: []string{"get", "list", "watch", "patch"}},
 		{Resource: "events", Verbs: []string{"create", "patch"}},
 		{Group: "coordination.k8s.io", Resource: "leases", Namespace: cfg.LeaseNamespace, Verbs: []string{"get", "create", "update"}},
+		// Subnets: the CRD installed when absent, ovn-default and join created, finalizers,
+		// status; namespaces get Kube-OVN's annotations of their subnets.
+		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Verbs: []string{"get", "create"}},
+		{Group: "kubeovn.io", Resource: "subnets", Verbs: []string{"get", "list", "watch", "create", "patch"}},
+		{Group: "kubeovn.io", Resource: "subnets/status", Verbs: []string{"patch"}},
+		{Resource: "namespaces", Verbs: []string{"list", "watch", "patch"}},
 	}
 	if cfg.Services {
 		rs = append(rs, right{Resource: "services", Verbs: []string{"list", "watch"}},
 			right{Group: "discovery.k8s.io", Resource: "endpointslices", Verbs: []string{"list", "watch"}})
 	}
 	if cfg.NetworkPolicy {
-		rs = append(rs, right{Resource: "namespaces", Verbs: []string{"list", "watch"}},
-			right{Group: "networking.k8s.io", Resource: "networkpolicies", Verbs: []string{"list", "watch"}})
+		rs = append(rs, right{Group: "networking.k8s.io", Resource: "networkpolicies", Verbs: []string{"list", "watch"}})
 	}
 	return rs
 }
@@ -61,8 +66,9 @@ func checkRights(ctx context.Context, kube kubernetes.Interface, rights []right)
 }
 
 func allowed(ctx context.Context, kube kubernetes.Interface, r right, verb string) (bool, error) {
+	resource, sub, _ := strings.Cut(r.Resource, "/") // "subnets/status"
 	review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Group: r.Group, Resource: r.Resource,
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Group: r.Group, Resource: resource, Subresource: sub,
 			Namespace: r.Namespace, Verb: verb}}}
 	got, err := kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
 	if err != nil {

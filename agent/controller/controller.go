@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -32,7 +33,9 @@ const DefaultSubnet = "ovn-default"
 
 // Request is what the controller role runs with.
 type Request struct {
-	Kube        kubernetes.Interface
+	Kube kubernetes.Interface
+	// Dynamic reads and writes kubeovn.io/v1 Subnets and their CRD.
+	Dynamic     dynamic.Interface
 	NBEndpoints []string
 	// SBEndpoints are the southbound's: a deleted node's chassis is removed there. Empty:
 	// chassis are left to the operator (ovn-sbctl chassis-del).
@@ -77,6 +80,8 @@ type Controller struct {
 	conflicts sync.Map
 	// features are the enabled parts with informers of their own (Services, policies).
 	features []feature
+	// subnets are the kubeovn.io/v1 Subnets and the namespaces' choice of them.
+	subnets *subnets
 	// holdPod is HoldAfterPortEnv's pod, "" in production.
 	holdPod string
 }
@@ -123,6 +128,10 @@ func Run(ctx context.Context, req Request) error {
 	c.events, stopEvents = newRecorder(ctx, req.Kube)
 	defer stopEvents()
 	if err := c.ensureTopology(ctx); err != nil {
+		return err
+	}
+	c.subnets = newSubnets(c)
+	if err := c.subnets.prepare(ctx); err != nil {
 		return err
 	}
 	return c.run(ctx)
@@ -196,6 +205,12 @@ func (c *Controller) run(ctx context.Context) error {
 		return err
 	}
 	synced := []cache.InformerSynced{podInformer.Informer().HasSynced, nodeInformer.Informer().HasSynced}
+	subnetsSynced, err := c.subnets.register(factory)
+	defer c.subnets.shutdown()
+	if err != nil {
+		return err
+	}
+	synced = append(synced, subnetsSynced...)
 	for _, f := range c.features {
 		s, err := f.register(factory)
 		if err != nil {
@@ -208,7 +223,13 @@ func (c *Controller) run(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		return fmt.Errorf("sync caches: %w", ctx.Err())
 	}
+	if err := c.subnets.applyAll(ctx); err != nil {
+		return err
+	}
 	if err := c.reconcile(ctx); err != nil {
+		return err
+	}
+	if err := c.subnets.removeGone(ctx); err != nil {
 		return err
 	}
 	c.enqueueStale(ctx)
@@ -223,6 +244,7 @@ func (c *Controller) run(ctx context.Context) error {
 		g.Go(func() error { work(ctx, c, c.queue, "pod", c.syncPod); return nil })
 	}
 	g.Go(func() error { work(ctx, c, c.nodeQueue, "node", c.syncNode); return nil })
+	g.Go(func() error { c.subnets.run(ctx); return nil })
 	for _, f := range c.features {
 		g.Go(func() error { f.run(ctx); return nil })
 	}

@@ -21,6 +21,25 @@
 // policy. With --network-policy=false, edgeovn's policy rows are deleted at the start of the
 // term.
 //
+// Subnets (subnets.go, subnet_*.go, namespaces.go): at the start of a term the role installs
+// the kubeovn.io/v1 Subnet CRD when the cluster has none and creates the ovn-default and join
+// Subnet objects from the configuration when missing. Every Subnet is applied before the pods
+// are reconciled (their claims name subnets the IPAM must know): its network (package kubeovn
+// parses cidrBlock, gateway, excludeIps, protocol) becomes an IPAM subnet, a logical switch with
+// its router port on the cluster router, an allow policy that keeps traffic to it off the
+// distributed gateway's reroutes, and the Services' load balancer group. A Subnet that does not
+// parse, overlaps another (the one applied first, in this term or an earlier one, keeps its
+// CIDR) or changes its CIDR is refused: Validated/Ready False and Error True with the reason,
+// and a Warning Event; what was applied stays. Status: Kube-OVN's conditions, edgeovn's
+// Unsupported naming each spec field it does not implement, and the v4/v6 used and available
+// counts (written at most once a second per subnet while pods come and go). A deleted Subnet is
+// held by the finalizer edgeovn.io/subnet while pods hold addresses in it (Ready False,
+// SubnetInUse, naming them); its last pod's release lets it go with its rows and IPAM subnet. A
+// pod's subnet: its ovn.kubernetes.io/logical_switch annotation, else the Subnets whose
+// spec.namespaces lists its namespace, else a logical_switch a person set on the namespace, else
+// the default (a Subnet marked default, the oldest, else ovn-default); namespaces get Kube-OVN's
+// annotations of their subnets (logical_switch, cidr, exclude_ips).
+//
 // Invariants: before the first allocation, every pod that already carries an allocation is
 // adopted into the IPAM, so a database that lost writes (a crash, a new leader) never hands an
 // address out twice; so is the address of every edgeovn pod port whose live pod carries no

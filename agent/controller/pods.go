@@ -82,15 +82,16 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 		c.events.Event(pod, corev1.EventTypeWarning, ReasonAllocationFailed, err.Error())
 		return nil // the pod's own annotation is wrong: its next update requeues it
 	}
-	subnet := DefaultSubnet
-	if pins.Switch != "" && pins.Switch != DefaultSubnet {
-		c.events.Eventf(pod, corev1.EventTypeWarning, ReasonAllocationFailed, "logical switch %q does not exist (only %s)", pins.Switch, DefaultSubnet)
-		return nil
+	subnet, err := c.subnets.podSubnet(pod, pins.Switch)
+	if err != nil {
+		c.events.Eventf(pod, corev1.EventTypeWarning, ReasonAllocationFailed, "no subnet for this pod: %v", err)
+		return nil // queued again when a subnet is applied, or the pod changes
 	}
 	a, err := c.ipam.Allocate(ctx, ipam.Request{Subnet: subnet, Owner: owner(key), IPs: pins.IPs, MAC: pins.MAC})
 	if err != nil {
-		return c.allocationFailed(pod, pins, err)
+		return c.allocationFailed(pod, pins, err) // the IPAM's error names the subnet
 	}
+	c.subnets.touched(subnet)
 	n := c.network(a)
 	if err := c.ensurePort(ctx, pod, n); err != nil {
 		return err
@@ -123,9 +124,14 @@ func (c *Controller) ensureAllocated(ctx context.Context, pod *corev1.Pod, n ann
 	return c.ensurePort(ctx, pod, n)
 }
 
+// network is the annotation of an allocation: its address, and its subnet's CIDRs and gateways.
 func (c *Controller) network(a ipam.Allocation) annotation.Network {
-	return annotation.Network{Switch: a.Subnet, IPs: a.IPs, MAC: a.MAC,
+	n := annotation.Network{Switch: a.Subnet, IPs: a.IPs, MAC: a.MAC,
 		CIDRs: []netip.Prefix{c.req.ClusterCIDR}, Gateways: []netip.Addr{c.req.ClusterGateway}}
+	if sn, ok := c.subnets.get(a.Subnet); ok {
+		n.CIDRs, n.Gateways = sn.net.CIDRs, sn.net.Gateways
+	}
+	return n
 }
 
 func (c *Controller) ensurePort(ctx context.Context, pod *corev1.Pod, n annotation.Network) error {
@@ -190,6 +196,7 @@ func (c *Controller) deletePod(ctx context.Context, ns, name string) error {
 		if err := c.recordReleased(ctx, a.Subnet, a.IPs); err != nil {
 			return err
 		}
+		defer c.subnets.touched(a.Subnet) // its count, and a deletion waiting for its last pod
 	}
 	c.conflicts.Delete(ns + "/" + name)
 	if err := c.ipam.ReleasePod(ctx, ns+"/"+name); err != nil {

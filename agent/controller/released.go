@@ -33,23 +33,35 @@ func (c *Controller) recordReleased(ctx context.Context, subnet string, ips []ne
 	return nil
 }
 
-// importReleased brings the releases noted in northbound into the IPAM: those another leader
-// made, and any this host's database lost.
+// importReleased brings the releases noted in northbound into the IPAM, for every pod
+// subnet: those another leader made, and any this host's database lost.
 func (c *Controller) importReleased(ctx context.Context) error {
-	recs, err := c.nb.Released(ctx, DefaultSubnet)
+	for _, subnet := range c.subnets.names() {
+		if !podSubnet(subnet) {
+			continue
+		}
+		if err := c.importReleasedOf(ctx, subnet); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Controller) importReleasedOf(ctx context.Context, subnet string) error {
+	recs, err := c.nb.Released(ctx, subnet)
 	if err != nil {
 		return err
 	}
 	in := make([]ipam.Released, 0, len(recs))
 	for _, r := range recs {
-		in = append(in, ipam.Released{Subnet: DefaultSubnet, IP: r.IP, At: r.At})
+		in = append(in, ipam.Released{Subnet: subnet, IP: r.IP, At: r.At})
 	}
 	n, err := c.ipam.ImportReleased(ctx, in)
 	if err != nil {
-		return fmt.Errorf("import released addresses of %s: %w", DefaultSubnet, err)
+		return fmt.Errorf("import released addresses of %s: %w", subnet, err)
 	}
 	if n > 0 {
-		c.log.Info("release order taken from northbound", "subnet", DefaultSubnet, "imported", n, "noted", len(recs))
+		c.log.Info("release order taken from northbound", "subnet", subnet, "imported", n, "noted", len(recs))
 	}
 	return nil
 }

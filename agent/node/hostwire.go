@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -48,6 +49,10 @@ func (r *Role) wireHost(ctx context.Context, kube kubernetes.Interface) error {
 	}); err != nil {
 		return fmt.Errorf("watch node %s: %w", r.req.NodeName, err)
 	}
+	subnets, err := r.watchSubnets(ctx, poke)
+	if err != nil {
+		return err
+	}
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
 	backoff := time.Duration(0)
@@ -68,7 +73,7 @@ func (r *Role) wireHost(ctx context.Context, kube kubernetes.Interface) error {
 			continue // not registered yet: its add event wakes us
 		}
 		r.followNodeIP(ctx, node)
-		spec, err := r.hostSpec(node)
+		spec, err := r.hostSpec(node, subnets)
 		if errors.Is(err, errNoJoinPort) {
 			continue
 		}
@@ -89,8 +94,9 @@ func (r *Role) wireHost(ctx context.Context, kube kubernetes.Interface) error {
 	}
 }
 
-// hostSpec is the host wiring the Node's annotations describe.
-func (r *Role) hostSpec(node *corev1.Node) (hostnet.Spec, error) {
+// hostSpec is the host wiring the Node's annotations describe, with the subnets' routes and
+// masquerade.
+func (r *Role) hostSpec(node *corev1.Node, subnets *subnetView) (hostnet.Spec, error) {
 	n, err := annotation.Decode(node.Annotations)
 	if errors.Is(err, annotation.ErrNotAllocated) {
 		return hostnet.Spec{}, errNoJoinPort
@@ -106,18 +112,16 @@ func (r *Role) hostSpec(node *corev1.Node) (hostnet.Spec, error) {
 	if port == "" {
 		return hostnet.Spec{}, fmt.Errorf("node %s annotations: %s is empty", node.Name, annotation.PortNameKey)
 	}
+	routes, masq := subnets.wiring(r.req.ClusterCIDR)
 	return hostnet.Spec{Bridge: Bridge, Interface: HostInterface, IfaceID: port, MAC: n.MAC, Address: prefixes[0],
-		Gateway: n.Gateways[0], Routes: r.routes(), MTU: r.req.MTU,
-		Masquerade: []netip.Prefix{r.req.ClusterCIDR}}, nil
+		Gateway: n.Gateways[0], Routes: r.routes(routes), MTU: r.req.MTU, Masquerade: masq}, nil
 }
 
-// routes are the networks reached through ovn0: the pods, and the Services' ClusterIPs
-// when edgeovn serves Services (IPv4: ovn0's address and the join network are IPv4 only).
-func (r *Role) routes() []netip.Prefix {
-	var out []netip.Prefix
-	if r.req.ClusterCIDR.Addr().Is4() {
-		out = append(out, r.req.ClusterCIDR)
-	}
+// routes are the networks reached through ovn0: the pods' subnets, and the Services'
+// ClusterIPs when edgeovn serves Services (IPv4: ovn0's address and the join network are IPv4
+// only).
+func (r *Role) routes(pods []netip.Prefix) []netip.Prefix {
+	out := slices.Clone(pods)
 	if !r.req.Services {
 		return out
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/edgeovn/edgeovn/agent/metrics"
@@ -30,7 +31,10 @@ const Bridge = "br-int"
 type Request struct {
 	// Kube returns the API client, waiting until it can be made (the kubeconfig may not exist
 	// yet at boot): the node role serves and reports ready without it.
-	Kube        func(context.Context) (kubernetes.Interface, error)
+	Kube func(context.Context) (kubernetes.Interface, error)
+	// Dynamic returns the client of kubeovn.io/v1 Subnets, whose CIDRs are routed and
+	// masqueraded like the cluster CIDR; nil: only the cluster CIDR is.
+	Dynamic     func(context.Context) (dynamic.Interface, error)
 	NodeName    string
 	OVSEndpoint string
 	SBEndpoint  string

@@ -18,8 +18,8 @@ import (
 type attachment struct {
 	Router       string
 	Switch       string
-	CIDR         netip.Prefix
-	Gateway      netip.Addr
+	CIDRs        []netip.Prefix    // one per family
+	Gateways     []netip.Addr      // the router port's address in each of CIDRs, in their order
 	Owner        map[string]string // tags for the switch and both ports
 	CreateRouter bool              // create the router when missing (EnsureCluster only)
 }
@@ -129,7 +129,7 @@ func (c *Client) routerOps(a attachment, cur *nbdb.LogicalRouter, lrpRef string)
 }
 
 func (c *Client) switchOps(a attachment, cur *nbdb.LogicalSwitch, lspRef string) ([]ovsdb.Operation, error) {
-	otherConfig := switchOtherConfig(a.CIDR)
+	otherConfig := switchOtherConfig(a.CIDRs)
 	if cur == nil {
 		ops, err := c.nb.Create(&nbdb.LogicalSwitch{
 			UUID:        "new_switch",
@@ -166,11 +166,16 @@ func (c *Client) switchOps(a attachment, cur *nbdb.LogicalSwitch, lspRef string)
 }
 
 // switchOtherConfig follows Kube-OVN: other_config:subnet for IPv4, ipv6_prefix for IPv6.
-func switchOtherConfig(cidr netip.Prefix) map[string]string {
-	if cidr.Addr().Is4() {
-		return map[string]string{"subnet": cidr.String()}
+func switchOtherConfig(cidrs []netip.Prefix) map[string]string {
+	out := map[string]string{}
+	for _, cidr := range cidrs {
+		if cidr.Addr().Is4() {
+			out["subnet"] = cidr.String()
+		} else {
+			out["ipv6_prefix"] = cidr.Addr().String()
+		}
 	}
-	return map[string]string{"ipv6_prefix": cidr.Addr().String()}
+	return out
 }
 
 // merged returns base with over's keys set; neither is changed.

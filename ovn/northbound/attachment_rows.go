@@ -13,11 +13,15 @@ import (
 // routerPortRow is the router's port on the switch: the gateway address with the subnet's
 // prefix length, and a MAC derived from the gateway so that it is stable across ensures.
 func (a attachment) routerPortRow() nbdb.LogicalRouterPort {
+	networks := make([]string, len(a.CIDRs))
+	for i, cidr := range a.CIDRs {
+		networks[i] = netip.PrefixFrom(a.Gateways[i], cidr.Bits()).String()
+	}
 	return nbdb.LogicalRouterPort{
 		UUID:        "new_lrp",
 		Name:        a.routerPortName(),
-		MAC:         GatewayMAC(a.Gateway).String(),
-		Networks:    []string{netip.PrefixFrom(a.Gateway, a.CIDR.Bits()).String()},
+		MAC:         GatewayMAC(a.Gateways[0]).String(),
+		Networks:    networks,
 		ExternalIDs: maps.Clone(a.Owner),
 	}
 }

@@ -42,8 +42,8 @@ func (s ClusterSpec) attachment() attachment {
 	return attachment{
 		Router:       s.Router,
 		Switch:       s.JoinSwitch,
-		CIDR:         s.JoinCIDR,
-		Gateway:      s.JoinGateway,
+		CIDRs:        []netip.Prefix{s.JoinCIDR},
+		Gateways:     []netip.Addr{s.JoinGateway},
 		Owner:        ovn.OwnedBy(ovn.KindCluster, s.Router),
 		CreateRouter: true,
 	}

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/edgeovn/edgeovn/ovn"
@@ -33,6 +34,11 @@ func TestSubnetDesiredRows(t *testing.T) {
 			SubnetSpec{Name: "v6", Router: "ovn-cluster", CIDR: netip.MustParsePrefix("fd00:42::/64"), Gateway: netip.MustParseAddr("fd00:42::1")},
 			"ovn-cluster-v6", "v6-ovn-cluster", GatewayMAC(netip.MustParseAddr("fd00:42::1")).String(), "fd00:42::1/64",
 			map[string]string{"ipv6_prefix": "fd00:42::"}},
+		{"dual stack, as Kube-OVN writes 10.16.0.0/16,fd00:10:16::/64",
+			SubnetSpec{Name: "dual", Router: "ovn-cluster", CIDR: netip.MustParsePrefix("10.16.0.0/16"), Gateway: netip.MustParseAddr("10.16.0.1"),
+				DualCIDR: netip.MustParsePrefix("fd00:10:16::/64"), DualGateway: netip.MustParseAddr("fd00:10:16::1")},
+			"ovn-cluster-dual", "dual-ovn-cluster", "0a:58:0a:10:00:01", "10.16.0.1/16,fd00:10:16::1/64",
+			map[string]string{"subnet": "10.16.0.0/16", "ipv6_prefix": "fd00:10:16::"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,7 +48,7 @@ func TestSubnetDesiredRows(t *testing.T) {
 			a := tt.spec.attachment()
 			owner := ovn.OwnedBy(ovn.KindSubnet, tt.spec.Name)
 			lrp := a.routerPortRow()
-			if lrp.Name != tt.routerPort || lrp.MAC != tt.mac || !slices.Equal(lrp.Networks, []string{tt.network}) || !maps.Equal(lrp.ExternalIDs, owner) {
+			if lrp.Name != tt.routerPort || lrp.MAC != tt.mac || strings.Join(lrp.Networks, ",") != tt.network || !maps.Equal(lrp.ExternalIDs, owner) {
 				t.Errorf("router port = %s %s %v %v, want %s %s [%s] %v", lrp.Name, lrp.MAC, lrp.Networks, lrp.ExternalIDs,
 					tt.routerPort, tt.mac, tt.network, owner)
 			}
@@ -51,13 +57,28 @@ func TestSubnetDesiredRows(t *testing.T) {
 				lsp.Options["router-port"] != tt.routerPort || !maps.Equal(lsp.ExternalIDs, owner) {
 				t.Errorf("switch port = %+v, want %s of type router peering %s", lsp, tt.switchPort, tt.routerPort)
 			}
-			if got := switchOtherConfig(tt.spec.CIDR); !maps.Equal(got, tt.otherConfig) {
+			if got := switchOtherConfig(a.CIDRs); !maps.Equal(got, tt.otherConfig) {
 				t.Errorf("switch other_config = %v, want %v", got, tt.otherConfig)
 			}
 			if a.CreateRouter {
 				t.Error("a subnet must not create the cluster router")
 			}
 		})
+	}
+}
+
+// TestSubnetSpecDualStackInvalid: a second CIDR of the first one's family, or without its
+// gateway, is refused before anything is read.
+func TestSubnetSpecDualStackInvalid(t *testing.T) {
+	base := SubnetSpec{Name: "d", Router: "ovn-cluster", CIDR: netip.MustParsePrefix("10.16.0.0/16"), Gateway: netip.MustParseAddr("10.16.0.1")}
+	same := base
+	same.DualCIDR, same.DualGateway = netip.MustParsePrefix("10.17.0.0/16"), netip.MustParseAddr("10.17.0.1")
+	noGW := base
+	noGW.DualCIDR = netip.MustParsePrefix("fd00::/64")
+	for name, s := range map[string]SubnetSpec{"same family": same, "no gateway": noGW} {
+		if err := s.Validate(); err == nil {
+			t.Errorf("%s: %+v accepted", name, s)
+		}
 	}
 }
 

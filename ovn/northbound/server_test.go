@@ -374,3 +374,22 @@ func TestStaleCacheCannotDuplicate(t *testing.T) {
 		t.Fatalf("want exactly one port, got %q", out)
 	}
 }
+
+// TestEnsureSubnetDualStack: a dual-stack subnet's router port has both gateways with their
+// prefix lengths and its switch both families' other_config; ensured again, nothing is written.
+func TestEnsureSubnetDualStack(t *testing.T) {
+	f := newFixture(t)
+	f.mustWrite(t, 1, "ensure cluster", func() error { return f.c.EnsureCluster(f.ctx, DefaultClusterSpec()) })
+	dual := SubnetSpec{Name: "dual", Router: "ovn-cluster", CIDR: netip.MustParsePrefix("10.16.0.0/16"), Gateway: netip.MustParseAddr("10.16.0.1"),
+		DualCIDR: netip.MustParsePrefix("fd00:10:16::/64"), DualGateway: netip.MustParseAddr("fd00:10:16::1")}
+	f.mustWrite(t, 1, "ensure dual-stack subnet", func() error { return f.c.EnsureSubnet(f.ctx, dual) })
+	lrp, _ := f.c.routerPortByName(f.ctx, "ovn-cluster-dual")
+	if lrp == nil || !sameSet(lrp.Networks, []string{"10.16.0.1/16", "fd00:10:16::1/64"}) {
+		t.Fatalf("dual-stack router port = %+v", lrp)
+	}
+	ls, _ := f.c.switchByName(f.ctx, "dual")
+	if ls == nil || ls.OtherConfig["subnet"] != "10.16.0.0/16" || ls.OtherConfig["ipv6_prefix"] != "fd00:10:16::" {
+		t.Fatalf("dual-stack switch = %+v", ls)
+	}
+	f.mustWrite(t, 0, "ensure dual-stack subnet again", func() error { return f.c.EnsureSubnet(f.ctx, dual) })
+}

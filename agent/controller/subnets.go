@@ -1,0 +1,176 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
+)
+
+// SubnetFinalizer holds a deleted Subnet until no pod holds an address in it, and its switch,
+// router port and IPAM subnet are gone.
+const SubnetFinalizer = "edgeovn.io/subnet"
+
+// subnets turns kubeovn.io/v1 Subnets into IPAM subnets and logical switches on the cluster
+// router (subnet_sync.go), reports them in each Subnet's status (subnet_status.go), and chooses
+// a pod's subnet from its own annotation, its namespace's binding or the default
+// (namespaces.go). ovn-default and join come from the configuration and appear as Subnet
+// objects too, as in Kube-OVN.
+type subnets struct {
+	c      *Controller
+	dyn    dynamic.Interface
+	log    *slog.Logger
+	lister cache.GenericLister
+	inf    cache.SharedIndexInformer
+	nsList corelisters.NamespaceLister
+	queue  workqueue.TypedRateLimitingInterface[string] // Subnet names
+	nsQ    workqueue.TypedRateLimitingInterface[string] // Namespace names
+	stop   chan struct{}
+	once   sync.Once
+
+	mu sync.RWMutex
+	// applied are the Subnets whose network is in the IPAM and northbound, by name: what pods
+	// may be given addresses in, and what a later change is checked against.
+	applied map[string]appliedSubnet
+}
+
+// appliedSubnet is a Subnet as edgeovn last applied it.
+type appliedSubnet struct {
+	net      kubeovn.Network
+	spec     kubeovn.SubnetSpec
+	created  time.Time
+	deleting bool
+}
+
+func newSubnets(c *Controller) *subnets {
+	return &subnets{c: c, dyn: c.req.Dynamic, log: c.log.With("feature", "subnets"), queue: newQueue("subnets"),
+		nsQ: newQueue("namespaces"), stop: make(chan struct{}), applied: map[string]appliedSubnet{}}
+}
+
+// prepare installs the CRD when absent and creates the ovn-default and join Subnet objects
+// from the configuration when they are missing.
+func (s *subnets) prepare(ctx context.Context) error {
+	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := kubeovn.EnsureCRD(wait, s.dyn, s.log); err != nil {
+		return err
+	}
+	for _, b := range s.builtins() {
+		if err := s.ensureObject(ctx, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// register adds the Subnet informer (dynamic) and the Namespace informer (typed factory).
+func (s *subnets) register(f informers.SharedInformerFactory) ([]cache.InformerSynced, error) {
+	df := dynamicinformer.NewDynamicSharedInformerFactory(s.dyn, 0)
+	gi := df.ForResource(kubeovn.SubnetResource)
+	s.lister, s.inf = gi.Lister(), gi.Informer()
+	onSubnet := func(obj any) {
+		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+			s.queue.Add(key)
+		}
+	}
+	if _, err := s.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: onSubnet, UpdateFunc: func(_, obj any) { onSubnet(obj) }, DeleteFunc: onSubnet,
+	}); err != nil {
+		return nil, fmt.Errorf("watch subnets: %w", err)
+	}
+	ns := f.Core().V1().Namespaces()
+	s.nsList = ns.Lister()
+	onNS := func(obj any) {
+		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+			s.nsQ.Add(key)
+		}
+	}
+	if _, err := ns.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: onNS, UpdateFunc: func(_, obj any) { onNS(obj) },
+	}); err != nil {
+		return nil, fmt.Errorf("watch namespaces: %w", err)
+	}
+	go s.inf.Run(s.stop)
+	return []cache.InformerSynced{s.inf.HasSynced, ns.Informer().HasSynced}, nil
+}
+
+// applyAll applies every Subnet before the pods are reconciled: their claims name subnets
+// the IPAM must know.
+func (s *subnets) applyAll(ctx context.Context) error {
+	for _, obj := range s.inf.GetStore().List() {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			continue
+		}
+		if err := s.sync(ctx, u.GetName()); err != nil {
+			return fmt.Errorf("apply subnet %s: %w", u.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// shutdown stops the Subnet informer; the term's end calls it, whether run ran or not.
+func (s *subnets) shutdown() { s.once.Do(func() { close(s.stop) }) }
+
+// run processes Subnets and Namespaces until ctx ends.
+func (s *subnets) run(ctx context.Context) {
+	go func() {
+		<-ctx.Done()
+		s.queue.ShutDown()
+		s.nsQ.ShutDown()
+	}()
+	go work(ctx, s.c, s.nsQ, "namespace", s.syncNamespace)
+	work(ctx, s.c, s.queue, "subnet", s.sync)
+}
+
+// get returns the applied subnet name.
+func (s *subnets) get(name string) (appliedSubnet, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	a, ok := s.applied[name]
+	return a, ok
+}
+
+// names returns the applied subnets' names, sorted.
+func (s *subnets) names() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, 0, len(s.applied))
+	for n := range s.applied {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (s *subnets) set(name string, a appliedSubnet) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.applied[name] = a
+}
+
+func (s *subnets) forget(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.applied, name)
+}
+
+// touched queues the subnet's status (its address counts) soon: allocations come in bursts,
+// and one status write a second per subnet is enough.
+func (s *subnets) touched(name string) {
+	if s != nil && name != "" {
+		s.queue.AddAfter(name, time.Second)
+	}
+}

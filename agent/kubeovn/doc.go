@@ -1,0 +1,14 @@
+// Package kubeovn is the part of Kube-OVN's API (kubeovn.io/v1) that edgeovn serves: the
+// Subnet custom resource. It owns the CRD (crd.yaml, installed by EnsureCRD when the cluster
+// has none, so Kube-OVN's manifests apply unchanged and a CRD Kube-OVN installed is kept), the
+// typed structs of the fields edgeovn reads and writes, their conversion from the dynamic
+// client's unstructured objects, the parsing of a Subnet's network (cidrBlock "v4,v6",
+// gateway, excludeIps in Kube-OVN's "a..b" form, protocol) and the list of spec fields edgeovn
+// does not implement (Unsupported), which the controller names in the Subnet's status.
+//
+// Invariants: parsing never changes the object; a Subnet whose network does not parse is
+// reported, never half applied. The CRD's schema keeps every field a manifest sets
+// (x-kubernetes-preserve-unknown-fields on spec), so a field edgeovn does not know is seen and
+// named, not pruned in silence; and it refuses a change of spec.cidrBlock (a CEL transition
+// rule), which would strand the addresses already handed out.
+package kubeovn

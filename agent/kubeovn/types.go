@@ -1,0 +1,128 @@
+package kubeovn
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// SubnetResource is the Subnet resource of Kube-OVN's API group.
+var SubnetResource = schema.GroupVersionResource{Group: "kubeovn.io", Version: "v1", Resource: "subnets"}
+
+// Kube-OVN's gateway types and protocols.
+const (
+	GatewayDistributed = "distributed"
+	GatewayCentralized = "centralized"
+	ProtocolIPv4       = "IPv4"
+	ProtocolIPv6       = "IPv6"
+	ProtocolDual       = "Dual"
+)
+
+// Subnet is a kubeovn.io/v1 Subnet: the fields edgeovn reads and writes. Others stay in the
+// object (Unsupported names them).
+type Subnet struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              SubnetSpec   `json:"spec"`
+	Status            SubnetStatus `json:"status"`
+}
+
+// SubnetSpec holds the Subnet fields edgeovn implements, under Kube-OVN's names.
+type SubnetSpec struct {
+	Default      bool     `json:"default,omitempty"`
+	Protocol     string   `json:"protocol,omitempty"`
+	Namespaces   []string `json:"namespaces,omitempty"`
+	CIDRBlock    string   `json:"cidrBlock,omitempty"`
+	Gateway      string   `json:"gateway,omitempty"`
+	ExcludeIps   []string `json:"excludeIps,omitempty"`
+	GatewayType  string   `json:"gatewayType,omitempty"`
+	NatOutgoing  bool     `json:"natOutgoing,omitempty"`
+	Private      bool     `json:"private,omitempty"`
+	AllowSubnets []string `json:"allowSubnets,omitempty"`
+}
+
+// SubnetStatus is Kube-OVN's status shape: conditions and address counts per family.
+type SubnetStatus struct {
+	Conditions     []Condition `json:"conditions,omitempty"`
+	V4AvailableIPs float64     `json:"v4availableIPs"`
+	V4UsingIPs     float64     `json:"v4usingIPs"`
+	V6AvailableIPs float64     `json:"v6availableIPs"`
+	V6UsingIPs     float64     `json:"v6usingIPs"`
+}
+
+// Condition is one of Kube-OVN's Subnet conditions (Ready, Validated, Error) or edgeovn's
+// Unsupported.
+type Condition struct {
+	Type               string      `json:"type"`
+	Status             string      `json:"status"`
+	Reason             string      `json:"reason,omitempty"`
+	Message            string      `json:"message,omitempty"`
+	LastUpdateTime     metav1.Time `json:"lastUpdateTime,omitempty"`
+	LastTransitionTime metav1.Time `json:"lastTransitionTime,omitempty"`
+}
+
+// Condition types. Ready, Validated and Error are Kube-OVN's; Unsupported is edgeovn's and
+// names the spec fields it does not implement.
+const (
+	ConditionReady       = "Ready"
+	ConditionValidated   = "Validated"
+	ConditionError       = "Error"
+	ConditionUnsupported = "Unsupported"
+)
+
+// FromUnstructured reads a Subnet from the dynamic client's object.
+func FromUnstructured(u *unstructured.Unstructured) (*Subnet, error) {
+	var s Subnet
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &s); err != nil {
+		return nil, fmt.Errorf("read subnet %s: %w", u.GetName(), err)
+	}
+	return &s, nil
+}
+
+// ToUnstructured renders s for the dynamic client.
+func ToUnstructured(s *Subnet) (*unstructured.Unstructured, error) {
+	s.APIVersion, s.Kind = SubnetResource.GroupVersion().String(), "Subnet"
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s)
+	if err != nil {
+		return nil, fmt.Errorf("render subnet %s: %w", s.Name, err)
+	}
+	return &unstructured.Unstructured{Object: m}, nil
+}
+
+// FindCondition returns the condition of type t, or nil.
+func (st *SubnetStatus) FindCondition(t string) *Condition {
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == t {
+			return &st.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// SetCondition sets condition t, keeping its transition time when its status is unchanged and
+// its update time when nothing changed at all; it reports whether anything changed.
+func (st *SubnetStatus) SetCondition(t, status, reason, message string, now metav1.Time) bool {
+	c := st.FindCondition(t)
+	if c == nil {
+		st.Conditions = append(st.Conditions, Condition{Type: t, Status: status, Reason: reason, Message: message,
+			LastUpdateTime: now, LastTransitionTime: now})
+		return true
+	}
+	if c.Status == status && c.Reason == reason && c.Message == message {
+		return false
+	}
+	if c.Status != status {
+		c.LastTransitionTime = now
+	}
+	c.Status, c.Reason, c.Message, c.LastUpdateTime = status, reason, message, now
+	return true
+}
+
+// IsValidated says whether the controller accepted the Subnet's network.
+func (s *Subnet) IsValidated() bool {
+	c := s.Status.FindCondition(ConditionValidated)
+	return c != nil && c.Status == "True"
+}

@@ -1,0 +1,138 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
+)
+
+// subnetView is what the host wiring needs of the cluster's kubeovn.io/v1 Subnets: every
+// validated pod subnet's CIDRs are routed to OVN through ovn0 (as the cluster CIDR is), and
+// those with natOutgoing are masqueraded when leaving the host; a subnet without it keeps its
+// pods' addresses on the way out, as in Kube-OVN. Only Subnets the controller has validated
+// count, so an overlapping or malformed one never becomes a route.
+type subnetView struct {
+	mu     sync.Mutex
+	routes []netip.Prefix
+	masq   []netip.Prefix
+	// defaultNAT is ovn-default's natOutgoing; true until its object says otherwise.
+	defaultNAT bool
+}
+
+// watchSubnets keeps the view current from a Subnet informer and calls poke on each change.
+// Without a dynamic client (nil), the view stays empty: only the cluster CIDR is wired.
+func watchSubnets(ctx context.Context, dyn dynamic.Interface, poke func(any)) (*subnetView, error) {
+	v := &subnetView{defaultNAT: true}
+	if dyn == nil {
+		return v, nil
+	}
+	f := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
+	inf := f.ForResource(kubeovn.SubnetResource).Informer()
+	update := func(any) {
+		v.refresh(inf.GetStore().List())
+		poke(nil)
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: update, UpdateFunc: func(_, obj any) { update(obj) }, DeleteFunc: update,
+	}); err != nil {
+		return nil, fmt.Errorf("watch subnets: %w", err)
+	}
+	f.Start(ctx.Done())
+	go func() {
+		<-ctx.Done()
+		f.Shutdown()
+	}()
+	// The first wiring waits (briefly) for the Subnets: wired without them, a restart would
+	// drop the other subnets' routes until the list arrived. Without the CRD (a cluster whose
+	// controller has not installed it yet) the list never comes, and the wiring goes on.
+	wait, cancel := context.WithTimeout(ctx, subnetListWait)
+	defer cancel()
+	if cache.WaitForCacheSync(wait.Done(), inf.HasSynced) {
+		v.refresh(inf.GetStore().List())
+	}
+	return v, nil
+}
+
+// subnetListWait bounds the wait for the first Subnet list.
+const subnetListWait = 5 * time.Second
+
+func (v *subnetView) refresh(objs []any) {
+	var routes, masq []netip.Prefix
+	defaultNAT := true
+	for _, obj := range objs {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok || u.GetName() == "join" {
+			continue
+		}
+		sn, err := kubeovn.FromUnstructured(u)
+		if err != nil || !sn.IsValidated() {
+			continue
+		}
+		if sn.Name == "ovn-default" {
+			defaultNAT = sn.Spec.NatOutgoing
+		}
+		net, err := kubeovn.ParseNetwork(sn.Spec)
+		if err != nil {
+			continue
+		}
+		routes = append(routes, net.CIDRs...)
+		if sn.Spec.NatOutgoing {
+			masq = append(masq, net.CIDRs...)
+		}
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.routes, v.masq, v.defaultNAT = routes, masq, defaultNAT
+}
+
+// wiring returns the IPv4 prefixes to route through ovn0 and the prefixes to masquerade, the
+// cluster CIDR among them (masqueraded unless ovn-default says natOutgoing: false).
+func (v *subnetView) wiring(cluster netip.Prefix) (routes, masq []netip.Prefix) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	add := func(list []netip.Prefix, p netip.Prefix) []netip.Prefix {
+		if slices.Contains(list, p) {
+			return list
+		}
+		return append(list, p)
+	}
+	if cluster.Addr().Is4() {
+		routes = add(routes, cluster)
+	}
+	if v.defaultNAT {
+		masq = add(masq, cluster)
+	}
+	for _, p := range v.routes {
+		if p.Addr().Is4() {
+			routes = add(routes, p)
+		}
+	}
+	for _, p := range v.masq {
+		if p != cluster || v.defaultNAT {
+			masq = add(masq, p)
+		}
+	}
+	return routes, masq
+}
+
+// watchSubnets starts the Subnet view with the request's dynamic client, if it has one.
+func (r *Role) watchSubnets(ctx context.Context, poke func(any)) (*subnetView, error) {
+	if r.req.Dynamic == nil {
+		return watchSubnets(ctx, nil, poke)
+	}
+	dyn, err := r.req.Dynamic(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("subnet client: %w", err)
+	}
+	return watchSubnets(ctx, dyn, poke)
+}

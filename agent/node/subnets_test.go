@@ -1,0 +1,52 @@
+package node
+
+import (
+	"fmt"
+	"net/netip"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func subnetObj(name, cidr string, nat, validated bool) *unstructured.Unstructured {
+	status := "False"
+	if validated {
+		status = "True"
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"metadata": map[string]any{"name": name},
+		"spec":     map[string]any{"cidrBlock": cidr, "natOutgoing": nat},
+		"status":   map[string]any{"conditions": []any{map[string]any{"type": "Validated", "status": status}}},
+	}}
+}
+
+// TestSubnetWiring: validated subnets are routed through ovn0, those with natOutgoing are
+// masqueraded, join and unvalidated ones are neither, and ovn-default's natOutgoing: false
+// stops the cluster CIDR's masquerade.
+func TestSubnetWiring(t *testing.T) {
+	cluster := netip.MustParsePrefix("10.42.0.0/16")
+	v := &subnetView{defaultNAT: true}
+	v.refresh([]any{
+		subnetObj("ovn-default", "10.42.0.0/16", true, true),
+		subnetObj("join", "100.64.0.0/16", false, true),
+		subnetObj("subnet1", "10.66.0.0/16", true, true),
+		subnetObj("plain", "10.67.0.0/16", false, true),
+		subnetObj("overlapping", "10.66.1.0/24", true, false),
+		subnetObj("dual", "10.68.0.0/16,fd00:68::/64", true, true),
+	})
+	routes, masq := v.wiring(cluster)
+	if got, want := fmt.Sprint(routes), "[10.42.0.0/16 10.66.0.0/16 10.67.0.0/16 10.68.0.0/16]"; got != want {
+		t.Errorf("routes %s, want %s", got, want)
+	}
+	if got, want := fmt.Sprint(masq), "[10.42.0.0/16 10.66.0.0/16 10.68.0.0/16 fd00:68::/64]"; got != want {
+		t.Errorf("masquerade %s, want %s", got, want)
+	}
+	v.refresh([]any{subnetObj("ovn-default", "10.42.0.0/16", false, true)})
+	if _, masq := v.wiring(cluster); len(masq) != 0 {
+		t.Errorf("ovn-default natOutgoing false: masquerade %v", masq)
+	}
+	empty := &subnetView{defaultNAT: true}
+	if routes, masq := empty.wiring(cluster); fmt.Sprint(routes, masq) != "[10.42.0.0/16] [10.42.0.0/16]" {
+		t.Errorf("no subnets: %v %v", routes, masq)
+	}
+}
