@@ -185,7 +185,7 @@ func newQueue(name string) workqueue.TypedRateLimitingInterface[string] {
 }
 
 func (c *Controller) run(ctx context.Context) error {
-	factory := informers.NewSharedInformerFactory(c.req.Kube, 0)
+	factory := informers.NewSharedInformerFactoryWithOptions(c.req.Kube, 0, informers.WithTransform(slim))
 	podInformer, nodeInformer := factory.Core().V1().Pods(), factory.Core().V1().Nodes()
 	c.pods, c.nodes = podInformer.Lister(), nodeInformer.Lister()
 	if err := podInformer.Informer().AddIndexers(cache.Indexers{byNodeIndex: podNodeName}); err != nil {
