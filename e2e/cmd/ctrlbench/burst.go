@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,11 +33,14 @@ type burstResult struct {
 // profileSpan is how long a burst's CPU profile runs.
 const profileSpan = 10 * time.Second
 
+// traceSpan is how long a burst's execution trace runs (its first seconds).
+const traceSpan = 5 * time.Second
+
 // burst creates n pods at once and times them until each is annotated and has its port.
 // A CPU profile (-profile) covers its first profileSpan.
 func (b *bench) burst(ctx context.Context, name string, n int) (burstResult, error) {
 	r := burstResult{pods: n}
-	profiled := b.prof.cpu(ctx, name, profileSpan)
+	profiled, traced := b.prof.cpu(ctx, name, profileSpan), b.prof.trace(ctx, name, traceSpan)
 	names, sent, err := b.create(ctx, n)
 	if err != nil {
 		return r, err
@@ -58,7 +62,7 @@ func (b *bench) burst(ctx context.Context, name string, n int) (burstResult, err
 	}
 	r.all = last.Sub(r.creating)
 	r.loadavg = loadavg()
-	r.profile = profiled()
+	r.profile = strings.TrimSpace(profiled() + "\n" + traced())
 	return r, nil
 }
 

@@ -29,6 +29,19 @@ func newProfiler(dir string, dial func(ctx context.Context, network, address str
 	return &profiler{dir: dir, client: &http.Client{Transport: &http.Transport{DialContext: dial}}}
 }
 
+// trace starts an execution trace of d in the background (go tool trace -pprof=net|sync
+// shows where the goroutines wait); the returned function waits for it.
+func (p *profiler) trace(ctx context.Context, name string, d time.Duration) func() string {
+	if p == nil {
+		return func() string { return "" }
+	}
+	done := make(chan string, 1)
+	go func() {
+		done <- p.save(ctx, name+".trace", fmt.Sprintf("/debug/pprof/trace?seconds=%d", int(d.Seconds())))
+	}()
+	return func() string { return <-done }
+}
+
 // cpu starts a CPU profile of d in the background; the returned function waits for it and
 // returns where it was saved or why not.
 func (p *profiler) cpu(ctx context.Context, name string, d time.Duration) func() string {
@@ -42,12 +55,14 @@ func (p *profiler) cpu(ctx context.Context, name string, d time.Duration) func()
 	return func() string { return <-done }
 }
 
-// heap saves a heap profile now.
+// heap saves a heap profile now, and its text form, which ends with the runtime's memory
+// statistics (heap, stacks, runtime overhead: what of the resident memory Go accounts for).
 func (p *profiler) heap(ctx context.Context, name string) string {
 	if p == nil {
 		return ""
 	}
-	return p.save(ctx, name+".heap.pprof", "/debug/pprof/heap?gc=1")
+	return p.save(ctx, name+".heap.pprof", "/debug/pprof/heap?gc=1") + "\n" +
+		p.save(ctx, name+".heap.txt", "/debug/pprof/heap?debug=1")
 }
 
 func (p *profiler) save(ctx context.Context, file, path string) string {

@@ -19,6 +19,8 @@ const quietBefore = 5 * time.Second
 // usage is the daemon's resident memory and, when measured, its CPU over an idle span.
 type usage struct {
 	rssKB, hwmKB int
+	anonKB       int // RssAnon: the heaps (Go's and SQLite's), stacks
+	fileKB       int // RssFile: the binary's pages in memory
 	idle         time.Duration
 	cpu          time.Duration // utime+stime over idle
 	loadavg      string
@@ -35,7 +37,7 @@ func (b *bench) usage(ctx context.Context, name string, idle time.Duration) (usa
 	case <-time.After(quietBefore):
 	}
 	var err error
-	if u.rssKB, u.hwmKB, err = memory(b.proc.PID); err != nil {
+	if u.rssKB, u.hwmKB, u.anonKB, u.fileKB, err = memory(b.proc.PID); err != nil {
 		return u, err
 	}
 	if idle > 0 {
@@ -59,11 +61,11 @@ func (b *bench) usage(ctx context.Context, name string, idle time.Duration) (usa
 	return u, nil
 }
 
-// memory reads VmRSS and VmHWM (kB) from /proc/PID/status.
-func memory(pid int) (rss, hwm int, err error) {
+// memory reads VmRSS, VmHWM, RssAnon and RssFile (kB) from /proc/PID/status.
+func memory(pid int) (rss, hwm, anon, file int, err error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, 0, fmt.Errorf("read memory of pid %d: %w", pid, err)
+		return 0, 0, 0, 0, fmt.Errorf("read memory of pid %d: %w", pid, err)
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
@@ -75,12 +77,16 @@ func memory(pid int) (rss, hwm int, err error) {
 			rss, _ = strconv.Atoi(f[1])
 		case "VmHWM:":
 			hwm, _ = strconv.Atoi(f[1])
+		case "RssAnon:":
+			anon, _ = strconv.Atoi(f[1])
+		case "RssFile:":
+			file, _ = strconv.Atoi(f[1])
 		}
 	}
 	if rss == 0 {
-		return 0, 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+		return 0, 0, 0, 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
 	}
-	return rss, hwm, nil
+	return rss, hwm, anon, file, nil
 }
 
 // cpuTime reads utime+stime from /proc/PID/stat (fields 14 and 15, after the command name,
@@ -108,8 +114,8 @@ func cpuTime(pid int) (time.Duration, error) {
 
 func printUsage(pods int, steady, restarted usage) {
 	fmt.Printf("\nthe whole edgeovn daemon (node and controller roles) with %d pods, from /proc/PID/status and /proc/PID/stat\n\n", pods)
-	fmt.Println("| when | VmRSS | VmHWM (peak) | idle CPU (utime+stime) | load average |")
-	fmt.Println("|---|---:|---:|---:|---|")
+	fmt.Println("| when | VmRSS | of which RssAnon | RssFile (binary) | VmHWM (peak) | idle CPU (utime+stime) | load average |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---|")
 	for _, r := range []struct {
 		when string
 		u    usage
@@ -118,7 +124,7 @@ func printUsage(pods int, steady, restarted usage) {
 		if r.u.idle > 0 {
 			cpu = fmt.Sprintf("%.2f%% of a core over %s", 100*r.u.cpu.Seconds()/r.u.idle.Seconds(), r.u.idle)
 		}
-		fmt.Printf("| %s | %.1f MB | %.1f MB | %s | %s |\n", r.when, float64(r.u.rssKB)/1024, float64(r.u.hwmKB)/1024, cpu, r.u.loadavg)
+		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s |\n", r.when, mb(r.u.rssKB), mb(r.u.anonKB), mb(r.u.fileKB), mb(r.u.hwmKB), cpu, r.u.loadavg)
 	}
 	fmt.Println("\ngoals: resident memory <= 40 MB with 1,000 pods, idle CPU <= 0.5% of a core")
 	for _, p := range []string{steady.profile, restarted.profile} {
@@ -127,3 +133,5 @@ func printUsage(pods int, steady, restarted usage) {
 		}
 	}
 }
+
+func mb(kb int) string { return fmt.Sprintf("%.1f MB", float64(kb)/1024) }

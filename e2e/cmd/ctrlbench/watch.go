@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -173,4 +174,25 @@ func logTimeAfter(path string, offset int64, s string) time.Time {
 		return t
 	}
 	return time.Time{}
+}
+
+// logPhasesAfter returns the NAME_ms=VALUE fields of the first line beyond offset that holds s.
+func logPhasesAfter(path string, offset int64, s string) string {
+	b, err := os.ReadFile(path)
+	if err != nil || int64(len(b)) < offset {
+		return ""
+	}
+	for _, line := range bytes.Split(b[offset:], []byte("\n")) {
+		if !bytes.Contains(line, []byte(s)) {
+			continue
+		}
+		var out []string
+		for _, f := range bytes.Fields(line) {
+			if k, _, ok := bytes.Cut(f, []byte("=")); ok && bytes.HasSuffix(k, []byte("_ms")) {
+				out = append(out, string(f))
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	return ""
 }
