@@ -49,6 +49,7 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 	var startedOnce sync.Once
 	markStarted := func() { startedOnce.Do(func() { close(nodeStarted) }) }
 	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { keepMemoryLimit(ctx, int64(cfg.MemoryLimitMiB)<<20, log); return nil })
 	if cfg.MetricsAddress != "" {
 		g.Go(func() error {
 			return opsserver.Serve(ctx, opsserver.Request{Address: cfg.MetricsAddress, Metrics: hooks.Metrics.Handler(),

@@ -52,6 +52,7 @@ func TestValidateNamesEveryBadField(t *testing.T) {
 	c.EncapIP = netip.MustParseAddr("127.0.0.1")
 	c.EncapIPFrom = "eth0"
 	c.ControllerWorkers = 0
+	c.MemoryLimitMiB = -1
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("invalid config accepted")
@@ -59,7 +60,7 @@ func TestValidateNamesEveryBadField(t *testing.T) {
 	for _, want := range []string{"node-name", "cluster-gateway 10.99.0.1", "join-cidr 10.42.128.0/17: overlaps",
 		"mtu 100", `"10.0.0.1:6641"`, `datapath-type "kernel"`, "cni-socket", "lease timings",
 		"encap-ip 127.0.0.1: not an address other hosts can reach", `encap-ip-from "eth0": want default-route or node-ip`,
-		"controller-workers 0: at least 1"} {
+		"controller-workers 0: at least 1", "memory-limit-mib -1"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not name %q:\n%v", want, err)
 		}
