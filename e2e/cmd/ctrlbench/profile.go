@@ -42,6 +42,28 @@ func (p *profiler) trace(ctx context.Context, name string, d time.Duration) func
 	return func() string { return <-done }
 }
 
+// startTrace is trace for a process just started: it waits (up to 5 s) for its server to
+// answer first, so the trace covers the start from its first milliseconds.
+func (p *profiler) startTrace(ctx context.Context, name string, d time.Duration) func() string {
+	if p == nil {
+		return func() string { return "" }
+	}
+	done := make(chan string, 1)
+	go func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			conn, err := p.client.Transport.(*http.Transport).DialContext(ctx, "tcp", metricsAddress)
+			if err == nil {
+				conn.Close()
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		done <- p.save(ctx, name+".trace", fmt.Sprintf("/debug/pprof/trace?seconds=%d", int(d.Seconds())))
+	}()
+	return func() string { return <-done }
+}
+
 // cpu starts a CPU profile of d in the background; the returned function waits for it and
 // returns where it was saved or why not.
 func (p *profiler) cpu(ctx context.Context, name string, d time.Duration) func() string {

@@ -34,7 +34,11 @@ type restartResult struct {
 	ownPod  int // the new pod's own transactions
 	northd  int // ovn-northd's (it writes a new port's up column)
 	loadavg string
+	profile string // where the trace of its start went (-profile), or why not
 }
+
+// restartTraceSpan is how long the execution trace of a restart runs, from the start.
+const restartTraceSpan = 4 * time.Second
 
 // restart SIGTERMs edgeovn, creates a pod while it is down, starts it again and times the
 // start to that pod annotated. Northbound's writes are counted from its database file, where
@@ -68,6 +72,7 @@ func (b *bench) restart(ctx context.Context) (restartResult, error) {
 	if b.proc, err = daemon.Start(ctx, b.rig, b.spec); err != nil {
 		return r, err
 	}
+	traced := b.prof.startTrace(ctx, "restart", restartTraceSpan)
 	if err := until(ctx, "the new pod annotated", func() bool { _, ok := b.seen.at(name); return ok }); err != nil {
 		return r, err
 	}
@@ -80,6 +85,7 @@ func (b *bench) restart(ctx context.Context) (restartResult, error) {
 	r.toLease = logTimeAfter(b.proc.Log, logAt, "acquired controller lease").Sub(start)
 	r.phases = logPhasesAfter(b.proc.Log, logAt, "controller role running")
 	r.loadavg = loadavg()
+	r.profile = traced()
 	return r, b.countWrites(ctx, before, name, &r)
 }
 
@@ -159,6 +165,9 @@ func (r restartResult) print(pods int) {
 	fmt.Printf("\nthe term's start, ms since it began (the lease acquired), as edgeovn logs it: %s\n", r.phases)
 	for _, t := range r.writes {
 		fmt.Printf("  write: tables %v %.200s\n", t.Tables, t.Raw)
+	}
+	if r.profile != "" {
+		fmt.Println(r.profile)
 	}
 	fmt.Println("\ngoals: start to the first new pod allocated <= 300 ms with 1,000 pods, 0 northbound writes")
 }
