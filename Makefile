@@ -60,7 +60,7 @@ e2e: package ## the end-to-end suite on real OVN, OVS, etcd and kube-apiserver, 
 
 test: deps vet verify-generate build unit e2e ## the whole suite: installs what it needs, then vet, unit and e2e tests
 
-bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, Services, NetworkPolicy, restarts and drift, controller failover, pods through a real node, same host against cross host
+bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, Services, NetworkPolicy, restarts and drift, controller failover, the controller's throughput, memory and restart, pods through a real node, same host against cross host
 	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20
 	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20 -after-ovn0
 	$(GO) run ./ipam/cmd/ipambench
@@ -70,6 +70,7 @@ bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, S
 	$(GO) run ./e2e/cmd/restartbench -bin bin -restarts 10
 	$(GO) run ./e2e/cmd/restartbench -bin bin -drift 5
 	$(GO) run ./e2e/cmd/failoverbench -bin bin -pods 200 -runs 3
+	$(GO) run ./e2e/cmd/ctrlbench -bin bin -pods 500 -restart-pods 1000 -idle 60s
 	$(GO) run ./e2e/cmd/podbench -bin bin -pods 50
 	$(GO) run ./e2e/cmd/hostbench -bin bin
 

@@ -50,10 +50,11 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 	var startedOnce sync.Once
 	markStarted := func() { startedOnce.Do(func() { close(nodeStarted) }) }
 	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { keepMemoryLimit(ctx, int64(cfg.MemoryLimitMiB)<<20, log); return nil })
 	if cfg.MetricsAddress != "" {
 		g.Go(func() error {
 			return opsserver.Serve(ctx, opsserver.Request{Address: cfg.MetricsAddress, Metrics: hooks.Metrics.Handler(),
-				Alive: hooks.Health.Alive, Ready: hooks.Health.Check, Controller: hooks.Metrics.ControllerState, Log: log})
+				Alive: hooks.Health.Alive, Ready: hooks.Health.Check, Controller: hooks.Metrics.ControllerState, Profiling: cfg.Profiling, Log: log})
 		})
 	}
 	g.Go(func() error {
@@ -78,11 +79,18 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 		if err != nil {
 			return err
 		}
+		ckube, err := kubes.Controller(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 		clog := log.With("role", "controller")
 		return elect(ctx, election{cfg: cfg, kube: kube, log: clog, metrics: hooks.Metrics,
 			eligible: newEligibility(cfg, kube, ovnTLS).check,
 			lead: func(ctx context.Context) error {
-				return runController(ctx, controllerRun{cfg: cfg, kube: kube, dyn: dyn, tls: ovnTLS, metrics: hooks.Metrics, log: clog})
+				return runController(ctx, controllerRun{cfg: cfg, kube: ckube, dyn: dyn, tls: ovnTLS, metrics: hooks.Metrics, log: clog})
 			}})
 	})
 	return g.Wait()
@@ -105,7 +113,7 @@ func runController(ctx context.Context, r controllerRun) error {
 	cfg := r.cfg
 	err := controller.Run(ctx, controller.Request{Kube: r.kube, Dynamic: r.dyn, NBEndpoints: cfg.NBEndpoints, SBEndpoints: []string{cfg.SBEndpoint},
 		IPAMDatabase: cfg.IPAMDatabase, ClusterCIDR: cfg.ClusterCIDR, ClusterGateway: cfg.ClusterGateway,
-		JoinCIDR: cfg.JoinCIDR, Router: Router, TLS: r.tls, Services: cfg.Services, NetworkPolicy: cfg.NetworkPolicy,
+		JoinCIDR: cfg.JoinCIDR, Router: Router, Workers: cfg.ControllerWorkers, TLS: r.tls, Services: cfg.Services, NetworkPolicy: cfg.NetworkPolicy,
 		Metrics: r.metrics, Log: r.log})
 	if ctx.Err() != nil {
 		return nil

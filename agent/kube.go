@@ -82,12 +82,41 @@ func (s *kubeSource) load() (kubernetes.Interface, error) {
 	return kubeClient(s.path)
 }
 
+// apiRate is a client's own limit on its API requests (client-go's token bucket).
+type apiRate struct {
+	qps   float32
+	burst int
+}
+
+// The node role, the election and the diagnostics make a few requests a minute and share
+// one client at client-go's usual rate. The controller role patches every new pod and has a
+// client of its own: at 50 a second, the shared client's rate was the ceiling of pods
+// allocated per second. Its limit sits above the goal of 200 pods a second, with room for
+// each pod's node update; the API server's own priority and fairness still protects it.
+var (
+	sharedRate     = apiRate{qps: 50, burst: 100}
+	controllerRate = apiRate{qps: 500, burst: 1000}
+)
+
+// Controller returns a client of its own for the controller role (at controllerRate), once
+// the kubeconfig loads; its only error is ctx's end.
+func (s *kubeSource) Controller(ctx context.Context) (kubernetes.Interface, error) {
+	if _, err := s.Get(ctx); err != nil {
+		return nil, err
+	}
+	return kubeClientAt(s.path, controllerRate)
+}
+
 func kubeClient(kubeconfig string) (kubernetes.Interface, error) {
+	return kubeClientAt(kubeconfig, sharedRate)
+}
+
+func kubeClientAt(kubeconfig string, rate apiRate) (kubernetes.Interface, error) {
 	rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("load kubeconfig %q: %w", kubeconfig, err)
 	}
-	rc.QPS, rc.Burst = 50, 100
+	rc.QPS, rc.Burst = rate.qps, rate.burst
 	rc.UserAgent = "edgeovn"
 	kube, err := kubernetes.NewForConfig(rc)
 	if err != nil {

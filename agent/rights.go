@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -44,18 +46,36 @@ func controllerRights(cfg Config) []right {
 }
 
 // checkRights asks the API server, one SelfSubjectAccessReview per verb, whether this host's
-// credentials allow every right; the error lists each one denied.
+// credentials allow every right; the error lists each one denied. The reviews run at once:
+// asked one after another, they were a round trip each (21 with every feature on) before
+// every campaign.
 func checkRights(ctx context.Context, kube kubernetes.Interface, rights []right) error {
-	var missing []string
+	type ask struct {
+		r    right
+		verb string
+	}
+	var asks []ask
 	for _, r := range rights {
 		for _, verb := range r.Verbs {
-			ok, err := allowed(ctx, kube, r, verb)
-			if err != nil {
-				return fmt.Errorf("check api rights: %w", err)
-			}
-			if !ok {
-				missing = append(missing, describe(r, verb))
-			}
+			asks = append(asks, ask{r, verb})
+		}
+	}
+	granted := make([]bool, len(asks))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, a := range asks {
+		g.Go(func() error {
+			ok, err := allowed(gctx, kube, a.r, a.verb)
+			granted[i] = ok
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("check api rights: %w", err)
+	}
+	var missing []string
+	for i, a := range asks {
+		if !granted[i] {
+			missing = append(missing, describe(a.r, a.verb))
 		}
 	}
 	if len(missing) > 0 {

@@ -84,6 +84,8 @@ type Controller struct {
 	subnets *subnets
 	// holdPod is HoldAfterPortEnv's pod, "" in production.
 	holdPod string
+	// phases times the term's start.
+	phases *termPhases
 }
 
 // Run runs the controller role until ctx ends (leadership lost or shutdown).
@@ -91,6 +93,7 @@ func Run(ctx context.Context, req Request) error {
 	if req.Workers <= 0 {
 		req.Workers = 2
 	}
+	phases := newTermPhases()
 	store, movedTo, err := sqlitestore.OpenOrReset(ctx, req.IPAMDatabase, req.Log)
 	if err != nil {
 		return fmt.Errorf("open ipam database %s: %w", req.IPAMDatabase, err)
@@ -105,14 +108,16 @@ func Run(ctx context.Context, req Request) error {
 	}
 	req.Metrics.SetIPAM(m)
 	defer req.Metrics.SetIPAM(nil)
+	phases.mark("ipam")
 	nb, err := northbound.Connect(ctx, ovn.ConnectRequest{Endpoints: req.NBEndpoints, TLS: req.TLS, Log: req.Log,
 		Metrics: req.Metrics.NBTransactions()})
 	if err != nil {
 		return fmt.Errorf("connect ovn northbound: %w", err)
 	}
 	defer nb.Close()
+	phases.mark("northbound")
 	c := &Controller{req: req, log: req.Log, ipam: m, nb: nb, queue: newQueue("pods"), nodeQueue: newQueue("nodes"),
-		holdPod: holdPodFromEnv()}
+		holdPod: holdPodFromEnv(), phases: phases}
 	if len(req.SBEndpoints) > 0 {
 		sb, err := southbound.Connect(ctx, ovn.ConnectRequest{Endpoints: req.SBEndpoints, TLS: req.TLS, Log: req.Log})
 		if err != nil {
@@ -134,6 +139,7 @@ func Run(ctx context.Context, req Request) error {
 	if err := c.subnets.prepare(ctx); err != nil {
 		return err
 	}
+	phases.mark("topology")
 	return c.run(ctx)
 }
 
@@ -194,7 +200,7 @@ func newQueue(name string) workqueue.TypedRateLimitingInterface[string] {
 }
 
 func (c *Controller) run(ctx context.Context) error {
-	factory := informers.NewSharedInformerFactory(c.req.Kube, 0)
+	factory := informers.NewSharedInformerFactoryWithOptions(c.req.Kube, 0, informers.WithTransform(slim))
 	podInformer, nodeInformer := factory.Core().V1().Pods(), factory.Core().V1().Nodes()
 	c.pods, c.nodes = podInformer.Lister(), nodeInformer.Lister()
 	if err := podInformer.Informer().AddIndexers(cache.Indexers{byNodeIndex: podNodeName}); err != nil {
@@ -223,6 +229,7 @@ func (c *Controller) run(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		return fmt.Errorf("sync caches: %w", ctx.Err())
 	}
+	c.phases.mark("caches")
 	if err := c.subnets.applyAll(ctx); err != nil {
 		return err
 	}
@@ -233,12 +240,14 @@ func (c *Controller) run(ctx context.Context) error {
 		return err
 	}
 	c.enqueueStale(ctx)
+	c.phases.mark("reconcile")
 	for _, f := range c.features {
 		if err := f.reconcile(ctx); err != nil {
 			return fmt.Errorf("reconcile %s: %w", f.name(), err)
 		}
 	}
-	c.log.Info("controller role running", "workers", c.req.Workers, "features", len(c.features))
+	c.phases.mark("features")
+	c.log.Info("controller role running", append([]any{"workers", c.req.Workers, "features", len(c.features)}, c.phases.attrs...)...)
 	g, ctx := errgroup.WithContext(ctx)
 	for range c.req.Workers {
 		g.Go(func() error { work(ctx, c, c.queue, "pod", c.syncPod); return nil })

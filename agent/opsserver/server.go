@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 )
 
@@ -22,7 +23,10 @@ type Request struct {
 	// Controller answers /controller: this host's controller state (leader, candidate,
 	// ineligible) and why; nil: no such endpoint.
 	Controller func() (state, reason string)
-	Log        *slog.Logger
+	// Profiling serves Go's profiles under /debug/pprof/ (net/http/pprof): off by default,
+	// for an operator who asks where the time or memory goes.
+	Profiling bool
+	Log       *slog.Logger
 	// Listening, if set, gets the bound address once the server accepts connections.
 	Listening func(net.Addr)
 }
@@ -88,6 +92,13 @@ func Handler(req Request) http.Handler {
 			}
 			fmt.Fprintln(w, state)
 		})
+	}
+	if req.Profiling {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	}
 	return mux
 }

@@ -160,3 +160,16 @@ func mustRequest(t *testing.T, path string) *http.Request {
 	}
 	return req
 }
+
+// TestProfilingOnlyWhenAsked: /debug/pprof/ answers with the heap profile's entry when
+// Profiling is on, and is not found when it is off (the default).
+func TestProfilingOnlyWhenAsked(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		rec := &recorder{header: http.Header{}, code: http.StatusOK}
+		Handler(Request{Profiling: on}).ServeHTTP(rec, mustRequest(t, "/debug/pprof/"))
+		served := rec.code == http.StatusOK && strings.Contains(rec.body.String(), "heap")
+		if served != on {
+			t.Errorf("Profiling %t: /debug/pprof/ answered %d %.80q", on, rec.code, rec.body.String())
+		}
+	}
+}

@@ -46,7 +46,9 @@ func New(r Request) (*Watcher, error) {
 	w.factory = informers.NewSharedInformerFactoryWithOptions(r.Kube, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", r.NodeName).String()
-		}))
+		}),
+		// managedFields are often half a pod's size and nothing here reads them.
+		informers.WithTransform(stripManagedFields))
 	w.informer = w.factory.Core().V1().Pods().Informer()
 	_, err := w.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    w.notify,
@@ -138,4 +140,11 @@ func (w *Watcher) lookup(key, uid string) (server.PodNetwork, error) {
 		Gateways: n.Gateways,
 		MTU:      w.mtu,
 	}, nil
+}
+
+func stripManagedFields(obj any) (any, error) {
+	if m, ok := obj.(metav1.Object); ok {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
 }
