@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 )
 
 // Kill sends SIGKILL to the process by its PID (a crash, with no chance to clean up) and
@@ -19,4 +20,17 @@ func (p *Process) Kill() error {
 	}
 	<-p.done
 	return nil
+}
+
+// KillAll SIGKILLs every process the rig started, by PID, newest first, and waits for each:
+// the host crashed. Its namespace and files stay (Close removes them).
+func (r *Rig) KillAll() error {
+	r.mu.Lock()
+	procs := slices.Clone(r.procs)
+	r.mu.Unlock()
+	var errs []error
+	for i := len(procs) - 1; i >= 0; i-- {
+		errs = append(errs, procs[i].Kill())
+	}
+	return errors.Join(errs...)
 }
