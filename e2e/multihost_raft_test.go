@@ -21,8 +21,10 @@ import (
 // central OVN; ovn-northd on each, active/standby), edgeovn on each given every NB and SB
 // member. Each host's ovn-remote is the whole SB member list; pods on the three hosts reach
 // each other with ping and TCP, each port bound on its own host's chassis, a Geneve tunnel
-// between every pair of hosts. Then a host added later (not a database member) starts
-// edgeovn with the same flags, becomes ready and serves a pod that reaches the others.
+// between every pair of hosts. Then a host added later (not a database member) boots as an
+// agent host does, edgeovn given only its config file (node name, kubeconfig, the NB and SB
+// member lists): it becomes ready, its ovn-remote is the SB list, and it serves a pod that
+// reaches the others.
 func TestRaftMultiHost(t *testing.T) {
 	cl, ctx := startClusterWith(t, clusterSpec{hosts: 3, databases: harness.RaftDBs})
 	checkOVNRemote(ctx, t, cl)
@@ -39,7 +41,7 @@ func TestRaftMultiHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	late := cl.startEdgeovn(ctx, t, h)
+	late := cl.bootFromConfigFile(ctx, t, h)
 	if err := late.kubelet.WaitReady(ctx); err != nil {
 		t.Fatalf("late host not ready: %v", err)
 	}
