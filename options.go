@@ -37,6 +37,7 @@ func (o *options) addFlags(fs *flag.FlagSet) {
 // clone copies o without sharing its lists, which flags and Validate write to.
 func (o options) clone() options {
 	o.NBEndpoints = slices.Clone(o.NBEndpoints)
+	o.SBEndpoints = slices.Clone(o.SBEndpoints)
 	o.ServiceCIDRs = slices.Clone(o.ServiceCIDRs)
 	return o
 }

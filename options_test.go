@@ -106,6 +106,18 @@ func TestConfigPrecedence(t *testing.T) {
 	if o, err = parseRun(t); err != nil || strings.Join(o.NBEndpoints, " ") != "tcp:10.0.0.1:6641 tcp:10.0.0.2:6641" {
 		t.Errorf("the file's list: %v, %v", o.NBEndpoints, err)
 	}
+	// ovn-sb is a list too; a single value, as older config files give it, is a list of one.
+	for file, want := range map[string]string{
+		"ovn-sb: [tcp:10.0.0.1:6642, tcp:10.0.0.2:6642]\n": "tcp:10.0.0.1:6642 tcp:10.0.0.2:6642",
+		"ovn-sb: tcp:10.0.0.1:6642\n":                      "tcp:10.0.0.1:6642",
+	} {
+		if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if o, err = parseRun(t); err != nil || strings.Join(o.SBEndpoints, " ") != want {
+			t.Errorf("config %q: ovn-sb %v, %v; want %s", file, o.SBEndpoints, err, want)
+		}
+	}
 }
 
 // TestConfigFileErrors: a bad file stops `edgeovn run` before anything starts, with an error

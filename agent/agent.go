@@ -59,7 +59,7 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 	}
 	g.Go(func() error {
 		return node.Run(ctx, node.Request{Kube: kubes.Get, Dynamic: kubes.Dynamic, NodeName: cfg.NodeName, OVSEndpoint: cfg.OVSEndpoint,
-			SBEndpoint: cfg.SBEndpoint, ClusterCIDR: cfg.ClusterCIDR, ServiceCIDRs: cfg.ServiceCIDRs, Services: cfg.Services, KubeProxy: cfg.KubeProxy, EncapIP: cfg.EncapIP, EncapIPFrom: cfg.EncapIPFrom, DatapathType: cfg.DatapathType, MTU: cfg.MTU,
+			SBEndpoints: cfg.SBEndpoints, ClusterCIDR: cfg.ClusterCIDR, ServiceCIDRs: cfg.ServiceCIDRs, Services: cfg.Services, KubeProxy: cfg.KubeProxy, EncapIP: cfg.EncapIP, EncapIPFrom: cfg.EncapIPFrom, DatapathType: cfg.DatapathType, MTU: cfg.MTU,
 			CNISocket: cfg.CNISocket, CNIConfDir: cfg.CNIConfDir, CNIBinDir: cfg.CNIBinDir,
 			CNIBinarySource: cfg.CNIBinarySource, CNITimeout: cfg.CNITimeout, Health: hooks.Health, TLS: ovnTLS,
 			Metrics: hooks.Metrics, Startup: hooks.Startup, Started: markStarted, Log: log.With("role", "node")})
@@ -111,7 +111,7 @@ type controllerRun struct {
 // other host from taking over.
 func runController(ctx context.Context, r controllerRun) error {
 	cfg := r.cfg
-	err := controller.Run(ctx, controller.Request{Kube: r.kube, Dynamic: r.dyn, NBEndpoints: cfg.NBEndpoints, SBEndpoints: []string{cfg.SBEndpoint},
+	err := controller.Run(ctx, controller.Request{Kube: r.kube, Dynamic: r.dyn, NBEndpoints: cfg.NBEndpoints, SBEndpoints: cfg.SBEndpoints,
 		IPAMDatabase: cfg.IPAMDatabase, ClusterCIDR: cfg.ClusterCIDR, ClusterGateway: cfg.ClusterGateway,
 		JoinCIDR: cfg.JoinCIDR, Router: Router, Workers: cfg.ControllerWorkers, TLS: r.tls, Services: cfg.Services, NetworkPolicy: cfg.NetworkPolicy,
 		Metrics: r.metrics, Log: r.log})

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,10 +42,13 @@ type Config struct {
 	// (edgeovn does, as with k3s --disable-kube-proxy).
 	KubeProxy string
 
-	// NBEndpoints are the OVN northbound database endpoints (several for a raft cluster).
+	// NBEndpoints are the OVN northbound database endpoints: one, or every member of a raft
+	// cluster (the client stays on the raft leader and follows it when it moves).
 	NBEndpoints []string
-	// SBEndpoint is what ovn-controller on this host is told to connect to (ovn-remote).
-	SBEndpoint string
+	// SBEndpoints are the OVN southbound database endpoints, likewise: ovn-controller on this
+	// host is told all of them (ovn-remote, comma-separated) and the controller role removes
+	// a deleted node's chassis there.
+	SBEndpoints []string
 	// OVSEndpoint is the host's Open_vSwitch database.
 	OVSEndpoint string
 	// OVNCACert, OVNCert and OVNKey are PEM files for ssl: database endpoints.
@@ -122,7 +126,7 @@ func DefaultConfig() Config {
 		KubeProxy:       KubeProxyAuto,
 		EncapIPFrom:     EncapFromDefaultRoute,
 		NBEndpoints:     []string{"unix:/var/run/ovn/ovnnb_db.sock"},
-		SBEndpoint:      "unix:/var/run/ovn/ovnsb_db.sock",
+		SBEndpoints:     []string{"unix:/var/run/ovn/ovnsb_db.sock"},
 		OVSEndpoint:     "unix:/var/run/openvswitch/db.sock",
 		IPAMDatabase:    "/var/lib/edgeovn/ipam.db",
 		CNISocket:       "/run/edgeovn/cni.sock",
@@ -155,8 +159,8 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Services, "services", c.Services, "serve Services as OVN load balancers (false: leave them to another implementation)")
 	fs.BoolVar(&c.NetworkPolicy, "network-policy", c.NetworkPolicy, "enforce NetworkPolicies as OVN ACLs (false: leave them to another engine)")
 	fs.StringVar(&c.KubeProxy, "kube-proxy", c.KubeProxy, `who serves host traffic to ClusterIPs and NodePorts: "auto" (detect), "present" (kube-proxy) or "absent" (edgeovn)`)
-	fs.Var(&listFlag{l: &c.NBEndpoints}, "ovn-nb", "OVN northbound endpoint; repeat for a raft cluster")
-	fs.StringVar(&c.SBEndpoint, "ovn-sb", c.SBEndpoint, "OVN southbound endpoint ovn-controller connects to")
+	fs.Var(&listFlag{l: &c.NBEndpoints}, "ovn-nb", "OVN northbound endpoint; repeat once per member of a raft cluster")
+	fs.Var(&listFlag{l: &c.SBEndpoints}, "ovn-sb", "OVN southbound endpoint (ovn-controller's ovn-remote); repeat once per member of a raft cluster")
 	fs.StringVar(&c.OVSEndpoint, "ovs-db", c.OVSEndpoint, "local Open_vSwitch database endpoint")
 	fs.StringVar(&c.OVNCACert, "ovn-ca-cert", c.OVNCACert, "CA certificate (PEM) for ssl: database endpoints")
 	fs.StringVar(&c.OVNCert, "ovn-cert", c.OVNCert, "client certificate (PEM) for ssl: database endpoints")
@@ -213,13 +217,10 @@ func (c *Config) Validate() error {
 	if c.MTU < 576 || c.MTU > 9000 {
 		errs = append(errs, fmt.Errorf("mtu %d: outside 576..9000", c.MTU))
 	}
-	if len(c.NBEndpoints) == 0 {
-		errs = append(errs, errors.New("ovn-nb: no endpoint"))
-	}
-	for _, e := range append(append([]string{}, c.NBEndpoints...), c.SBEndpoint, c.OVSEndpoint) {
-		if err := checkEndpoint(e); err != nil {
-			errs = append(errs, err)
-		}
+	errs = append(errs, checkEndpointList("ovn-nb", c.NBEndpoints)...)
+	errs = append(errs, checkEndpointList("ovn-sb", c.SBEndpoints)...)
+	if err := checkEndpoint(c.OVSEndpoint); err != nil {
+		errs = append(errs, fmt.Errorf("ovs-db: %w", err))
 	}
 	if anySSL(append(c.NBEndpoints, c.OVSEndpoint)...) && (c.OVNCACert == "" || c.OVNCert == "" || c.OVNKey == "") {
 		errs = append(errs, errors.New("ssl: endpoint given: set ovn-ca-cert, ovn-cert and ovn-key"))
@@ -260,6 +261,33 @@ func checkListenAddress(a string) error {
 		return fmt.Errorf("port %q: want 1..65535", port)
 	}
 	return nil
+}
+
+// checkEndpointList: a database's endpoints, one or a raft cluster's members, each given
+// once and on its own (OVN's comma-separated form is for ovn-remote, which edgeovn writes).
+func checkEndpointList(flag string, eps []string) []error {
+	if len(eps) == 0 {
+		return []error{fmt.Errorf("%s: no endpoint", flag)}
+	}
+	var errs []error
+	seen := make(map[string]bool, len(eps))
+	for _, e := range eps {
+		switch {
+		case strings.Contains(e, ","):
+			errs = append(errs, fmt.Errorf("%s %q: one endpoint per entry: give each raft member as its own --%s flag or list item", flag, e, flag))
+		case seen[e]:
+			errs = append(errs, fmt.Errorf("%s %q: given twice", flag, e))
+		default:
+			if err := checkEndpoint(e); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", flag, err))
+			}
+		}
+		seen[e] = true
+	}
+	if len(eps) > 1 && slices.ContainsFunc(eps, func(e string) bool { return strings.HasPrefix(e, "unix:") }) {
+		errs = append(errs, fmt.Errorf("%s %v: a unix socket reaches one local server; a raft cluster's members are tcp: or ssl: addresses", flag, eps))
+	}
+	return errs
 }
 
 func checkEndpoint(e string) error {

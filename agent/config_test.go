@@ -3,6 +3,7 @@ package agent
 import (
 	"flag"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -86,5 +87,60 @@ func TestValidateServiceOptions(t *testing.T) {
 	c.ServiceCIDRs = append(c.ServiceCIDRs, netip.MustParsePrefix("fd00:43::/112"))
 	if err := c.Validate(); err != nil {
 		t.Errorf("dual-stack service CIDRs: %v", err)
+	}
+}
+
+// TestDatabaseEndpointLists: --ovn-sb repeats like --ovn-nb (a raft cluster's members), and
+// a list that cannot work is refused with the flag and the entry named: a comma-joined
+// entry, the same member twice, a unix socket among several, no endpoint at all.
+func TestDatabaseEndpointLists(t *testing.T) {
+	c := DefaultConfig()
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	c.AddFlags(fs)
+	members := []string{"tcp:10.0.0.1:6642", "tcp:10.0.0.2:6642", "tcp:10.0.0.3:6642"}
+	args := []string{"--node-name=n1"}
+	for _, m := range members {
+		args = append(args, "--ovn-sb="+m)
+	}
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("three southbound members refused: %v", err)
+	}
+	if !slices.Equal(c.SBEndpoints, members) {
+		t.Fatalf("ovn-sb = %v, want %v (the default replaced, then each flag appended)", c.SBEndpoints, members)
+	}
+	cases := []struct {
+		name string
+		nb   []string
+		sb   []string
+		want string
+	}{
+		{"comma-joined", nil, []string{"tcp:10.0.0.1:6642,tcp:10.0.0.2:6642"}, `ovn-sb "tcp:10.0.0.1:6642,tcp:10.0.0.2:6642": one endpoint per entry`},
+		{"twice", []string{"tcp:10.0.0.1:6641", "tcp:10.0.0.1:6641"}, nil, `ovn-nb "tcp:10.0.0.1:6641": given twice`},
+		{"unix among members", nil, []string{"unix:/run/ovn/ovnsb_db.sock", "tcp:10.0.0.2:6642"}, "ovn-sb [unix:/run/ovn/ovnsb_db.sock tcp:10.0.0.2:6642]: a unix socket reaches one local server"},
+		{"none", nil, []string{}, "ovn-sb: no endpoint"},
+		{"bad scheme", nil, []string{"10.0.0.1:6642"}, `ovn-sb: ovsdb endpoint "10.0.0.1:6642": want unix:PATH`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			c.NodeName = "n1"
+			if tc.nb != nil {
+				c.NBEndpoints = tc.nb
+			}
+			if tc.sb != nil {
+				c.SBEndpoints = tc.sb
+			}
+			before := slices.Clone(c.SBEndpoints)
+			err := c.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Validate = %v, want an error containing %q", err, tc.want)
+			}
+			if !slices.Equal(c.SBEndpoints, before) {
+				t.Errorf("Validate changed ovn-sb: %v -> %v", before, c.SBEndpoints)
+			}
+		})
 	}
 }

@@ -20,6 +20,25 @@ type cluster struct {
 	c     *harness.Cluster
 	hosts []*env // hosts[i] runs node names[i]
 	names []string
+	bins  string   // edgeovn's binaries
+	extra []string // flags for edgeovn on every host
+}
+
+// startEdgeovn starts edgeovn on the next host (node edge-<n>) and registers its Node.
+func (cl *cluster) startEdgeovn(ctx context.Context, t *testing.T, h *harness.Rig) *env {
+	t.Helper()
+	name := fmt.Sprintf("edge-%d", len(cl.hosts)+1)
+	e := &env{rig: h, bin: cl.bins + "/edgeovn", ipamDB: daemon.IPAMDatabase(h), bins: cl.bins, kubelet: daemon.Kubelet(h, name)}
+	var err error
+	e.daemon, err = daemon.Start(ctx, h, daemon.Spec{Node: name, BinDir: cl.bins, Extra: append(append([]string{}, daemonFlags...), cl.extra...)})
+	if err != nil {
+		t.Fatalf("start edgeovn on %s: %v", name, err)
+	}
+	if err := e.kubelet.EnsureNode(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cl.hosts, cl.names = append(cl.hosts, e), append(cl.names, name)
+	return e
 }
 
 // clusterSpec says how startClusterWith sets the hosts up.
@@ -30,6 +49,8 @@ type clusterSpec struct {
 	prepare func(ctx context.Context, t *testing.T, i int, h *harness.Rig)
 	// unready are hosts whose CNI STATUS is not waited for.
 	unready []int
+	// databases is where the OVN databases run (default: the central).
+	databases harness.DBLayout
 }
 
 // startCluster starts n hosts and edgeovn on each (extra flags on all of them) and waits for
@@ -51,27 +72,18 @@ func startClusterWith(t *testing.T, spec clusterSpec) (*cluster, context.Context
 	t.Cleanup(cancel)
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	start := time.Now()
-	c, err := harness.StartCluster(ctx, harness.ClusterOptions{Hosts: n,
+	c, err := harness.StartCluster(ctx, harness.ClusterOptions{Hosts: n, Databases: spec.databases,
 		Options: harness.Options{Log: log, Keep: os.Getenv("EDGEOVN_E2E_KEEP") != ""}})
 	if err != nil {
 		t.Fatalf("start cluster: %v", err)
 	}
 	t.Cleanup(c.Stop)
-	cl := &cluster{c: c}
+	cl := &cluster{c: c, bins: bins, extra: extra}
 	for i, h := range c.Hosts {
-		name := fmt.Sprintf("edge-%d", i+1)
 		if spec.prepare != nil {
 			spec.prepare(ctx, t, i, h)
 		}
-		e := &env{rig: h, bin: bins + "/edgeovn", ipamDB: daemon.IPAMDatabase(h), bins: bins, kubelet: daemon.Kubelet(h, name)}
-		e.daemon, err = daemon.Start(ctx, h, daemon.Spec{Node: name, BinDir: bins, Extra: append(append([]string{}, daemonFlags...), extra...)})
-		if err != nil {
-			t.Fatalf("start edgeovn on %s: %v", name, err)
-		}
-		if err := e.kubelet.EnsureNode(ctx); err != nil {
-			t.Fatal(err)
-		}
-		cl.hosts, cl.names = append(cl.hosts, e), append(cl.names, name)
+		cl.startEdgeovn(ctx, t, h)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -92,10 +104,18 @@ func startClusterWith(t *testing.T, spec clusterSpec) (*cluster, context.Context
 	return cl, ctx
 }
 
-// central runs a command in the central's namespace (ovn-nbctl, ovn-sbctl on its sockets).
+// central runs a command in the central's namespace (ovn-nbctl, ovn-sbctl on its sockets,
+// or on the raft members' list). It retries for a few seconds: ovn-nbctl given a member list
+// tries one member and gives up if that one is down or not the leader.
 func (cl *cluster) central(ctx context.Context, t *testing.T, name string, args ...string) string {
 	t.Helper()
-	out, err := cl.c.Central.Run(ctx, name, args...)
+	var out []byte
+	var err error
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if out, err = cl.c.Central.Run(ctx, name, args...); err == nil || time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

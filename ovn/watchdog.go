@@ -2,6 +2,7 @@ package ovn
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -78,7 +79,9 @@ func probe(ctx context.Context, c echoer, timeout time.Duration, log *slog.Logge
 	ectx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err := c.Echo(ectx)
-	if err == nil || ctx.Err() != nil {
+	// ErrNotConnected: the connection went between Connected and Echo (a raft leader killed,
+	// a server restarted); libovsdb noticed first and is already reconnecting.
+	if err == nil || ctx.Err() != nil || errors.Is(err, client.ErrNotConnected) {
 		return false
 	}
 	log.Warn("ovsdb echo failed, forcing reconnect", "endpoint", c.CurrentEndpoint(), "err", err)

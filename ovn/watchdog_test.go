@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ovn-org/libovsdb/client"
 )
 
 type fakeEchoer struct {
@@ -34,6 +36,7 @@ func TestProbe(t *testing.T) {
 		{"error", true, func(context.Context) error { return errors.New("incorrect server response") }, true},
 		{"no answer within timeout", true, hang, true},
 		{"not connected: libovsdb is already reconnecting", false, hang, false},
+		{"connection lost under the echo: libovsdb is already reconnecting", true, func(context.Context) error { return client.ErrNotConnected }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -69,7 +69,7 @@ func (h *Host) checkChassisConfig(ctx context.Context) Result {
 		return fail("check the Open_vSwitch database", "%v", err)
 	}
 	const fix = "start or restart edgeovn: it writes these keys (systemctl restart edgeovn)"
-	want := map[string]string{vswitch.KeySystemID: h.Cfg.NodeName, vswitch.KeyOVNRemote: h.Cfg.SBEndpoint}
+	want := map[string]string{vswitch.KeySystemID: h.Cfg.NodeName, vswitch.KeyOVNRemote: node.OVNRemote(h.Cfg.SBEndpoints)}
 	if h.Cfg.EncapIP.IsValid() {
 		want[vswitch.KeyEncapIP] = h.Cfg.EncapIP.String()
 	}
@@ -96,14 +96,14 @@ func (h *Host) checkChassisRegistered(ctx context.Context) Result {
 	name, encapIP := cfg[vswitch.KeySystemID], cfg[vswitch.KeyEncapIP]
 	sb, err := h.SB(ctx)
 	if err != nil {
-		return fail("check that ovn-central runs and ovn-sb points at its southbound database", "southbound not reachable at %s: %v", h.Cfg.SBEndpoint, err)
+		return fail("check that ovn-central runs and ovn-sb points at its southbound database", "southbound not reachable at %v: %v", h.Cfg.SBEndpoints, err)
 	}
 	ch, ok, err := sb.Chassis(ctx, name)
 	switch {
 	case err != nil:
 		return fail("check the southbound database", "%v", err)
 	case !ok:
-		return fail("ovn-controller has not registered: check it runs and reaches "+h.Cfg.SBEndpoint+" (journalctl -u ovn-controller)",
+		return fail("ovn-controller has not registered: check it runs and reaches "+node.OVNRemote(h.Cfg.SBEndpoints)+" (journalctl -u ovn-controller)",
 			"no chassis %q in the southbound database", name)
 	}
 	for _, e := range ch.Encaps {

@@ -93,7 +93,7 @@ func (h *Host) NB(ctx context.Context) (*northbound.Client, error) {
 // SB is the OVN southbound database, at the endpoint ovn-controller is told to use.
 func (h *Host) SB(ctx context.Context) (*southbound.Client, error) {
 	return h.sb.get(func() (*southbound.Client, error) {
-		req, err := h.request(ctx, []string{h.Cfg.SBEndpoint})
+		req, err := h.request(ctx, h.Cfg.SBEndpoints)
 		if err != nil {
 			return nil, err
 		}

@@ -15,7 +15,10 @@
 // route's source or the Node's InternalIP (--encap-ip-from); it is re-checked at every drift
 // check and netlink route or address event and on Node changes, and rewritten when it moved.
 // It is never a loopback: with none found the node is not ready, and ovn-controller is given
-// none rather than a wrong one.
+// none rather than a wrong one. The southbound remote is every SB endpoint, comma-separated
+// (ovnremote.go). ovn0 is wired from this Node's annotations (hostwire.go); when this host's
+// own Node is deleted while it runs, ovn0 is removed and readiness says why until the Node is
+// registered again (nodegone.go).
 // Invariants: files are replaced atomically (temporary file and rename in the same directory,
 // so containerd's watcher sees a whole file) and only when their content changes; a plugin
 // another package installed is never replaced, one edgeovn installed (recorded with its

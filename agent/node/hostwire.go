@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/informers"
@@ -45,7 +46,7 @@ func (r *Role) wireHost(ctx context.Context, kube kubernetes.Interface) error {
 		}
 	}
 	if _, err := nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: poke, UpdateFunc: func(_, obj any) { poke(obj) },
+		AddFunc: poke, UpdateFunc: func(_, obj any) { poke(obj) }, DeleteFunc: poke,
 	}); err != nil {
 		return fmt.Errorf("watch node %s: %w", r.req.NodeName, err)
 	}
@@ -57,6 +58,7 @@ func (r *Role) wireHost(ctx context.Context, kube kubernetes.Interface) error {
 	defer factory.Shutdown()
 	backoff := time.Duration(0)
 	var applied string
+	seen := false // the Node has existed: its absence now means it was deleted
 	for {
 		var retry <-chan time.Time // nil, never ready, unless a failure is waiting for its retry
 		if backoff > 0 {
@@ -69,9 +71,20 @@ func (r *Role) wireHost(ctx context.Context, kube kubernetes.Interface) error {
 		case <-retry:
 		}
 		node, err := nodes.Lister().Get(r.req.NodeName)
+		if apierrors.IsNotFound(err) && seen {
+			if err := r.unwireHost(ctx, r.log); err != nil {
+				backoff = min(max(2*backoff, 200*time.Millisecond), 30*time.Second)
+				r.log.Warn("unwire host, will retry", "node", r.req.NodeName, "err", err, "retry_in", backoff)
+				continue
+			}
+			backoff, applied = 0, ""
+			continue
+		}
 		if err != nil {
 			continue // not registered yet: its add event wakes us
 		}
+		seen = true
+		r.ready.nodeGone.Store(false)
 		r.followNodeIP(ctx, node)
 		spec, err := r.hostSpec(node, subnets)
 		if errors.Is(err, errNoJoinPort) {

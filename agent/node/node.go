@@ -37,7 +37,8 @@ type Request struct {
 	Dynamic     func(context.Context) (dynamic.Interface, error)
 	NodeName    string
 	OVSEndpoint string
-	SBEndpoint  string
+	// SBEndpoints are the southbound's (its raft members'): ovn-controller's ovn-remote.
+	SBEndpoints []string
 	ClusterCIDR netip.Prefix // routed to OVN through ovn0, masqueraded when leaving the host
 	// ServiceCIDRs are routed to OVN through ovn0 too: the load balancers on the join
 	// switch serve the host's own traffic to ClusterIPs.
@@ -175,7 +176,7 @@ func (r *Role) ensureDatapath(ctx context.Context) (string, error) {
 	err := r.ovs.SetOVNConfig(ctx, map[string]string{
 		"system-id":  r.req.NodeName,
 		"hostname":   r.req.NodeName,
-		"ovn-remote": r.req.SBEndpoint,
+		"ovn-remote": OVNRemote(r.req.SBEndpoints),
 		// Tunnels leave from the encapsulation address, not the route's preferred source: on a
 		// host with several addresses (or after the endpoint moved) the other hosts' tunnel
 		// ports match incoming packets by that address.

@@ -62,6 +62,7 @@ type readiness struct {
 	probes    readinessProbes
 	installed atomic.Bool // the CNI binary, plugins and config are in place
 	wired     atomic.Bool // ovn0 has been seen bound: from then on it must stay bound
+	nodeGone  atomic.Bool // this host's Node was deleted: ovn0 was removed (unwireHost)
 	// started is closed once installed is first set.
 	started     chan struct{}
 	startedOnce sync.Once
@@ -130,7 +131,11 @@ func (rd *readiness) bridge(ctx context.Context) error {
 // API server and the controller, which readiness must not wait for, and the first binding
 // takes ovn-controller a moment in which pods are wired all the same); from then on ovn0 must
 // stay bound (ovn-installed), and a removed ovn0 is not ready until it is back and bound.
+// While this host's own Node is deleted (unwireHost removed ovn0), it says so instead.
 func (rd *readiness) hostInterface(ctx context.Context) error {
+	if rd.nodeGone.Load() {
+		return errNodeDeleted
+	}
 	err := rd.probes.ovs.InterfaceInstalled(ctx, HostInterface)
 	if err == nil {
 		rd.wired.Store(true)

@@ -32,7 +32,7 @@ func Connect(ctx context.Context, rig *harness.Rig) (*Clients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench northbound model: %w", err)
 	}
-	nb, err := ovn.Connect(ctx, ovn.ConnectRequest{Endpoints: []string{rig.NBEndpoint}}, dbModel)
+	nb, err := ovn.Connect(ctx, ovn.ConnectRequest{Endpoints: harness.SplitEndpoints(rig.NBEndpoint)}, dbModel)
 	if err != nil {
 		return nil, fmt.Errorf("bench northbound client: %w", err)
 	}

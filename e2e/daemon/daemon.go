@@ -43,12 +43,12 @@ func startWith(ctx context.Context, rig *harness.Rig, s Spec, edit func(*harness
 		s.Name = "edgeovn"
 	}
 	k := Kubelet(rig, s.Node)
-	args := []string{"run",
-		"--node-name=" + s.Node, "--kubeconfig=" + rig.Kubeconfig,
-		"--ovn-nb=" + rig.NBEndpoint, "--ovn-sb=" + rig.SBEndpoint, "--ovs-db=" + rig.OVSEndpoint,
-		"--ipam-db=" + IPAMDatabase(rig), "--cni-socket=" + Socket(rig),
-		"--cni-conf-dir=" + k.ConfDir, "--cni-bin-dir=" + k.BinDir,
-		"--cni-binary=" + filepath.Join(s.BinDir, "edgeovn-cni")}
+	args := append([]string{"run",
+		"--node-name=" + s.Node, "--kubeconfig=" + rig.Kubeconfig}, DBFlags(rig.NBEndpoint, rig.SBEndpoint)...)
+	args = append(args, "--ovs-db="+rig.OVSEndpoint,
+		"--ipam-db="+IPAMDatabase(rig), "--cni-socket="+Socket(rig),
+		"--cni-conf-dir="+k.ConfDir, "--cni-bin-dir="+k.BinDir,
+		"--cni-binary="+filepath.Join(s.BinDir, "edgeovn-cni"))
 	spec := harness.ProcessSpec{Name: s.Name, Path: filepath.Join(s.BinDir, "edgeovn"), Args: append(args, s.Extra...), Env: s.Env}
 	if edit != nil {
 		edit(&spec)
@@ -61,4 +61,17 @@ func startWith(ctx context.Context, rig *harness.Rig, s Spec, edit func(*harness
 func HostInterfaceBound(ctx context.Context, rig *harness.Rig) bool {
 	out, err := rig.Run(ctx, "ovs-vsctl", "--db="+rig.OVSEndpoint, "--if-exists", "get", "Interface", "ovn0", "external_ids:ovn-installed")
 	return err == nil && strings.Contains(string(out), "true")
+}
+
+// DBFlags are edgeovn's --ovn-nb and --ovn-sb flags for a rig's endpoints: one each, or one
+// per raft member (the rig gives a cluster's members comma-separated, as OVN's tools take them).
+func DBFlags(nb, sb string) []string {
+	var flags []string
+	for _, ep := range harness.SplitEndpoints(nb) {
+		flags = append(flags, "--ovn-nb="+ep)
+	}
+	for _, ep := range harness.SplitEndpoints(sb) {
+		flags = append(flags, "--ovn-sb="+ep)
+	}
+	return flags
 }

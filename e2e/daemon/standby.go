@@ -56,14 +56,13 @@ func StartStandby(ctx context.Context, rig *harness.Rig, s Standby) (*harness.Pr
 	if s.Kubeconfig != "" {
 		kubeconfig = s.Kubeconfig
 	}
-	args := []string{"run", "--config=/dev/null",
-		"--node-name=" + s.Node, "--kubeconfig=" + kubeconfig,
-		"--ovn-nb=" + nb, "--ovn-sb=" + rig.SBEndpoint,
-		"--ovs-db=unix:" + filepath.Join(dir, "no-ovs.sock"),
-		"--ipam-db=" + s.IPAMDatabase(rig), "--cni-socket=" + filepath.Join(dir, "cni.sock"),
-		"--cni-conf-dir=" + filepath.Join(dir, "net.d"), "--cni-bin-dir=" + filepath.Join(dir, "cnibin"),
-		"--cni-binary=" + filepath.Join(s.BinDir, "edgeovn-cni"),
-		"--metrics-address=" + s.MetricsAddress()}
+	args := append([]string{"run", "--config=/dev/null",
+		"--node-name=" + s.Node, "--kubeconfig=" + kubeconfig}, DBFlags(nb, rig.SBEndpoint)...)
+	args = append(args, "--ovs-db=unix:"+filepath.Join(dir, "no-ovs.sock"),
+		"--ipam-db="+s.IPAMDatabase(rig), "--cni-socket="+filepath.Join(dir, "cni.sock"),
+		"--cni-conf-dir="+filepath.Join(dir, "net.d"), "--cni-bin-dir="+filepath.Join(dir, "cnibin"),
+		"--cni-binary="+filepath.Join(s.BinDir, "edgeovn-cni"),
+		"--metrics-address="+s.MetricsAddress())
 	return rig.Start(ctx, harness.ProcessSpec{Name: s.Name, Path: filepath.Join(s.BinDir, "edgeovn"),
 		Args: append(args, s.Extra...), Env: s.Env})
 }

@@ -12,10 +12,16 @@ import (
 )
 
 // ClusterOptions configures a Cluster: the rig's Options (binaries, Keep, Log; Dir is the
-// cluster's root, each member gets a directory below it) and the number of hosts.
+// cluster's root, each member gets a directory below it), the number of hosts and where the
+// OVN databases run.
 type ClusterOptions struct {
 	Options
 	Hosts int
+	// Databases is the OVN databases' layout: CentralDBs (default) or RaftDBs.
+	Databases DBLayout
+	// RaftMembers is how many hosts (the first ones) carry the raft clusters with RaftDBs
+	// (0: 3, or every host when there are fewer).
+	RaftMembers int
 }
 
 // Cluster is several simulated hosts on one machine, as RIG.md's "Several hosts" describes:
@@ -27,8 +33,9 @@ type ClusterOptions struct {
 type Cluster struct {
 	// Dir holds one run directory per member: central/, h1/, h2/, ...
 	Dir string
-	// Central runs the OVN central and the Kubernetes API; its NBEndpoint and SBEndpoint are
-	// unix sockets in its namespace, its NodeIP the underlay address the hosts reach.
+	// Central runs the OVN central (CentralDBs) and the Kubernetes API; its NBEndpoint and
+	// SBEndpoint are unix sockets in its namespace (with RaftDBs, the members' TCP list, as
+	// the hosts have it), its NodeIP the underlay address the hosts reach.
 	Central *Rig
 	// Hosts are the simulated hosts. Each one's NodeIP is its underlay address, held by its
 	// br-phy (an OVS netdev bridge, as userspace Geneve needs), with the default route through
@@ -57,6 +64,9 @@ func StartCluster(ctx context.Context, o ClusterOptions) (*Cluster, error) {
 	}
 	if o.Detach {
 		return nil, errors.New("start cluster: Detach is not supported (tear a cluster down with Close)")
+	}
+	if err := o.validateLayout(); err != nil {
+		return nil, err
 	}
 	if err := preflightCluster(o.Options); err != nil {
 		return nil, err
@@ -96,6 +106,9 @@ func (c *Cluster) start(ctx context.Context) error {
 		if err := c.startHost(ctx, h); err != nil {
 			return err
 		}
+	}
+	if n := c.opts.raftMembers(); n > 0 {
+		return c.startRaft(ctx, n)
 	}
 	return nil
 }
@@ -144,14 +157,19 @@ func (c *Cluster) startCentral(ctx context.Context) error {
 	if _, err := r.Run(ctx, "ethtool", "-K", uplinkName, "tx", "off"); err != nil {
 		return fmt.Errorf("central: %w", err)
 	}
-	r.log.Info("starting the OVN central, etcd and kube-apiserver", "netns", r.Netns)
-	err := r.startCentral(ctx, map[ovsdbSpec]string{
-		nbDB: fmt.Sprintf("ptcp:%d:%s", nbTCPPort, centralIP),
-		sbDB: fmt.Sprintf("ptcp:%d:%s", sbTCPPort, centralIP),
-	})
-	if err != nil {
-		return err
+	if n := c.opts.raftMembers(); n > 0 {
+		r.NBEndpoint, r.SBEndpoint = raftEndpoints(raftNB, n), raftEndpoints(raftSB, n)
+	} else {
+		r.log.Info("starting the OVN central", "netns", r.Netns)
+		err := r.startCentral(ctx, map[ovsdbSpec]string{
+			nbDB: fmt.Sprintf("ptcp:%d:%s", nbTCPPort, centralIP),
+			sbDB: fmt.Sprintf("ptcp:%d:%s", sbTCPPort, centralIP),
+		})
+		if err != nil {
+			return err
+		}
 	}
+	r.log.Info("starting etcd and kube-apiserver", "netns", r.Netns)
 	if err := r.startKube(ctx); err != nil {
 		return err
 	}
@@ -161,10 +179,14 @@ func (c *Cluster) startCentral(ctx context.Context) error {
 // startHost brings up one host: its namespace on the underlay, arp_ignore=1 (or the kernel
 // also answers ARP for br-phy's address with the veth's MAC), its Open vSwitch with br-phy
 // owning the underlay address, ovn-controller, and a kubeconfig for the central API server.
+// Its NB and SB endpoints are the central's, or the raft members' list.
 func (c *Cluster) startHost(ctx context.Context, h *Rig) error {
 	central := c.Central
 	h.NBEndpoint = fmt.Sprintf("tcp:%s", netip.AddrPortFrom(centralIP, nbTCPPort))
 	h.SBEndpoint = fmt.Sprintf("tcp:%s", netip.AddrPortFrom(centralIP, sbTCPPort))
+	if n := c.opts.raftMembers(); n > 0 {
+		h.NBEndpoint, h.SBEndpoint = raftEndpoints(raftNB, n), raftEndpoints(raftSB, n)
+	}
 	h.APIServerURL = central.PodAPIServerURL
 	h.token, h.kube = central.token, central.kube
 	if err := c.joinUnderlay(ctx, h, filepath.Base(h.Dir)); err != nil {
@@ -255,4 +277,21 @@ func preflightCluster(o Options) error {
 		}
 	}
 	return errors.Join(append([]error{err}, missing...)...)
+}
+
+// AddHost starts one more host on the running cluster, as a host that joins later: its own
+// namespace on the underlay, Open vSwitch and ovn-controller, the cluster's NB and SB
+// endpoints; it is never a raft member. Close stops it with the others. Not safe to call
+// concurrently with itself or Close.
+func (c *Cluster) AddHost(ctx context.Context) (*Rig, error) {
+	i := len(c.Hosts)
+	h, err := c.newMember("h"+strconv.Itoa(i+1), hostIP(i))
+	if err != nil {
+		return nil, err
+	}
+	c.Hosts = append(c.Hosts, h)
+	if err := c.startHost(ctx, h); err != nil {
+		return nil, fmt.Errorf("add host %d: %w", i+1, err)
+	}
+	return h, nil
 }

@@ -58,19 +58,20 @@ func TestCluster(t *testing.T) {
 			t.Errorf("host %s has %d geneve tunnels, want %d:\n%s", h.NodeIP, n, len(c.Hosts)-1, out)
 		}
 	}
-	assertClusterTeardown(t, c)
+	assertClusterTeardown(t, c, 5+3*len(c.Hosts))
 }
 
 // assertClusterTeardown closes the cluster and checks that every member's processes,
-// namespaces and directories are gone, and the underlay with them.
-func assertClusterTeardown(t *testing.T, c *Cluster) {
+// namespaces and directories are gone, and the underlay with them; the cluster must have
+// started want processes.
+func assertClusterTeardown(t *testing.T, c *Cluster, want int) {
 	t.Helper()
 	members := append([]*Rig{c.Central}, c.Hosts...)
 	var procs []*Process
 	for _, m := range members {
 		procs = append(procs, m.procs...)
 	}
-	if want := 5 + 3*len(c.Hosts); len(procs) != want {
+	if len(procs) != want {
 		t.Fatalf("cluster started %d processes, want %d", len(procs), want)
 	}
 	if err := c.Close(); err != nil {

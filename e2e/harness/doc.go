@@ -47,6 +47,16 @@
 // Kube() the central's clientset; edgeovn runs in it as in a single rig (daemon.Start).
 // Close stops the hosts, then the central, each by PID, then deletes the underlay.
 //
+// With ClusterOptions.Databases = RaftDBs the central runs only etcd and kube-apiserver, and
+// NB and SB are each an ovsdb-server raft cluster over the first RaftMembers hosts (default
+// 3): the first member's file made with `ovsdb-tool create-cluster`, the others' with
+// `join-cluster` through it, raft on the members' underlay addresses (ports 6643, 6644),
+// clients on 6641 and 6642, and ovn-northd on every member pointed at both member lists. Every
+// host's, and the central's, NBEndpoint and SBEndpoint are then the members' comma-separated
+// TCP list (ovn-nbctl's --db form; SplitEndpoints gives edgeovn's flags). A killed member's
+// server restarts from its file with RestartDaemon and rejoins; AddHost adds a host that is
+// never a member.
+//
 // Concurrency: a Rig's methods may be called from several goroutines; Stop is idempotent and
 // safe to call after a failed or partial start.
 package harness

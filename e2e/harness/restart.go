@@ -18,7 +18,8 @@ func (r *Rig) Daemon(name string) (*Process, error) {
 	return nil, fmt.Errorf("rig in %s started no process named %q", r.Dir, name)
 }
 
-// RestartDaemon starts ovs-vswitchd or ovn-controller again, as the rig first started it,
+// RestartDaemon starts ovs-vswitchd, ovn-controller or a raft member's database server
+// (ovsdb-nb, ovsdb-sb: it rejoins its cluster from its file) again, as the rig first started it,
 // after a test has stopped or killed it, and waits until it answers on its control socket.
 // The previous process must have exited.
 func (r *Rig) RestartDaemon(ctx context.Context, name string) (*Process, error) {
@@ -40,6 +41,15 @@ func (r *Rig) RestartDaemon(ctx context.Context, name string) (*Process, error) 
 			return nil, err
 		}
 		return r.Daemon(name)
+	case raftNB.name, raftSB.name:
+		if !r.raftMember {
+			return nil, fmt.Errorf("restart %s: only a raft member's database server can be restarted", name)
+		}
+		db := raftNB
+		if name == raftSB.name {
+			db = raftSB
+		}
+		return r.startRaftServer(ctx, db)
 	}
-	return nil, fmt.Errorf("restart %s: only ovs-vswitchd and ovn-controller can be restarted", name)
+	return nil, fmt.Errorf("restart %s: only ovs-vswitchd, ovn-controller and a raft member's ovsdb-nb / ovsdb-sb can be restarted", name)
 }

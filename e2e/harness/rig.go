@@ -47,6 +47,8 @@ type Rig struct {
 	log   *slog.Logger
 	token string
 	kube  kubernetes.Interface
+	// raftMember: the rig's NB and SB database files are raft cluster members (RaftDBs).
+	raftMember bool
 
 	mu      sync.Mutex
 	procs   []*Process // in start order
