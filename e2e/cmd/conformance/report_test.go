@@ -11,7 +11,7 @@ import (
 // replaces a "not run" skip whatever the order, a later run replaces an earlier one, and a
 // skip never replaces a run.
 func TestMergeBatches(t *testing.T) {
-	notRun := func(n string) result { return result{Name: n, Outcome: "skip", Reason: "not run: outside -focus"} }
+	notRun := func(n string) result { return result{Name: n, Outcome: notRun, Reason: "outside -focus"} }
 	first := []result{{Name: "A", Outcome: "fail", Reason: "timed out", Seconds: 10}, notRun("B"), notRun("C"), {Name: "S", Outcome: "skip", Reason: "SCTP"}}
 	second := []result{notRun("A"), {Name: "B", Outcome: "pass", Seconds: 5}, notRun("C"), {Name: "S", Outcome: "skip", Reason: "SCTP"}}
 	rerun := []result{{Name: "A", Outcome: "pass", Seconds: 7}, notRun("B"), notRun("C"), {Name: "S", Outcome: "skip", Reason: "SCTP"}}

@@ -60,7 +60,7 @@ func printTable(w io.Writer, runs []modeRun) {
 		if r.setup > 0 { // a reprint knows the specs' times from the reports, not the cluster's
 			times = fmt.Sprintf("cluster up in %s, %s", r.setup.Round(time.Second), times)
 		}
-		fmt.Fprintf(w, "%s: %d pass, %d fail, %d skip; %s\n", r.mode.title, n["pass"], n["fail"], n["skip"], times)
+		fmt.Fprintf(w, "%s: %d pass, %d fail, %d skip, %d not run; %s\n", r.mode.title, n["pass"], n["fail"], n["skip"], n[notRun], times)
 	}
 }
 
