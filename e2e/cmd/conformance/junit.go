@@ -34,10 +34,14 @@ type junitCase struct {
 	} `xml:"error"`
 }
 
+// notRun is the outcome of a selected spec the run did not reach: -focus left it out, or an
+// interrupt stopped the run first. It is no verdict, unlike a skip with a reason.
+const notRun = "not run"
+
 // result is one selected spec's outcome in one run.
 type result struct {
 	Name    string
-	Outcome string // pass, fail, skip
+	Outcome string // pass, fail, skip, not run
 	Reason  string // why it was skipped, or the start of the failure
 	Seconds float64
 }
@@ -96,7 +100,7 @@ func outcome(name string, c junitCase) result {
 			res.Reason = strings.TrimPrefix(strings.TrimPrefix(c.Skipped.Message, "skipped"), " - ")
 		}
 		if res.Reason == "" {
-			res.Reason = "not run: outside -focus, or the run was interrupted"
+			res.Outcome, res.Reason = notRun, "outside -focus, or the run was interrupted"
 		}
 	default:
 		res.Outcome = "fail"

@@ -54,6 +54,18 @@ func TestReportOutcomes(t *testing.T) {
 	}
 }
 
+// TestNotRunIsNoSkip: a selected spec skipped with no reason (outside -focus, or an interrupt
+// came first) says "not run", not "skip".
+func TestNotRunIsNoSkip(t *testing.T) {
+	name := "[sig-network] Netpol NetworkPolicy between server and client should support allow-all policy [Feature:NetworkPolicy]"
+	c := junitCase{Name: name, Status: "skipped", Skipped: &struct {
+		Message string `xml:"message,attr"`
+	}{Message: "skipped"}}
+	if got := outcome(name, c); got.Outcome != notRun || got.Reason == "" {
+		t.Errorf("got %+v, want outcome %q with its reason", got, notRun)
+	}
+}
+
 // TestReportRefusesGarbage: a report that is not JUnit XML is an error, not an empty table.
 func TestReportRefusesGarbage(t *testing.T) {
 	if _, err := parseJUnit(strings.NewReader("Ran 0 of 7000 specs")); err == nil {
@@ -77,7 +89,7 @@ func TestTableRows(t *testing.T) {
 		"| test | with kube-proxy (iptables) | without kube-proxy (edgeovn) | reason (skip) or failure |",
 		"| A | pass | pass |  |",
 		`| B | fail | - | x\|y |`,
-		"with kube-proxy (iptables): 1 pass, 1 fail, 0 skip; cluster up in 40s, specs 1m0s",
+		"with kube-proxy (iptables): 1 pass, 1 fail, 0 skip, 0 not run; cluster up in 40s, specs 1m0s",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)

@@ -30,6 +30,7 @@ type config struct {
 	out      string
 	modes    string
 	focus    string
+	specs    string
 	skip     string
 	dryRun   bool
 	report   string
@@ -46,8 +47,9 @@ func main() {
 	flag.StringVar(&c.out, "out", "", "directory for the reports and logs (default: a new one under /tmp)")
 	flag.StringVar(&c.modes, "modes", "kube-proxy,edgeovn", "comma-separated runs: kube-proxy (with kube-proxy iptables), edgeovn (without kube-proxy)")
 	flag.StringVar(&c.focus, "focus", "", "run the specs matching this regular expression instead (to narrow the run while developing; the table shows only the selected specs)")
+	flag.StringVar(&c.specs, "specs", "", "run exactly the specs named in this file, one per line as the table prints them (instead of -focus)")
 	flag.StringVar(&c.skip, "skip", "", "skip these specs too (regular expression)")
-	flag.StringVar(&c.report, "report", "", "print the table of an earlier run's -out directory (its reports per mode) instead of running")
+	flag.StringVar(&c.report, "report", "", "print the table of earlier runs' -out directories (comma-separated, merged in order: a spec's last run wins) instead of running")
 	flag.BoolVar(&c.dryRun, "dry-run", false, "list the specs e2e.test would run, without a cluster")
 	flag.BoolVar(&c.parallel, "parallel", false, "run the modes' clusters at the same time (each in its own rig), not one after the other")
 	flag.BoolVar(&c.verbose, "v", false, "log the cluster's progress")
@@ -86,6 +88,14 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
+	if c.specs != "" {
+		if c.focus != "" {
+			return fmt.Errorf("-specs and -focus both select specs: give one")
+		}
+		if c.focus, err = specsFocus(c.specs); err != nil {
+			return err
+		}
+	}
 	if c.dryRun {
 		return dryRun(ctx, c)
 	}
@@ -122,19 +132,5 @@ func run(c config) error {
 	}
 	printTable(os.Stdout, runs)
 	fmt.Printf("\nreports and logs: %s\n", c.out)
-	return nil
-}
-
-// reprint prints the table of an earlier run from its reports.
-func reprint(dir string, modes []kubeMode) error {
-	var runs []modeRun
-	for _, m := range modes {
-		res, err := readReport(filepath.Join(dir, m.name))
-		if err != nil {
-			return fmt.Errorf("%s: %w", m.name, err)
-		}
-		runs = append(runs, modeRun{mode: m, results: res})
-	}
-	printTable(os.Stdout, runs)
 	return nil
 }
