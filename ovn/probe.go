@@ -24,20 +24,35 @@ type ProbeRequest struct {
 
 // Probe says whether one of the endpoints answers and serves the database: a connection and
 // one list_dbs round trip each, no monitor, no cache. nil when one does; otherwise every
-// endpoint's failure in one error. The controller role's election asks it before
+// endpoint's failure in one error. The endpoints are asked at once and the first to answer
+// ends the probe: a raft member that is down (its address black-holed, every dial a timeout)
+// must not use up the time the others have. The controller role's election asks it before
 // campaigning: a host that cannot reach northbound must not take the Lease.
 func Probe(ctx context.Context, req ProbeRequest) error {
 	if err := (ConnectRequest{Endpoints: req.Endpoints, TLS: req.TLS}).Validate(); err != nil {
 		return err
 	}
-	var errs []error
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make(chan error, len(req.Endpoints))
 	for _, ep := range req.Endpoints {
-		err := probeOne(ctx, ep, req)
+		go func() {
+			if err := probeOne(ctx, ep, req); err != nil {
+				results <- fmt.Errorf("%s: %w", ep, err)
+				return
+			}
+			results <- nil
+		}()
+	}
+	errs := make([]error, 0, len(req.Endpoints))
+	for range req.Endpoints {
+		err := <-results
 		if err == nil {
 			return nil
 		}
-		errs = append(errs, fmt.Errorf("%s: %w", ep, err))
+		errs = append(errs, err)
 	}
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	return fmt.Errorf("%s unreachable: %w", req.Database, errors.Join(errs...))
 }
 

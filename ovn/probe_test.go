@@ -2,9 +2,11 @@ package ovn_test
 
 import (
 	"context"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/internal/ovsdbtest"
@@ -38,5 +40,39 @@ func TestProbe(t *testing.T) {
 	}
 	if err := ovn.Probe(ctx, ovn.ProbeRequest{Endpoints: []string{missing, srv.Endpoint}, Database: "OVN_Northbound"}); err != nil {
 		t.Errorf("probe with one good endpoint of two: %v", err)
+	}
+}
+
+// TestProbeSilentMemberFirst: a raft member that accepts and never answers (as one whose host
+// died behind a live address, every round trip a timeout) comes first in the list and the
+// probe's deadline is short: the good member after it still answers within the deadline, so a
+// dead first member never makes the whole cluster look unreachable.
+func TestProbeSilentMemberFirst(t *testing.T) {
+	srv := ovsdbtest.Start(t, ovsdbtest.SchemaPath(t, "ovn-nb.ovsschema"))
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { silent.Close() })
+	go func() {
+		for {
+			conn, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { conn.Close() })
+		}
+	}()
+	eps := []string{"tcp:" + silent.Addr().String(), srv.TCPEndpoint}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := ovn.Probe(ctx, ovn.ProbeRequest{Endpoints: eps, Database: "OVN_Northbound"}); err != nil {
+		t.Errorf("probe %v: %v, want the second member's answer", eps, err)
+	}
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel2()
+	err = ovn.Probe(ctx2, ovn.ProbeRequest{Endpoints: eps[:1], Database: "OVN_Northbound"})
+	if err == nil || !strings.Contains(err.Error(), eps[0]) {
+		t.Errorf("probe of the silent member alone: %v, want an error naming %s", err, eps[0])
 	}
 }
