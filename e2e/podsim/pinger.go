@@ -23,6 +23,7 @@ type Pinger struct {
 
 	mu       sync.Mutex
 	sent     int
+	sentAt   []time.Time  // by sequence number
 	received map[int]bool // by sequence number (mod 2^16: fine below 10 minutes at 10 ms)
 	stop     chan struct{}
 	done     sync.WaitGroup
@@ -31,7 +32,29 @@ type Pinger struct {
 // PingStats is what a Pinger counted.
 type PingStats struct {
 	Sent, Received int
-	Lost           []int // sequence numbers never answered
+	Lost           []int    // sequence numbers never answered
+	Outages        []Outage // runs of consecutive lost requests, in order
+}
+
+// Outage is a run of consecutive requests never answered: From is when the first of them was
+// sent, To when the next answered one was (or the last request, when none was answered after).
+type Outage struct {
+	From, To time.Time
+	Lost     int
+}
+
+// Duration is how long no request sent got an answer.
+func (o Outage) Duration() time.Duration { return o.To.Sub(o.From) }
+
+// Longest is the longest outage, zero when nothing was lost.
+func (st PingStats) Longest() Outage {
+	var best Outage
+	for _, o := range st.Outages {
+		if o.Duration() > best.Duration() || best.Lost == 0 {
+			best = o
+		}
+	}
+	return best
 }
 
 // StartPinger starts pinging dst from the pod every interval.
@@ -60,6 +83,7 @@ func (p *Pinger) send() {
 		b, _ := msg.Marshal(nil)
 		p.mu.Lock()
 		p.sent++
+		p.sentAt = append(p.sentAt, time.Now())
 		p.mu.Unlock()
 		_, _ = p.conn.WriteTo(b, p.dst) // a failed send is a request never answered
 		select {
@@ -104,5 +128,21 @@ func (p *Pinger) Stop() PingStats {
 			st.Lost = append(st.Lost, seq)
 		}
 	}
+	st.Outages = outages(st.Lost, p.sentAt)
 	return st
+}
+
+// outages groups sorted lost sequence numbers into runs, timed by when each was sent.
+func outages(lost []int, sentAt []time.Time) []Outage {
+	var out []Outage
+	for i, seq := range lost {
+		if i > 0 && seq == lost[i-1]+1 {
+			o := &out[len(out)-1]
+			o.Lost++
+			o.To = sentAt[min(seq+1, len(sentAt)-1)]
+			continue
+		}
+		out = append(out, Outage{From: sentAt[seq], To: sentAt[min(seq+1, len(sentAt)-1)], Lost: 1})
+	}
+	return out
 }
