@@ -27,7 +27,10 @@
 // are reconciled (their claims name subnets the IPAM must know): its network (package kubeovn
 // parses cidrBlock, gateway, excludeIps, protocol) becomes an IPAM subnet, a logical switch with
 // its router port on the cluster router, an allow policy that keeps traffic to it off the
-// distributed gateway's reroutes, and the Services' load balancer group. A Subnet that does not
+// distributed gateway's reroutes, the Services' load balancer group, and, for a private Subnet,
+// the isolation ACLs on its switch (subnet_private.go, package subnetacl; owned by the Subnet,
+// removed when private is turned off, announced with nb_cfg like a policy change; an invalid
+// allowSubnets entry refuses the spec like any other invalid field). A Subnet that does not
 // parse, overlaps another (the one applied first, in this term or an earlier one, keeps its
 // CIDR) or changes its CIDR is refused: Validated/Ready False and Error True with the reason,
 // and a Warning Event; what was applied stays. Status: Kube-OVN's conditions, edgeovn's

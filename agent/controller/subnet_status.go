@@ -27,6 +27,12 @@ func (s *subnets) writeStatus(ctx context.Context, u *unstructured.Unstructured,
 	switch {
 	case ref != nil && ref.reason == ReasonSubnetInUse:
 		set(kubeovn.ConditionReady, "False", ref.reason, ref.Error())
+	case ref != nil && s.inForce(sn):
+		// A refused change of an applied subnet that keeps its CIDRs: its switch, addresses,
+		// host routes and isolation stay as applied, so it stays Ready.
+		set(kubeovn.ConditionValidated, "False", ref.reason, ref.Error())
+		set(kubeovn.ConditionReady, "True", ReasonSubnetReady, "change refused, the spec applied before stays in force: "+ref.Error())
+		set(kubeovn.ConditionError, "True", ref.reason, ref.Error())
 	case ref != nil:
 		set(kubeovn.ConditionValidated, "False", ref.reason, ref.Error())
 		set(kubeovn.ConditionReady, "False", ref.reason, "not applied: "+ref.Error())
@@ -59,6 +65,17 @@ func (s *subnets) writeStatus(ctx context.Context, u *unstructured.Unstructured,
 		return fmt.Errorf("write status of subnet %s: %w", sn.Name, err)
 	}
 	return nil
+}
+
+// inForce reports whether the subnet is applied with the CIDRs its spec now gives: a refused
+// change of another field (a bad allowSubnets entry, say) leaves it working as applied.
+func (s *subnets) inForce(sn *kubeovn.Subnet) bool {
+	a, ok := s.get(sn.Name)
+	if !ok || a.deleting {
+		return false
+	}
+	net, err := kubeovn.ParseNetwork(sn.Spec)
+	return err == nil && slices.Equal(net.CIDRs, a.net.CIDRs)
 }
 
 // count sets the address counts from the IPAM; it reports whether they changed.

@@ -91,6 +91,9 @@ func (s *subnets) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 	if err != nil {
 		return net, &refusal{ReasonInvalidSpec, err}
 	}
+	if _, err := kubeovn.ParseAllowSubnets(sn.Spec); err != nil {
+		return net, &refusal{ReasonInvalidSpec, err}
+	}
 	if prev := s.previousCIDRs(sn.Name); prev != nil && !slices.Equal(prev, net.CIDRs) {
 		return net, &refusal{ReasonCIDRChange, fmt.Errorf("cidrBlock changed from %v to %v: refused, addresses already handed out would fall outside it (create another Subnet instead); %v stays in use", prev, net.CIDRs, prev)}
 	}
@@ -172,6 +175,9 @@ func (s *subnets) apply(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Net
 			return fmt.Errorf("ensure ipam subnet %s: %w", sn.Name, err)
 		}
 		if err := s.ensureRows(ctx, sn.Name, net); err != nil {
+			return err
+		}
+		if err := s.isolate(ctx, sn, net); err != nil {
 			return err
 		}
 	}

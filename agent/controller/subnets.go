@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -39,6 +40,8 @@ type subnets struct {
 	nsQ    workqueue.TypedRateLimitingInterface[string] // Namespace names
 	stop   chan struct{}
 	once   sync.Once
+	// unannounced: isolation ACLs were written and nb_cfg not bumped since (subnet_private.go).
+	unannounced atomic.Bool
 
 	mu sync.RWMutex
 	// applied are the Subnets whose network is in the IPAM and northbound, by name: what pods

@@ -3,8 +3,9 @@
 // has none, so Kube-OVN's manifests apply unchanged and a CRD Kube-OVN installed is kept), the
 // typed structs of the fields edgeovn reads and writes, their conversion from the dynamic
 // client's unstructured objects, the parsing of a Subnet's network (cidrBlock "v4,v6",
-// gateway, excludeIps in Kube-OVN's "a..b" form, protocol) and the list of spec fields edgeovn
-// does not implement (Unsupported), which the controller names in the Subnet's status.
+// gateway, excludeIps in Kube-OVN's "a..b" form, protocol), of allowSubnets (ParseAllowSubnets:
+// every entry a CIDR, as Kube-OVN validates it) and the list of spec fields edgeovn does not
+// implement (Unsupported), which the controller names in the Subnet's status.
 //
 // Invariants: parsing never changes the object; a Subnet whose network does not parse is
 // reported, never half applied. The CRD's schema keeps every field a manifest sets

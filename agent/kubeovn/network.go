@@ -127,3 +127,19 @@ func Overlaps(a, b []netip.Prefix) (netip.Prefix, netip.Prefix, bool) {
 	}
 	return netip.Prefix{}, netip.Prefix{}, false
 }
+
+// ParseAllowSubnets reads allowSubnets, the CIDRs a private Subnet accepts traffic from (and
+// sends to) besides its own. Every entry must be a CIDR, whether the Subnet is private or not,
+// as Kube-OVN validates it; host bits are dropped. The first entry that is not a CIDR is named
+// in the error.
+func ParseAllowSubnets(spec SubnetSpec) ([]netip.Prefix, error) {
+	out := make([]netip.Prefix, 0, len(spec.AllowSubnets))
+	for _, s := range spec.AllowSubnets {
+		p, err := netip.ParsePrefix(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("%w: allowSubnets entry %q is not a CIDR: %w", ErrInvalidSpec, s, err)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}

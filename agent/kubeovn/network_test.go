@@ -56,6 +56,7 @@ func TestUnsupported(t *testing.T) {
 		"gatewayNode": "", "routeTable": "", "vpc": "ovn-cluster", "provider": "ovn", "enableLb": true, // what Kube-OVN writes
 		"acls": []any{map[string]any{"action": "drop"}}, "allowEWTraffic": false, "mtu": int64(1300),
 		"gatewayType": "centralized", "futureField": "x", "vips": []any{},
+		"private": true, "allowSubnets": []any{"10.16.0.0/16"}, // implemented
 	}
 	got := fmt.Sprint(Unsupported(spec))
 	if want := "[acls futureField gatewayType: centralized mtu]"; got != want {
@@ -63,6 +64,19 @@ func TestUnsupported(t *testing.T) {
 	}
 	if got := Unsupported(map[string]any{"cidrBlock": "10.66.0.0/16", "gatewayType": "distributed", "enableLb": false}); fmt.Sprint(got) != "[enableLb]" {
 		t.Errorf("Unsupported = %v, want [enableLb]", got)
+	}
+}
+
+func TestParseAllowSubnets(t *testing.T) {
+	got, err := ParseAllowSubnets(SubnetSpec{AllowSubnets: []string{"10.16.0.0/16", " 10.18.0.5/16", "fd00:10:16::/64"}})
+	if err != nil || fmt.Sprint(got) != "[10.16.0.0/16 10.18.0.0/16 fd00:10:16::/64]" {
+		t.Errorf("ParseAllowSubnets = %v, %v", got, err)
+	}
+	for _, bad := range []string{"10.18.0/16", "10.1.1.302/24", "10.16.0.1", "", "any"} {
+		_, err := ParseAllowSubnets(SubnetSpec{Private: true, AllowSubnets: []string{"10.16.0.0/16", bad}})
+		if !errors.Is(err, ErrInvalidSpec) || !strings.Contains(err.Error(), fmt.Sprintf("allowSubnets entry %q is not a CIDR", bad)) {
+			t.Errorf("allowSubnets %q: %v, want ErrInvalidSpec naming the entry", bad, err)
+		}
 	}
 }
 

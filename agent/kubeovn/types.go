@@ -126,3 +126,10 @@ func (s *Subnet) IsValidated() bool {
 	c := s.Status.FindCondition(ConditionValidated)
 	return c != nil && c.Status == "True"
 }
+
+// IsReady says whether the Subnet's network is in force: validated, or a refused change of an
+// applied Subnet that keeps its CIDRs (the controller keeps Ready True then).
+func (s *Subnet) IsReady() bool {
+	c := s.Status.FindCondition(ConditionReady)
+	return c != nil && c.Status == "True"
+}

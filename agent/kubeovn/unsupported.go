@@ -10,7 +10,7 @@ import (
 // implemented are the spec fields edgeovn acts on.
 var implemented = map[string]bool{
 	"default": true, "protocol": true, "namespaces": true, "cidrBlock": true, "gateway": true,
-	"excludeIps": true, "gatewayType": true, "natOutgoing": true,
+	"excludeIps": true, "gatewayType": true, "natOutgoing": true, "private": true, "allowSubnets": true,
 }
 
 // harmless are fields whose value is what edgeovn does anyway: Kube-OVN writes them on its own

@@ -18,7 +18,9 @@
 // none rather than a wrong one. The southbound remote is every SB endpoint, comma-separated
 // (ovnremote.go). ovn0 is wired from this Node's annotations (hostwire.go); when this host's
 // own Node is deleted while it runs, ovn0 is removed and readiness says why until the Node is
-// registered again (nodegone.go).
+// registered again (nodegone.go). The Subnets in force are routed through ovn0 and, with
+// natOutgoing, masqueraded (subnets.go): those Validated, and those still Ready whose latest
+// change the controller refused (the network applied before stays in force).
 // Invariants: files are replaced atomically (temporary file and rename in the same directory,
 // so containerd's watcher sees a whole file) and only when their content changes; a plugin
 // another package installed is never replaced, one edgeovn installed (recorded with its

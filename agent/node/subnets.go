@@ -75,8 +75,8 @@ func (v *subnetView) refresh(objs []any) {
 			continue
 		}
 		sn, err := kubeovn.FromUnstructured(u)
-		if err != nil || !sn.IsValidated() {
-			continue
+		if err != nil || !sn.IsValidated() && !sn.IsReady() {
+			continue // a refused change of an applied subnet keeps it Ready: still routed
 		}
 		if sn.Name == "ovn-default" {
 			defaultNAT = sn.Spec.NatOutgoing

@@ -20,8 +20,18 @@ func subnetObj(name, cidr string, nat, validated bool) *unstructured.Unstructure
 	}}
 }
 
+// changeRefused is an applied subnet whose latest change was refused (a bad allowSubnets
+// entry): Validated False, Ready True, as the controller reports it.
+func changeRefused(name, cidr string) *unstructured.Unstructured {
+	u := subnetObj(name, cidr, false, false)
+	u.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Validated", "status": "False"},
+		map[string]any{"type": "Ready", "status": "True"}}}
+	return u
+}
+
 // TestSubnetWiring: validated subnets are routed through ovn0, those with natOutgoing are
-// masqueraded, join and unvalidated ones are neither, and ovn-default's natOutgoing: false
+// masqueraded, as are applied ones whose latest change was refused (still Ready), join and
+// unvalidated ones are neither, and ovn-default's natOutgoing: false
 // stops the cluster CIDR's masquerade.
 func TestSubnetWiring(t *testing.T) {
 	cluster := netip.MustParsePrefix("10.42.0.0/16")
@@ -33,9 +43,10 @@ func TestSubnetWiring(t *testing.T) {
 		subnetObj("plain", "10.67.0.0/16", false, true),
 		subnetObj("overlapping", "10.66.1.0/24", true, false),
 		subnetObj("dual", "10.68.0.0/16,fd00:68::/64", true, true),
+		changeRefused("private", "10.69.0.0/16"),
 	})
 	routes, masq := v.wiring(cluster)
-	if got, want := fmt.Sprint(routes), "[10.42.0.0/16 10.66.0.0/16 10.67.0.0/16 10.68.0.0/16]"; got != want {
+	if got, want := fmt.Sprint(routes), "[10.42.0.0/16 10.66.0.0/16 10.67.0.0/16 10.68.0.0/16 10.69.0.0/16]"; got != want {
 		t.Errorf("routes %s, want %s", got, want)
 	}
 	if got, want := fmt.Sprint(masq), "[10.42.0.0/16 10.66.0.0/16 10.68.0.0/16 fd00:68::/64]"; got != want {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/ovn-org/libovsdb/ovsdb"
 
@@ -116,7 +117,8 @@ func (c *Client) portGroupACLOps(ctx context.Context, owner OwnerRef, spec PortG
 		}
 		ops = append(ops, upd...)
 	}
-	ops, err = c.aclDiffOps(ctx, owner, cur, spec.ACLs, ops)
+	parent := parentRef{nbdb.PortGroupTable, cur.UUID, cur.Name, "acls"}
+	ops, err = c.aclDiffOps(ctx, aclParent{owner: owner, ref: parent, acls: cur.ACLs}, spec.ACLs, ops)
 	return ops, missing, err
 }
 
@@ -169,17 +171,30 @@ func aclRow(owner OwnerRef, r ACLRule) *nbdb.ACL {
 	return row
 }
 
-// aclDiffOps brings the port group's ACLs to want: ACLs are matched by (direction,
-// priority, match), repaired in place when their action, name, log, options or tags differ,
-// inserted when missing, and unreferenced (so the server deletes them) when not wanted.
-func (c *Client) aclDiffOps(ctx context.Context, owner OwnerRef, pg *nbdb.PortGroup, want []ACLRule, ops opsList) (opsList, error) {
-	acls, err := byUUID(ctx, c, pg.ACLs, func(u string) *nbdb.ACL { return &nbdb.ACL{UUID: u} })
+// aclParent is a row that holds ACLs (a port group, a switch) and which of them are owner's
+// to manage: all of a port group's (the group is owner's), only the owner's of a switch.
+type aclParent struct {
+	owner OwnerRef
+	ref   parentRef
+	acls  []string
+	// onlyOwned leaves the ACLs without owner's tags alone (another owner's on a shared switch).
+	onlyOwned bool
+}
+
+// aclDiffOps brings the parent's ACLs to want: ACLs are matched by (direction, priority,
+// match), repaired in place when their action, name, log, options or tags differ, inserted
+// when missing, and unreferenced (so the server deletes them) when not wanted.
+func (c *Client) aclDiffOps(ctx context.Context, p aclParent, want []ACLRule, ops opsList) (opsList, error) {
+	acls, err := byUUID(ctx, c, p.acls, func(u string) *nbdb.ACL { return &nbdb.ACL{UUID: u} })
 	if err != nil {
 		return nil, err
 	}
 	have := make(map[aclKey]*nbdb.ACL, len(acls))
 	var drop []string
 	for _, a := range acls {
+		if p.onlyOwned && !isOwner(a.ExternalIDs, p.owner) {
+			continue
+		}
 		k := aclKey{a.Direction, a.Priority, a.Match}
 		if have[k] != nil {
 			drop = append(drop, a.UUID) // a duplicate: keep one
@@ -190,7 +205,7 @@ func (c *Client) aclDiffOps(ctx context.Context, owner OwnerRef, pg *nbdb.PortGr
 	wanted := map[aclKey]bool{}
 	for _, r := range want {
 		wanted[r.key()] = true
-		if ops, err = c.aclRuleOps(owner, pg, have[r.key()], r, ops); err != nil {
+		if ops, err = c.aclRuleOps(p, have[r.key()], r, ops); err != nil {
 			return nil, err
 		}
 	}
@@ -200,17 +215,18 @@ func (c *Client) aclDiffOps(ctx context.Context, owner OwnerRef, pg *nbdb.PortGr
 		}
 	}
 	if len(drop) > 0 {
-		ops = append(ops, ovn.MutateRefs(nbdb.PortGroupTable, pg.UUID, "acls", ovsdb.MutateOperationDelete, drop...))
+		slices.Sort(drop)
+		ops = append(ops, ovn.MutateRefs(p.ref.Table, p.ref.UUID, p.ref.Column, ovsdb.MutateOperationDelete, drop...))
 	}
 	return ops, nil
 }
 
-// aclRuleOps inserts the rule into the port group, or repairs the existing row cur.
-func (c *Client) aclRuleOps(owner OwnerRef, pg *nbdb.PortGroup, cur *nbdb.ACL, r ACLRule, ops opsList) (opsList, error) {
-	want := aclRow(owner, r)
+// aclRuleOps inserts the rule into the parent, or repairs the existing row cur.
+func (c *Client) aclRuleOps(p aclParent, cur *nbdb.ACL, r ACLRule, ops opsList) (opsList, error) {
+	want := aclRow(p.owner, r)
 	if cur == nil {
 		want.UUID = namedUUID("acl", len(ops))
-		return c.insertChild(ops, want, want.UUID, parentRef{nbdb.PortGroupTable, pg.UUID, pg.Name, "acls"})
+		return c.insertChild(ops, want, want.UUID, p.ref)
 	}
 	if cur.Action == want.Action && cur.Log == want.Log && ptrEqual(cur.Name, want.Name) &&
 		maps.Equal(cur.Options, want.Options) && ovn.HasAll(cur.ExternalIDs, want.ExternalIDs) {

@@ -3,7 +3,9 @@
 // at its gateway (EnsureSubnet), pod logical switch ports (EnsurePodPort, EnsurePodPorts,
 // DeletePodPort, PodPorts), a node's join port and distributed-gateway policies (EnsureNode),
 // and the building blocks: static routes, router policies, address sets, port groups, ACLs
-// and load balancers (Ensure*). DeleteOwned deletes every edgeovn row of one owner (a deleted pod or node).
+// and load balancers (Ensure*). EnsureACLGroup makes one owner's port groups, ACLs and
+// address sets exactly a spec's; EnsureSwitchACLs does the same for one owner's ACLs on a
+// logical switch (a private Subnet's), leaving the switch's other ACLs alone. DeleteOwned deletes every edgeovn row of one owner (a deleted pod or node).
 // BumpNBCfg increments NB_Global's nb_cfg, so ovn-controllers report when they have installed
 // what northbound holds (`ovn-nbctl --wait=hv`'s mechanism).
 //

@@ -1,0 +1,25 @@
+// Package subnetacl turns a Kube-OVN Subnet's isolation fields (spec.private and
+// spec.allowSubnets) into OVN ACLs on the Subnet's logical switch, as northbound.ACLRule
+// values. It is pure: the controller applies its output with northbound.EnsureSwitchACLs, owned
+// by the Subnet, so the rows go with the Subnet and a start-up reconcile of an unchanged Subnet
+// writes nothing.
+//
+// What a private Subnet lets through is Kube-OVN's rule: traffic within its own CIDRs, between
+// them and the CIDRs of allowSubnets (both ways), and from the nodes' join network (the host's
+// kubelet probes its pods through ovn0; the gateway lies inside the Subnet's CIDR). Everything
+// else to and from its pods is dropped, in each family: the other family entirely when the
+// Subnet has no CIDR of it. Replies of an allowed connection pass (the ACLs make the switch
+// stateful), so a host's probe gets its answer while a private pod cannot open a connection to
+// the host itself. The rules are to-lport ACLs on the switch: they see a packet as it leaves
+// the switch, towards a pod (arriving) or towards the cluster router (departing), after the
+// switch's load balancers, so a Service counts by its backends' addresses.
+//
+// Composition with NetworkPolicy (package netpol, priorities 1000 and 1001, port-group ACLs in
+// the same OVN ACL stages): the isolation is one drop ACL whose match is "not allowed by the
+// Subnet" at DropPriority, above every policy ACL, and no allow that could short-circuit a
+// policy's drop; so what passes is what both the Subnet and the policies allow. A
+// NetworkPolicy cannot open a private Subnet to others, and a private Subnet does not undo a
+// policy's default deny inside it. The one allow, from the join network at HostsPriority, is
+// what edgeovn's policies allow anyway. (Kube-OVN puts its subnet rules at 1000-1001 under
+// its policies at 2000-2001, so there a policy does open a private subnet; edgeovn does not.)
+package subnetacl
