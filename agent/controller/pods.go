@@ -92,6 +92,7 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 		return c.allocationFailed(pod, pins, err) // the IPAM's error names the subnet
 	}
 	c.waiting.remove(key)
+	c.kept.Delete(key) // a StatefulSet's pod back: its next deletion is news again
 	c.subnets.touched(subnet)
 	n := c.network(a)
 	if err := c.ensurePort(ctx, pod, n); err != nil {
