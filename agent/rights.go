@@ -19,8 +19,8 @@ type right struct {
 }
 
 // controllerRights lists what the controller role does with the API under cfg: its informers
-// (list, watch), the patches of pods' and nodes' annotations, its Events, its Lease, and the
-// feature informers that are on. packaging/rbac.yaml grants these (and the node role's
+// (list, watch; StatefulSets too), the patches of pods' and nodes' annotations, its Events,
+// its Lease, and the feature informers that are on. packaging/rbac.yaml grants these (and the node role's
 // reads); TestRBACManifest checks it against this list.
 func controllerRights(cfg Config) []right {
 	rs := []right{
@@ -34,6 +34,8 @@ func controllerRights(cfg Config) []right {
 		{Group: "kubeovn.io", Resource: "subnets", Verbs: []string{"get", "list", "watch", "create", "patch"}},
 		{Group: "kubeovn.io", Resource: "subnets/status", Verbs: []string{"patch"}},
 		{Resource: "namespaces", Verbs: []string{"list", "watch", "patch"}},
+		// StatefulSets: a deleted pod's address stays while its StatefulSet wants it back.
+		{Group: "apps", Resource: "statefulsets", Verbs: []string{"list", "watch"}},
 	}
 	if cfg.Services {
 		rs = append(rs, right{Resource: "services", Verbs: []string{"list", "watch"}},

@@ -65,8 +65,8 @@ func finish(ctx context.Context, t *testing.T, env *env, sb *podsim.Sandbox, pha
 func waitReleased(ctx context.Context, t *testing.T, env *env, sb *podsim.Sandbox) {
 	t.Helper()
 	lsp := sb.Pod.Name + "." + sb.Pod.Namespace
-	eventually(ctx, t, "port "+lsp+" of the completed pod removed", func() bool { return !env.lspExists(ctx, t, lsp) })
-	eventually(ctx, t, "address of the completed pod "+sb.Pod.Name+" released", func() bool {
+	eventually(ctx, t, "port "+lsp+" of the completed or deleted pod removed", func() bool { return !env.lspExists(ctx, t, lsp) })
+	eventually(ctx, t, "address of the completed or deleted pod "+sb.Pod.Name+" released", func() bool {
 		return !strings.Contains(env.ipamList(ctx, t), sb.Pod.Namespace+"/"+sb.Pod.Name)
 	})
 }

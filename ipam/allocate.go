@@ -71,8 +71,8 @@ func (r Request) validate() error {
 func (m *IPAM) plan(sn *subnet, r Request, cur *Allocation) (Allocation, error) {
 	want := Allocation{Subnet: r.Subnet, Owner: r.Owner}
 	for _, ip := range r.IPs {
-		if sn.pool(ip) == nil {
-			return Allocation{}, fmt.Errorf("address %s: subnet has no CIDR of its family (%v): %w", ip, sn.spec.CIDRs, ErrOutOfRange)
+		if err := m.checkInside(sn, ip); err != nil {
+			return Allocation{}, err
 		}
 	}
 	if _, ok := sn.named[r.Pool]; r.Pool != "" && !ok {
@@ -130,24 +130,16 @@ func (sn *subnet) pick(pl *pool, r Request, cur *Allocation) (netip.Addr, error)
 }
 
 func (sn *subnet) checkStatic(pl *pool, ip netip.Addr, o Owner) error {
-	switch {
-	case !pl.prefix.Contains(ip):
-		return fmt.Errorf("address %s is outside %s: %w", ip, pl.prefix, ErrOutOfRange)
-	case !pl.usable.Contains(ip):
-		return fmt.Errorf("address %s is the network or broadcast address of %s: %w", ip, pl.prefix, ErrOutOfRange)
-	case slices.Contains(sn.spec.Gateways, ip):
-		return fmt.Errorf("address %s: %w", ip, ErrGateway)
+	if h, held := sn.holders[ip]; held && h == o {
+		return nil // a live allocation keeps its address, even one excluded since
+	}
+	if err := sn.checkHost(pl, ip); err != nil {
+		return err
 	}
 	if h, held := sn.holders[ip]; held {
-		if h == o {
-			return nil
-		}
 		return fmt.Errorf("address %s: %w %s", ip, ErrConflict, h)
 	}
-	if pl.isReserved(ip) {
-		return fmt.Errorf("address %s is in an excluded range of subnet %s: %w", ip, sn.spec.Name, ErrExcluded)
-	}
-	return nil
+	return sn.checkNotExcluded(pl, ip)
 }
 
 // apply makes want live in memory, replacing cur, and returns the changes that make it

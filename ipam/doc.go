@@ -19,7 +19,9 @@
 //     released queue: a request naming a pool gets dynamic addresses only from its zone, a
 //     request naming none never gets a dynamic address inside a pool. A static address is
 //     checked against the pool only when the request names one.
-//   - Bad input is rejected before anything changes.
+//   - Bad input is rejected before anything changes. A static address outside its subnet is
+//     refused naming the subnet it belongs to, if any; CheckStatic tells, without allocating,
+//     whether addresses could ever be pinned in a subnet (an ip_pool is checked whole).
 //   - A subnet with live allocations cannot be deleted, nor changed so that a live address
 //     falls outside it or becomes its gateway; an address newly excluded stays with its owner
 //     until released.

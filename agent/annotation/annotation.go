@@ -89,11 +89,13 @@ func Decode(a map[string]string) (Network, error) {
 	return n, nil
 }
 
-// Request is what a user pinned on a pod before allocation.
+// Request is what a user pinned on a pod before allocation. IPs (ip_address) take precedence
+// over Pool (ip_pool), as in Kube-OVN.
 type Request struct {
 	Switch string
 	IPs    []netip.Addr
 	MAC    net.HardwareAddr
+	Pool   Pool
 }
 
 // Requested reads the user's pins; an empty Request when there are none.
@@ -109,6 +111,11 @@ func Requested(a map[string]string) (Request, error) {
 	if v := a[MACAddress]; v != "" {
 		if r.MAC, err = net.ParseMAC(v); err != nil {
 			return Request{}, fmt.Errorf("annotation %s %q: %w", MACAddress, v, err)
+		}
+	}
+	if v := a[IPPool]; v != "" {
+		if r.Pool, err = ParsePool(v); err != nil {
+			return Request{}, err
 		}
 	}
 	return r, nil

@@ -1,10 +1,15 @@
 // Package annotation reads and writes the pod annotations Kube-OVN users already know
-// (ovn.kubernetes.io/ip_address, mac_address, cidr, gateway, logical_switch, allocated, routed).
+// (ovn.kubernetes.io/ip_address, mac_address, cidr, gateway, logical_switch, allocated, routed,
+// ip_pool).
 //
 // The controller role writes them once a pod's address and logical switch port exist; the node
 // role reads them to wire the pod. Dual-stack values are comma-joined on the wire because that
 // is Kube-OVN's format; inside edgeovn they are always slices of netip values. A user-set
-// ip_address, mac_address or logical_switch on a pod that is not yet allocated pins it.
+// ip_address, mac_address or logical_switch on a pod that is not yet allocated pins it; so does
+// ip_pool (pool.go), read in Kube-OVN's forms: addresses separated by ',', or dual-stack
+// entries ("v4,v6") separated by ';' (a lone pair of different families is one entry), or the
+// name of an IPPool object; ip_address takes precedence over ip_pool, as in Kube-OVN. Bad
+// values are errors that name the annotation and the bad part.
 // PortName is the other convention both roles share: a pod's port is "<pod>.<namespace>".
 // The package is pure: no client-go, no I/O.
 package annotation

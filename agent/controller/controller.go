@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -78,6 +79,14 @@ type Controller struct {
 	// conflicts marks pods whose annotated address lost to an older claim: their port is
 	// never (re)created, so OVN never holds one address twice.
 	conflicts sync.Map
+	// statefulSets is the slimmed StatefulSet cache: whether a deleted pod's address stays.
+	statefulSets appslisters.StatefulSetLister
+	// stsQueue holds StatefulSet keys whose change may release kept addresses.
+	stsQueue workqueue.TypedRateLimitingInterface[string]
+	// kept marks the pods whose address is kept for their StatefulSet (logged once).
+	kept sync.Map
+	// waiting are the pods waiting for an address another pod holds.
+	waiting waiters
 	// features are the enabled parts with informers of their own (Services, policies).
 	features []feature
 	// subnets are the kubeovn.io/v1 Subnets and the namespaces' choice of them.
@@ -117,7 +126,7 @@ func Run(ctx context.Context, req Request) error {
 	defer nb.Close()
 	phases.mark("northbound")
 	c := &Controller{req: req, log: req.Log, ipam: m, nb: nb, queue: newQueue("pods"), nodeQueue: newQueue("nodes"),
-		holdPod: holdPodFromEnv(), phases: phases}
+		stsQueue: newQueue("statefulsets"), holdPod: holdPodFromEnv(), phases: phases}
 	if len(req.SBEndpoints) > 0 {
 		sb, err := southbound.Connect(ctx, ovn.ConnectRequest{Endpoints: req.SBEndpoints, TLS: req.TLS, Log: req.Log})
 		if err != nil {
@@ -129,6 +138,7 @@ func Run(ctx context.Context, req Request) error {
 	c.features = c.enabledFeatures()
 	defer c.queue.ShutDown()
 	defer c.nodeQueue.ShutDown()
+	defer c.stsQueue.ShutDown()
 	var stopEvents func()
 	c.events, stopEvents = newRecorder(ctx, req.Kube)
 	defer stopEvents()
@@ -210,7 +220,11 @@ func (c *Controller) run(ctx context.Context) error {
 	if err := c.watch(podInformer.Informer(), nodeInformer.Informer()); err != nil {
 		return err
 	}
-	synced := []cache.InformerSynced{podInformer.Informer().HasSynced, nodeInformer.Informer().HasSynced}
+	stsSynced, err := c.registerStatefulSets(factory)
+	if err != nil {
+		return err
+	}
+	synced := []cache.InformerSynced{podInformer.Informer().HasSynced, nodeInformer.Informer().HasSynced, stsSynced}
 	subnetsSynced, err := c.subnets.register(factory)
 	defer c.subnets.shutdown()
 	if err != nil {
@@ -253,6 +267,7 @@ func (c *Controller) run(ctx context.Context) error {
 		g.Go(func() error { work(ctx, c, c.queue, "pod", c.syncPod); return nil })
 	}
 	g.Go(func() error { work(ctx, c, c.nodeQueue, "node", c.syncNode); return nil })
+	g.Go(func() error { work(ctx, c, c.stsQueue, "statefulset", c.syncStatefulSet); return nil })
 	g.Go(func() error { c.subnets.run(ctx); return nil })
 	for _, f := range c.features {
 		g.Go(func() error { f.run(ctx); return nil })
@@ -260,6 +275,7 @@ func (c *Controller) run(ctx context.Context) error {
 	<-ctx.Done()
 	c.queue.ShutDown()
 	c.nodeQueue.ShutDown()
+	c.stsQueue.ShutDown()
 	return g.Wait()
 }
 

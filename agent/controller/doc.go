@@ -43,12 +43,32 @@
 // the default (a Subnet marked default, the oldest, else ovn-default); namespaces get Kube-OVN's
 // annotations of their subnets (logical_switch, cidr, exclude_ips).
 //
+// Pins (pool.go): a pod's ip_address, or else its ovn.kubernetes.io/ip_pool, is checked whole
+// against the pod's own subnet before anything is taken (ipam.CheckStatic: another subnet's
+// address, the join network's, the gateway, an excluded range or a network address are
+// refused with an AllocationFailed Event naming the address and why, and wait for the pod to
+// change). A pool pod takes the first entry no other pod holds; a StatefulSet's pod the entry
+// at its ordinal, as in Kube-OVN. All held: an IPPoolExhausted Event naming the pool and the
+// holders; the pod is retried with backoff and queued at once by the next release (waiters).
+// An ip_pool naming an IPPool object is refused: edgeovn has no IPPool resource.
+//
+// StatefulSets (statefulset.go): a StatefulSet's pod gets a port marked with its StatefulSet
+// (name/uid, in northbound). When the pod is deleted (or completes), its port and allocation
+// stay while that StatefulSet (same uid) exists, is not being deleted and counts the pod's
+// ordinal among its replicas; the pod re-created with the same name gets the same address and
+// MAC. A StatefulSet informer (slimmed to name, namespace, uid, deletion time, replicas and
+// start ordinal) queues a StatefulSet deleted, re-created or scaled, whose handler queues its
+// gone pods, whose sync releases what it no longer wants. The mark being in northbound, a
+// restart or a new leader keeps the kept addresses (reconcile claims them, newest, so a live
+// pod wins a conflict and the kept port goes) and releases those of StatefulSets deleted
+// meanwhile.
+//
 // Invariants: before the first allocation, every pod that already carries an allocation is
 // adopted into the IPAM, so a database that lost writes (a crash, a new leader) never hands an
 // address out twice; so is the address of every edgeovn pod port whose live pod carries no
 // allocation yet (a controller that died between creating the port and annotating the pod),
 // which stays that pod's. Ports of pods gone or completed are removed and their addresses
-// released behind every never-used one. A pod's port is created in OVN before its annotations say "allocated", so
+// released behind every never-used one, unless their StatefulSet keeps them (above). A pod's port is created in OVN before its annotations say "allocated", so
 // a node that sees the annotation can bind the port. A completed pod (Succeeded, Failed) holds
 // nothing: its annotations are not a claim, its port is removed and its address released. Pods are processed by key through a rate
 // limited work queue; one key is never processed by two workers at once.

@@ -16,6 +16,9 @@ const (
 	ReasonAddressConflict = "AddressConflict"
 	// ReasonAllocationFailed: no address could be given (bad pin, exhausted subnet, ...).
 	ReasonAllocationFailed = "AllocationFailed"
+	// ReasonPoolExhausted: every address of the pod's ovn.kubernetes.io/ip_pool is held by
+	// another pod; the pod gets one when one is released.
+	ReasonPoolExhausted = "IPPoolExhausted"
 )
 
 // newRecorder sends Events to the API server; stop flushes and ends the broadcaster.

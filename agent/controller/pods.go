@@ -87,10 +87,12 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 		c.events.Eventf(pod, corev1.EventTypeWarning, ReasonAllocationFailed, "no subnet for this pod: %v", err)
 		return nil // queued again when a subnet is applied, or the pod changes
 	}
-	a, err := c.ipam.Allocate(ctx, ipam.Request{Subnet: subnet, Owner: owner(key), IPs: pins.IPs, MAC: pins.MAC})
+	a, err := c.allocateAddress(ctx, pod, subnet, pins)
 	if err != nil {
 		return c.allocationFailed(pod, pins, err) // the IPAM's error names the subnet
 	}
+	c.waiting.remove(key)
+	c.kept.Delete(key) // a StatefulSet's pod back: its next deletion is news again
 	c.subnets.touched(subnet)
 	n := c.network(a)
 	if err := c.ensurePort(ctx, pod, n); err != nil {
@@ -137,7 +139,7 @@ func (c *Controller) network(a ipam.Allocation) annotation.Network {
 func (c *Controller) ensurePort(ctx context.Context, pod *corev1.Pod, n annotation.Network) error {
 	lsp := annotation.PortName(pod.Namespace, pod.Name)
 	err := c.nb.EnsurePodPort(ctx, northbound.PodPortSpec{Switch: n.Switch, Name: lsp, MAC: n.MAC,
-		IPs: n.IPs, Owner: pod.Namespace + "/" + pod.Name, Chassis: pod.Spec.NodeName})
+		IPs: n.IPs, Owner: pod.Namespace + "/" + pod.Name, Chassis: pod.Spec.NodeName, StatefulSet: statefulSetMark(pod)})
 	if err != nil {
 		return fmt.Errorf("ensure port %s: %w", lsp, err)
 	}
@@ -178,14 +180,19 @@ func annotationPatch(current, want map[string]string) ([]byte, error) {
 }
 
 // deletePod removes the port of a pod that no longer exists (or has completed) and releases
-// its addresses. It logs only when there was something to give back: completed pods come by
-// again on every update and resync.
+// its addresses, unless its StatefulSet keeps them for the pod's next incarnation. It logs
+// only when there was something to give back: completed pods come by again on every update
+// and resync.
 func (c *Controller) deletePod(ctx context.Context, ns, name string) error {
 	lsp := annotation.PortName(ns, name)
+	c.waiting.remove(ns + "/" + name)
 	a, held := c.ipam.Get(owner(ns + "/" + name))
 	port, found, err := c.nb.PodPort(ctx, lsp)
 	if err != nil {
 		return fmt.Errorf("look up port %s: %w", lsp, err)
+	}
+	if found && c.keptForStatefulSet(ns, name, port) {
+		return nil
 	}
 	if found {
 		if err := c.nb.DeletePodPort(ctx, port.Switch, lsp); err != nil {
@@ -204,6 +211,9 @@ func (c *Controller) deletePod(ctx context.Context, ns, name string) error {
 	}
 	if found || held {
 		c.log.Info("pod released", "pod", name, "namespace", ns, "lsp", lsp)
+	}
+	if held {
+		c.waiting.wake(c.queue.Add) // a pod waiting for an address held until now
 	}
 	return nil
 }
@@ -233,15 +243,15 @@ func (c *Controller) enqueueStale(ctx context.Context) {
 func (c *Controller) allocationFailed(pod *corev1.Pod, pins annotation.Request, err error) error {
 	key := pod.Namespace + "/" + pod.Name
 	reason := ReasonAllocationFailed
-	if errors.Is(err, ipam.ErrConflict) {
+	switch {
+	case errors.Is(err, errPoolExhausted):
+		reason = ReasonPoolExhausted
+	case errors.Is(err, ipam.ErrConflict):
 		reason = ReasonAddressConflict
 	}
-	asked := "no pinned address"
-	if len(pins.IPs) > 0 || pins.MAC != nil {
-		asked = fmt.Sprintf("pinned ip %v mac %q", pins.IPs, pins.MAC.String())
-	}
-	c.events.Eventf(pod, corev1.EventTypeWarning, reason, "no address for this pod (%s): %v", asked, err)
+	c.events.Eventf(pod, corev1.EventTypeWarning, reason, "no address for this pod (%s): %v", pinsText(pins), err)
 	if errors.Is(err, ipam.ErrConflict) || errors.Is(err, ipam.ErrExhausted) {
+		c.waiting.add(key)
 		return fmt.Errorf("allocate address for pod %s: %w", key, err)
 	}
 	c.log.Warn("pod cannot be allocated until it changes", "pod", pod.Name, "namespace", pod.Namespace, "err", err)

@@ -3,6 +3,8 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -51,9 +53,10 @@ func (c *Controller) reconcile(ctx context.Context) error {
 			"pod", pc.Owner.Pod, "ip", pc.IPs)
 		claims = append(claims, pc)
 	}
-	stale := stalePorts(ports, byOwner, pods)
-	for _, p := range stale {
-		// Newest claims: a live pod always wins an address over a dead pod's leftover port.
+	kept, stale := c.splitKept(stalePorts(ports, byOwner, pods))
+	for _, p := range append(slices.Clone(kept), stale...) {
+		// Newest claims: a live pod always wins an address over a dead pod's leftover port,
+		// kept for its StatefulSet or not.
 		claims = append(claims, ipam.Allocation{Subnet: p.Switch, Owner: owner(p.Owner), IPs: p.IPs, MAC: p.MAC,
 			Allocated: time.Now()})
 	}
@@ -64,6 +67,7 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	for _, cf := range res.Conflicts {
 		pod := byOwner[cf.Claim.Owner.Pod]
 		if pod == nil {
+			stale = append(stale, lostKept(kept, cf.Claim.Owner.Pod)...)
 			continue // a dead pod's port lost to a live pod: removed below either way
 		}
 		c.conflicts.Store(cf.Claim.Owner.Pod, true)
@@ -81,7 +85,32 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		return err
 	}
 	c.log.Info("ipam reconciled with the cluster", "claims", len(claims), "adopted", len(res.Adopted),
-		"released", len(res.Released), "conflicts", len(res.Conflicts), "stale_ports", len(stale))
+		"released", len(res.Released), "conflicts", len(res.Conflicts), "stale_ports", len(stale), "kept_for_statefulsets", len(kept))
+	return nil
+}
+
+// splitKept separates the ports of gone pods whose StatefulSet keeps their addresses from
+// the others.
+func (c *Controller) splitKept(gone []northbound.PodPort) (kept, stale []northbound.PodPort) {
+	for _, p := range gone {
+		ns, name, _ := strings.Cut(p.Owner, "/")
+		if c.keptForStatefulSet(ns, name, p) {
+			kept = append(kept, p)
+		} else {
+			stale = append(stale, p)
+		}
+	}
+	return kept, stale
+}
+
+// lostKept returns the kept port of pod, which lost its address to a live pod's claim: it
+// goes (its address stays the live pod's).
+func lostKept(kept []northbound.PodPort, pod string) []northbound.PodPort {
+	for _, p := range kept {
+		if p.Owner == pod {
+			return []northbound.PodPort{p}
+		}
+	}
 	return nil
 }
 

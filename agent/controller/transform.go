@@ -1,6 +1,7 @@
 package controller
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -10,7 +11,8 @@ import (
 // follows the number of pods and not the size of their specs. Every object loses its
 // managedFields (often half its size); pods keep their metadata, node name, host network,
 // container ports (NetworkPolicy's named ports) and phase; nodes their metadata and
-// addresses. A handler that starts reading another field must keep it here: the field is
+// addresses; StatefulSets their name, namespace, uid, deletion time, replicas and start
+// ordinal. A handler that starts reading another field must keep it here: the field is
 // otherwise always empty in the cache.
 func slim(obj any) (any, error) {
 	switch o := obj.(type) {
@@ -18,6 +20,8 @@ func slim(obj any) (any, error) {
 		return slimPod(o), nil
 	case *corev1.Node:
 		return slimNode(o), nil
+	case *appsv1.StatefulSet:
+		return slimStatefulSet(o), nil
 	case metav1.Object:
 		o.SetManagedFields(nil)
 	}

@@ -12,6 +12,12 @@ import (
 // LogicalSwitchKey is the external_ids key on pod ports naming their switch, as Kube-OVN does.
 const LogicalSwitchKey = "ls"
 
+// StatefulSetKey is the external_ids key on the port of a StatefulSet's pod: "<name>/<uid>" of
+// the StatefulSet. The controller keeps such a port, and its address, while the pod is gone
+// and its StatefulSet still wants it; being in northbound, the mark survives a restart and a
+// change of leader.
+const StatefulSetKey = "statefulset"
+
 // RequestedChassisKey is the port option that pins a port to one chassis: ovn-controller
 // binds it only there, whatever another host's OVS claims.
 const RequestedChassisKey = "requested-chassis"
@@ -26,6 +32,8 @@ type PodPortSpec struct {
 	// Chassis is the chassis the port binds on: the pod's node (edgeovn names each chassis
 	// after its node). Empty: any, as before the pod is scheduled.
 	Chassis string
+	// StatefulSet is "<name>/<uid>" of the StatefulSet that owns the pod, "" for any other pod.
+	StatefulSet string
 }
 
 // Validate reports what is wrong with the spec.
@@ -53,6 +61,11 @@ func (s PodPortSpec) Validate() error {
 	ns, name, ok := strings.Cut(s.Owner, "/")
 	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
 		return fmt.Errorf("%w: pod port %s: owner %q is not namespace/name", ovn.ErrInvalid, s.Name, s.Owner)
+	}
+	if s.StatefulSet != "" {
+		if n, uid, ok := strings.Cut(s.StatefulSet, "/"); !ok || n == "" || uid == "" || strings.Contains(uid, "/") {
+			return fmt.Errorf("%w: pod port %s: statefulset %q is not name/uid", ovn.ErrInvalid, s.Name, s.StatefulSet)
+		}
 	}
 	return nil
 }
@@ -95,7 +108,20 @@ func (s PodPortSpec) options() map[string]string {
 func (s PodPortSpec) externalIDs() map[string]string {
 	ids := ovn.OwnedBy(ovn.KindPod, s.Owner)
 	ids[LogicalSwitchKey] = s.Switch
+	if s.StatefulSet != "" {
+		ids[StatefulSetKey] = s.StatefulSet
+	}
 	return ids
+}
+
+// wantExternalIDs is what a port that has cur must carry: cur's other keys, the spec's, and
+// no StatefulSet mark the spec does not have (a pod of that name no longer owned by one).
+func (s PodPortSpec) wantExternalIDs(cur map[string]string) map[string]string {
+	want := merged(cur, s.externalIDs())
+	if s.StatefulSet == "" {
+		delete(want, StatefulSetKey)
+	}
+	return want
 }
 
 // parseAddresses reverses addresses; ok is false for anything else ("router", "dynamic").

@@ -19,6 +19,8 @@ type PodPort struct {
 	Owner  string // "namespace/name"
 	MAC    net.HardwareAddr
 	IPs    []netip.Addr
+	// StatefulSet is "<name>/<uid>" of the StatefulSet that owned the pod, "" for others.
+	StatefulSet string
 }
 
 // PodPorts lists every edgeovn pod port, sorted by name.
@@ -75,7 +77,7 @@ func (c *Client) portSwitches(ctx context.Context) (map[string]string, error) {
 }
 
 func toPodPort(lsp *nbdb.LogicalSwitchPort, sw string) PodPort {
-	p := PodPort{Switch: sw, Name: lsp.Name, Owner: lsp.ExternalIDs[ovn.OwnerKey]}
+	p := PodPort{Switch: sw, Name: lsp.Name, Owner: lsp.ExternalIDs[ovn.OwnerKey], StatefulSet: lsp.ExternalIDs[StatefulSetKey]}
 	if len(lsp.Addresses) > 0 {
 		if mac, ips, ok := parseAddresses(lsp.Addresses[0]); ok {
 			p.MAC, p.IPs = mac, ips

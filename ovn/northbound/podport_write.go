@@ -3,6 +3,7 @@ package northbound
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/ovn-org/libovsdb/ovsdb"
@@ -107,13 +108,14 @@ func (c *Client) repairPodPortOps(ctx context.Context, spec PodPortSpec, sw *nbd
 			ovn.MutateRefs(nbdb.LogicalSwitchTable, sw.UUID, "ports", ovsdb.MutateOperationInsert, cur.UUID))
 	}
 	want := []string{spec.addresses()}
-	if !sameSet(cur.Addresses, want) || !sameSet(cur.PortSecurity, want) || !ovn.HasAll(cur.ExternalIDs, spec.externalIDs()) ||
+	ids := spec.wantExternalIDs(cur.ExternalIDs)
+	if !sameSet(cur.Addresses, want) || !sameSet(cur.PortSecurity, want) || !maps.Equal(cur.ExternalIDs, ids) ||
 		!ovn.HasAll(cur.Options, spec.options()) {
 		m := &nbdb.LogicalSwitchPort{
 			UUID:         cur.UUID,
 			Addresses:    want,
 			PortSecurity: want,
-			ExternalIDs:  merged(cur.ExternalIDs, spec.externalIDs()),
+			ExternalIDs:  ids,
 			Options:      merged(cur.Options, spec.options()),
 		}
 		upd, err := c.nb.Where(m).Update(m, &m.Addresses, &m.PortSecurity, &m.ExternalIDs, &m.Options)

@@ -84,6 +84,9 @@ func TestPodPortSpecValidate(t *testing.T) {
 		{"zero ip", func(s *PodPortSpec) { s.IPs = []netip.Addr{{}} }, "unusable IP"},
 		{"two v4", func(s *PodPortSpec) { s.IPs = append(s.IPs, netip.MustParseAddr("10.42.0.6")) }, "one family"},
 		{"bad owner", func(s *PodPortSpec) { s.Owner = "web" }, "namespace/name"},
+		{"statefulset", func(s *PodPortSpec) { s.StatefulSet = "web/0b7c-11" }, ""},
+		{"statefulset without uid", func(s *PodPortSpec) { s.StatefulSet = "web" }, "name/uid"},
+		{"statefulset with empty uid", func(s *PodPortSpec) { s.StatefulSet = "web/" }, "name/uid"},
 	}
 	for _, tt := range tests {
 		s := good
