@@ -69,7 +69,8 @@ type Controller struct {
 	nodes   corelisters.NodeLister
 	// podsByNode finds a node's pods (index byNodeIndex) without a scan of every pod.
 	podsByNode cache.Indexer
-	queue      workqueue.TypedRateLimitingInterface[string] // pod keys
+	// queue holds pod keys, those of pods awaiting their allocation first (awaitsAllocation).
+	queue workqueue.TypedRateLimitingInterface[string]
 	// nodeQueue holds node names: a node's join port, and its pods' addresses for the
 	// distributed gateway, change with its own events and with its pods'.
 	nodeQueue workqueue.TypedRateLimitingInterface[string]
@@ -116,8 +117,9 @@ func Run(ctx context.Context, req Request) error {
 	}
 	defer nb.Close()
 	phases.mark("northbound")
-	c := &Controller{req: req, log: req.Log, ipam: m, nb: nb, queue: newQueue("pods"), nodeQueue: newQueue("nodes"),
+	c := &Controller{req: req, log: req.Log, ipam: m, nb: nb, nodeQueue: newQueue("nodes"),
 		holdPod: holdPodFromEnv(), phases: phases}
+	c.queue = newPriorityQueue("pods", c.awaitsAllocation)
 	if len(req.SBEndpoints) > 0 {
 		sb, err := southbound.Connect(ctx, ovn.ConnectRequest{Endpoints: req.SBEndpoints, TLS: req.TLS, Log: req.Log})
 		if err != nil {
@@ -191,12 +193,6 @@ func (c *Controller) ensureAllowPolicies(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-func newQueue(name string) workqueue.TypedRateLimitingInterface[string] {
-	return workqueue.NewTypedRateLimitingQueueWithConfig(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[string](50*time.Millisecond, 30*time.Second),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: name})
 }
 
 func (c *Controller) run(ctx context.Context) error {
