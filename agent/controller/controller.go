@@ -98,13 +98,6 @@ func Run(ctx context.Context, req Request) error {
 	c.queue = newPriorityQueue("pods", c.awaitsAllocation)
 	defer c.queue.ShutDown()
 	defer c.nodeQueue.ShutDown()
-	// The pods' and nodes' initial lists, the longest part of a term's start with many pods,
-	// load while the IPAM opens and OVN connects.
-	inf, err := c.startInformers(ctx)
-	if err != nil {
-		return err
-	}
-	defer inf.stop()
 	closeStores, err := c.openStores(ctx)
 	defer closeStores()
 	if err != nil {
@@ -122,6 +115,13 @@ func Run(ctx context.Context, req Request) error {
 		return err
 	}
 	c.phases.mark("topology")
+	// Not earlier: the informers' initial lists loaded while northbound connected slowed
+	// the connection down more than they gained (ctrlbench restarts, README).
+	inf, err := c.startInformers(ctx)
+	if err != nil {
+		return err
+	}
+	defer inf.stop()
 	return c.run(ctx, inf)
 }
 

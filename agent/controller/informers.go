@@ -10,9 +10,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// termInformers is the term's informer factory, started with the pods and nodes at the
-// beginning of the term; the subnets and features register theirs later and start them
-// with ctx.
+// termInformers is the term's informer factory, started with the pods and nodes; the
+// subnets and features register theirs after and start them with ctx.
 type termInformers struct {
 	factory informers.SharedInformerFactory
 	ctx     context.Context // the informers run until it ends
