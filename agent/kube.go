@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -119,11 +118,6 @@ func kubeClientAt(kubeconfig string, rate apiRate) (kubernetes.Interface, error)
 	}
 	rc.QPS, rc.Burst = rate.qps, rate.burst
 	rc.UserAgent = "edgeovn"
-	// Protobuf, as Kubernetes' own components talk to the API server: the lists, watch events
-	// and patch answers of every pod cost both sides a fraction of their JSON's encoding and
-	// decoding (the typed clients only: every type they serve has it).
-	rc.ContentType = runtime.ContentTypeProtobuf
-	rc.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
 	kube, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, fmt.Errorf("create kubernetes client: %w", err)
