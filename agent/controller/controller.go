@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -70,7 +70,8 @@ type Controller struct {
 	nodes   corelisters.NodeLister
 	// podsByNode finds a node's pods (index byNodeIndex) without a scan of every pod.
 	podsByNode cache.Indexer
-	queue      workqueue.TypedRateLimitingInterface[string] // pod keys
+	// queue holds pod keys, those of pods awaiting their allocation first (awaitsAllocation).
+	queue workqueue.TypedRateLimitingInterface[string]
 	// nodeQueue holds node names: a node's join port, and its pods' addresses for the
 	// distributed gateway, change with its own events and with its pods'.
 	nodeQueue workqueue.TypedRateLimitingInterface[string]
@@ -102,43 +103,18 @@ func Run(ctx context.Context, req Request) error {
 	if req.Workers <= 0 {
 		req.Workers = 2
 	}
-	phases := newTermPhases()
-	store, movedTo, err := sqlitestore.OpenOrReset(ctx, req.IPAMDatabase, req.Log)
-	if err != nil {
-		return fmt.Errorf("open ipam database %s: %w", req.IPAMDatabase, err)
-	}
-	defer store.Close()
-	if movedTo != "" {
-		req.Log.Error("ipam database was damaged: moved aside, rebuilding from the cluster", "path", req.IPAMDatabase, "moved_to", movedTo)
-	}
-	m, err := ipam.New(ctx, req.Metrics.CountIPAM(store), req.Log)
-	if err != nil {
-		return fmt.Errorf("load ipam: %w", err)
-	}
-	req.Metrics.SetIPAM(m)
-	defer req.Metrics.SetIPAM(nil)
-	phases.mark("ipam")
-	nb, err := northbound.Connect(ctx, ovn.ConnectRequest{Endpoints: req.NBEndpoints, TLS: req.TLS, Log: req.Log,
-		Metrics: req.Metrics.NBTransactions()})
-	if err != nil {
-		return fmt.Errorf("connect ovn northbound: %w", err)
-	}
-	defer nb.Close()
-	phases.mark("northbound")
-	c := &Controller{req: req, log: req.Log, ipam: m, nb: nb, queue: newQueue("pods"), nodeQueue: newQueue("nodes"),
-		stsQueue: newQueue("statefulsets"), holdPod: holdPodFromEnv(), phases: phases}
-	if len(req.SBEndpoints) > 0 {
-		sb, err := southbound.Connect(ctx, ovn.ConnectRequest{Endpoints: req.SBEndpoints, TLS: req.TLS, Log: req.Log})
-		if err != nil {
-			return fmt.Errorf("connect ovn southbound: %w", err)
-		}
-		defer sb.Close()
-		c.chassis = sb
-	}
-	c.features = c.enabledFeatures()
+	c := &Controller{req: req, log: req.Log, nodeQueue: newQueue("nodes"),
+		stsQueue: newQueue("statefulsets"), holdPod: holdPodFromEnv(), phases: newTermPhases()}
+	c.queue = newPriorityQueue("pods", c.awaitsAllocation)
 	defer c.queue.ShutDown()
 	defer c.nodeQueue.ShutDown()
 	defer c.stsQueue.ShutDown()
+	closeStores, err := c.openStores(ctx)
+	defer closeStores()
+	if err != nil {
+		return err
+	}
+	c.features = c.enabledFeatures()
 	var stopEvents func()
 	c.events, stopEvents = newRecorder(ctx, req.Kube)
 	defer stopEvents()
@@ -149,8 +125,56 @@ func Run(ctx context.Context, req Request) error {
 	if err := c.subnets.prepare(ctx); err != nil {
 		return err
 	}
-	phases.mark("topology")
-	return c.run(ctx)
+	c.phases.mark("topology")
+	// Not earlier: the informers' initial lists loaded while northbound connected slowed
+	// the connection down more than they gained (ctrlbench restarts, README).
+	inf, err := c.startInformers(ctx)
+	if err != nil {
+		return err
+	}
+	defer inf.stop()
+	return c.run(ctx, inf)
+}
+
+// openStores opens the IPAM and connects to OVN; the returned function closes what was
+// opened, also after an error.
+func (c *Controller) openStores(ctx context.Context) (func(), error) {
+	var closers []func()
+	closeAll := func() {
+		for _, f := range slices.Backward(closers) {
+			f()
+		}
+	}
+	req := c.req
+	store, movedTo, err := sqlitestore.OpenOrReset(ctx, req.IPAMDatabase, req.Log)
+	if err != nil {
+		return closeAll, fmt.Errorf("open ipam database %s: %w", req.IPAMDatabase, err)
+	}
+	closers = append(closers, func() { store.Close() })
+	if movedTo != "" {
+		req.Log.Error("ipam database was damaged: moved aside, rebuilding from the cluster", "path", req.IPAMDatabase, "moved_to", movedTo)
+	}
+	if c.ipam, err = ipam.New(ctx, req.Metrics.CountIPAM(store), req.Log); err != nil {
+		return closeAll, fmt.Errorf("load ipam: %w", err)
+	}
+	req.Metrics.SetIPAM(c.ipam)
+	closers = append(closers, func() { req.Metrics.SetIPAM(nil) })
+	c.phases.mark("ipam")
+	if c.nb, err = northbound.Connect(ctx, ovn.ConnectRequest{Endpoints: req.NBEndpoints, TLS: req.TLS, Log: req.Log,
+		Metrics: req.Metrics.NBTransactions()}); err != nil {
+		return closeAll, fmt.Errorf("connect ovn northbound: %w", err)
+	}
+	closers = append(closers, c.nb.Close)
+	c.phases.mark("northbound")
+	if len(req.SBEndpoints) > 0 {
+		sb, err := southbound.Connect(ctx, ovn.ConnectRequest{Endpoints: req.SBEndpoints, TLS: req.TLS, Log: req.Log})
+		if err != nil {
+			return closeAll, fmt.Errorf("connect ovn southbound: %w", err)
+		}
+		closers = append(closers, sb.Close)
+		c.chassis = sb
+	}
+	return closeAll, nil
 }
 
 func (c *Controller) ensureTopology(ctx context.Context) error {
@@ -203,45 +227,28 @@ func (c *Controller) ensureAllowPolicies(ctx context.Context) error {
 	return nil
 }
 
-func newQueue(name string) workqueue.TypedRateLimitingInterface[string] {
-	return workqueue.NewTypedRateLimitingQueueWithConfig(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[string](50*time.Millisecond, 30*time.Second),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: name})
-}
-
-func (c *Controller) run(ctx context.Context) error {
-	factory := informers.NewSharedInformerFactoryWithOptions(c.req.Kube, 0, informers.WithTransform(slim))
-	podInformer, nodeInformer := factory.Core().V1().Pods(), factory.Core().V1().Nodes()
-	c.pods, c.nodes = podInformer.Lister(), nodeInformer.Lister()
-	if err := podInformer.Informer().AddIndexers(cache.Indexers{byNodeIndex: podNodeName}); err != nil {
-		return fmt.Errorf("index pods by node: %w", err)
-	}
-	c.podsByNode = podInformer.Informer().GetIndexer()
-	if err := c.watch(podInformer.Informer(), nodeInformer.Informer()); err != nil {
-		return err
-	}
-	stsSynced, err := c.registerStatefulSets(factory)
+func (c *Controller) run(ctx context.Context, inf *termInformers) error {
+	stsSynced, err := c.registerStatefulSets(inf.factory)
 	if err != nil {
 		return err
 	}
-	synced := []cache.InformerSynced{podInformer.Informer().HasSynced, nodeInformer.Informer().HasSynced, stsSynced}
-	subnetsSynced, err := c.subnets.register(factory)
+	synced := append(inf.synced, stsSynced)
+	subnetsSynced, err := c.subnets.register(inf.factory)
 	defer c.subnets.shutdown()
 	if err != nil {
 		return err
 	}
 	synced = append(synced, subnetsSynced...)
 	for _, f := range c.features {
-		s, err := f.register(factory)
+		s, err := f.register(inf.factory)
 		if err != nil {
 			return fmt.Errorf("register %s: %w", f.name(), err)
 		}
 		synced = append(synced, s...)
 	}
-	factory.Start(ctx.Done())
-	defer factory.Shutdown()
-	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
-		return fmt.Errorf("sync caches: %w", ctx.Err())
+	inf.factory.Start(inf.ctx.Done()) // the informers registered since the first start
+	if err := waitSynced(ctx, synced); err != nil {
+		return err
 	}
 	c.phases.mark("caches")
 	if err := c.subnets.applyAll(ctx); err != nil {

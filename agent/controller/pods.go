@@ -257,3 +257,19 @@ func (c *Controller) allocationFailed(pod *corev1.Pod, pins annotation.Request, 
 	c.log.Warn("pod cannot be allocated until it changes", "pod", pod.Name, "namespace", pod.Namespace, "err", err)
 	return nil
 }
+
+// awaitsAllocation says whether the pod key is a live pod that still needs its address: its
+// sync comes before the re-syncs of pods that hold theirs, of pods gone and of pods edgeovn
+// does not wire. It reads the informer's cache only (the pod queue calls it under its lock).
+func (c *Controller) awaitsAllocation(key string) bool {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return false
+	}
+	pod, err := c.pods.Pods(ns).Get(name)
+	if err != nil || !holdsNetwork(pod) {
+		return false
+	}
+	_, err = annotation.Decode(pod.Annotations)
+	return err != nil
+}

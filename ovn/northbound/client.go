@@ -21,6 +21,8 @@ type Client struct {
 	// writes counts committed write transactions, so tests can prove an ensure wrote nothing.
 	writes  atomic.Int64
 	metrics *ovn.Metrics
+	// ports answers which switch holds a port without copying switches (switchports.go).
+	ports portIndex
 }
 
 // Connect connects to the northbound database and returns once its contents are cached.
@@ -29,10 +31,10 @@ func Connect(ctx context.Context, req ovn.ConnectRequest) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build northbound model: %w", err)
 	}
-	// Switch, router and load balancer names are not indexed by the schema; client indexes
-	// let the lookups by name use the cache's index instead of scanning every row.
+	// Router and load balancer names are not indexed by the schema; client indexes let the
+	// lookups by name use the cache's index instead of scanning every row. Switches, few and
+	// large, are read without a copy instead (switchports.go).
 	dbModel.SetIndexes(map[string][]model.ClientIndex{
-		nbdb.LogicalSwitchTable: {{Columns: []model.ColumnKey{{Column: "name"}}}},
 		nbdb.LogicalRouterTable: {{Columns: []model.ColumnKey{{Column: "name"}}}},
 		nbdb.LoadBalancerTable:  {{Columns: []model.ColumnKey{{Column: "name"}}}},
 	})

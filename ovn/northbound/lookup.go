@@ -12,20 +12,14 @@ import (
 )
 
 // The lookups read the cache through an index (a schema index for ports, port groups and
-// address sets, a client index set up by Connect for switches, routers and load balancers)
-// and return nil when no row has the name. Names without a schema index are not unique, so
+// address sets, a client index set up by Connect for routers and load balancers) and return
+// nil when no row has the name; switches are read without a copy (switchports.go). Names without a schema index are not unique, so
 // more than one row is ErrConflict.
 
 func (c *Client) routerByName(ctx context.Context, name string) (*nbdb.LogicalRouter, error) {
 	var rows []*nbdb.LogicalRouter
 	err := c.nb.Where(&nbdb.LogicalRouter{Name: name}).List(ctx, &rows)
 	return one(rows, err, "logical router", name)
-}
-
-func (c *Client) switchByName(ctx context.Context, name string) (*nbdb.LogicalSwitch, error) {
-	var rows []*nbdb.LogicalSwitch
-	err := c.nb.Where(&nbdb.LogicalSwitch{Name: name}).List(ctx, &rows)
-	return one(rows, err, "logical switch", name)
 }
 
 func (c *Client) loadBalancerByName(ctx context.Context, name string) (*nbdb.LoadBalancer, error) {
@@ -52,23 +46,6 @@ func (c *Client) portGroupByName(ctx context.Context, name string) (*nbdb.PortGr
 func (c *Client) addressSetByName(ctx context.Context, name string) (*nbdb.AddressSet, error) {
 	row := &nbdb.AddressSet{Name: name}
 	return byIndex(c.nb.Get(ctx, row), row, "address set", name)
-}
-
-// switchesHolding returns the switches whose ports include uuid.
-func (c *Client) switchesHolding(ctx context.Context, uuid string) ([]*nbdb.LogicalSwitch, error) {
-	var rows []*nbdb.LogicalSwitch
-	err := c.nb.WhereCache(func(s *nbdb.LogicalSwitch) bool {
-		for _, p := range s.Ports {
-			if p == uuid {
-				return true
-			}
-		}
-		return false
-	}).List(ctx, &rows)
-	if err != nil {
-		return nil, fmt.Errorf("read logical switches from cache: %w", err)
-	}
-	return rows, nil
 }
 
 // byUUID returns the rows of uuids (references of a parent row) that are in the cache, each

@@ -29,7 +29,7 @@ func (c *Client) PodPorts(ctx context.Context) ([]PodPort, error) {
 	if err := c.nb.WhereCache(isPodPort).List(ctx, &lsps); err != nil {
 		return nil, fmt.Errorf("list pod ports from cache: %w", err)
 	}
-	holder, err := c.portSwitches(ctx)
+	holder, err := c.portSwitches()
 	if err != nil {
 		return nil, err
 	}
@@ -62,10 +62,10 @@ func (c *Client) PodPort(ctx context.Context, name string) (PodPort, bool, error
 }
 
 // portSwitches maps every switch port UUID to the name of the switch holding it.
-func (c *Client) portSwitches(ctx context.Context) (map[string]string, error) {
-	var switches []*nbdb.LogicalSwitch
-	if err := c.nb.List(ctx, &switches); err != nil {
-		return nil, fmt.Errorf("list logical switches from cache: %w", err)
+func (c *Client) portSwitches() (map[string]string, error) {
+	switches, err := c.switchRows()
+	if err != nil {
+		return nil, err
 	}
 	holder := make(map[string]string)
 	for _, sw := range switches {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 
 	"github.com/ovn-org/libovsdb/ovsdb"
 
@@ -97,12 +96,15 @@ func (c *Client) repairPodPortOps(ctx context.Context, spec PodPortSpec, sw *nbd
 		return nil, err
 	}
 	var ops []ovsdb.Operation
+	held := false
 	for _, h := range holders {
-		if h.UUID != sw.UUID {
-			ops = append(ops, ovn.MutateRefs(nbdb.LogicalSwitchTable, h.UUID, "ports", ovsdb.MutateOperationDelete, cur.UUID))
+		if h.UUID == sw.UUID {
+			held = true
+			continue
 		}
+		ops = append(ops, ovn.MutateRefs(nbdb.LogicalSwitchTable, h.UUID, "ports", ovsdb.MutateOperationDelete, cur.UUID))
 	}
-	if !slices.Contains(sw.Ports, cur.UUID) {
+	if !held {
 		ops = append(ops,
 			ovn.WaitPresent(nbdb.LogicalSwitchTable, sw.UUID, "name", sw.Name),
 			ovn.MutateRefs(nbdb.LogicalSwitchTable, sw.UUID, "ports", ovsdb.MutateOperationInsert, cur.UUID))
@@ -160,7 +162,7 @@ func (c *Client) deletePodPortOps(ctx context.Context, switchName, portName stri
 		return nil, fmt.Errorf("logical switch port %s (not an edgeovn pod port): %w", portName, ovn.ErrNotOwned)
 	}
 	sw, err := c.switchByName(ctx, switchName)
-	if err != nil || sw == nil || !slices.Contains(sw.Ports, cur.UUID) {
+	if err != nil || sw == nil || !c.ports.holds(sw, cur.UUID) {
 		if err == nil {
 			c.log.Debug("pod port not on this switch, nothing to delete", "lsp", portName, "ls", switchName)
 		}

@@ -42,26 +42,35 @@ func (p *profiler) trace(ctx context.Context, name string, d time.Duration) func
 	return func() string { return <-done }
 }
 
-// startTrace is trace for a process just started: it waits (up to 5 s) for its server to
-// answer first, so the trace covers the start from its first milliseconds.
+// startTrace is trace for a process just started, with a CPU profile of the same span (the
+// trace then holds the CPU samples too): both wait (up to 5 s) for its server to answer
+// first, so they cover the start from its first milliseconds.
 func (p *profiler) startTrace(ctx context.Context, name string, d time.Duration) func() string {
 	if p == nil {
 		return func() string { return "" }
 	}
-	done := make(chan string, 1)
+	done := make(chan string, 2)
 	go func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for time.Now().Before(deadline) {
-			conn, err := p.client.Transport.(*http.Transport).DialContext(ctx, "tcp", metricsAddress)
-			if err == nil {
-				conn.Close()
-				break
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
+		p.waitServing(ctx)
+		go func() {
+			done <- p.save(ctx, name+".cpu.pprof", fmt.Sprintf("/debug/pprof/profile?seconds=%d", int(d.Seconds())))
+		}()
 		done <- p.save(ctx, name+".trace", fmt.Sprintf("/debug/pprof/trace?seconds=%d", int(d.Seconds())))
 	}()
-	return func() string { return <-done }
+	return func() string { return <-done + "\n" + <-done }
+}
+
+// waitServing waits (up to 5 s) until edgeovn's metrics server accepts connections.
+func (p *profiler) waitServing(ctx context.Context) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		conn, err := p.client.Transport.(*http.Transport).DialContext(ctx, "tcp", metricsAddress)
+		if err == nil {
+			conn.Close()
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 // cpu starts a CPU profile of d in the background; the returned function waits for it and
