@@ -47,6 +47,10 @@ func TestAddInternalPort(t *testing.T) {
 
 	// Someone changed the row behind our back: mac, mtu and iface-id come back in one write.
 	f.vsctl(t, "set", "Interface", "ovn0", "mac=\"0a:58:64:40:00:77\"", "mtu_request=1500", "external_ids:iface-id=x")
+	f.waitCache(t, func() bool { // AddPort reads the client's cache, which hears of it a moment later
+		i, err := f.c.interfaceByName(f.ctx, "ovn0")
+		return err == nil && i != nil && i.ExternalIDs["iface-id"] == "x"
+	})
 	f.mustWrite(t, 1, "repair", func() error { return f.c.AddPort(f.ctx, spec) })
 	f.checkInterface(t, "ovn0", want)
 
