@@ -72,6 +72,8 @@ func Connect(ctx context.Context, req ConnectRequest, dbModel model.ClientDBMode
 	if log == nil {
 		log = slog.Default()
 	}
+	// The members that answer first: libovsdb tries them in this order (see orderByAnswer).
+	req.Endpoints = orderByAnswer(ctx, ProbeRequest{Endpoints: req.Endpoints, TLS: req.TLS, Database: dbModel.Name()})
 	c, err := newClient(req, dbModel, log)
 	if err != nil {
 		return nil, err
@@ -138,7 +140,11 @@ func foreverBackoff() backoff.BackOff {
 func connectWithRetry(ctx context.Context, c client.Client, log *slog.Logger, endpoints []string) error {
 	b := foreverBackoff()
 	for attempt := 1; ; attempt++ {
-		err := c.Connect(ctx)
+		// Each attempt is bounded as libovsdb bounds its own reconnects: a dial to a member
+		// whose host is gone otherwise waits out TCP's SYN retries (over a minute).
+		actx, cancel := context.WithTimeout(ctx, reconnectTimeout)
+		err := c.Connect(actx)
+		cancel()
 		if err == nil {
 			return nil
 		}

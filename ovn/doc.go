@@ -1,7 +1,8 @@
 // Package ovn holds what edgeovn's two OVSDB clients share: the ownership tags every row
 // edgeovn creates carries (external_ids vendor=edgeovn, owner-kind, owner), the sentinel
 // errors callers branch on, the connection helper (reconnect forever, leader-only with several
-// endpoints, an Echo watchdog for TCP/SSL endpoints), the checked transaction helper and the
+// endpoints, the members that answer a probe tried first and each first-connect attempt bounded,
+// so a member whose host died never holds a connect; an Echo watchdog for TCP/SSL endpoints), the checked transaction helper and the
 // per-client transaction metrics (Metrics, Stats; slow transactions are logged).
 //
 // Sub-packages: nbdb and vswitchdb are generated libovsdb models (do not edit; regenerate with

@@ -10,6 +10,7 @@ import (
 
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/internal/ovsdbtest"
+	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
 
 // TestProbe asks a real ovsdb-server: the database it serves passes over unix and TCP, a
@@ -75,4 +76,33 @@ func TestProbeSilentMemberFirst(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), eps[0]) {
 		t.Errorf("probe of the silent member alone: %v, want an error naming %s", err, eps[0])
 	}
+}
+
+// TestConnectSilentMemberFirst: Connect given a raft member that accepts and never answers
+// first in its list connects to the member after it, well within its context (libovsdb tries
+// the endpoints in order, each bounded only by the context: without the ordering the silent
+// member held the connect until the context ended).
+func TestConnectSilentMemberFirst(t *testing.T) {
+	srv := ovsdbtest.Start(t, ovsdbtest.SchemaPath(t, "ovn-nb.ovsschema"))
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { silent.Close() })
+	go func() {
+		for {
+			conn, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { conn.Close() })
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	c, err := northbound.Connect(ctx, ovn.ConnectRequest{Endpoints: []string{"tcp:" + silent.Addr().String(), srv.TCPEndpoint}})
+	if err != nil {
+		t.Fatalf("connect with a silent first member: %v", err)
+	}
+	c.Close()
 }
