@@ -50,6 +50,10 @@ func ParseNetwork(spec SubnetSpec) (Network, error) {
 	return n, nil
 }
 
+// CIDRs reads only cidrBlock: what the node role routes. A refused change to another field
+// (an excludeIps entry that does not parse) must not withdraw an applied subnet's route.
+func CIDRs(spec SubnetSpec) ([]netip.Prefix, error) { return parseCIDRs(spec.CIDRBlock) }
+
 func parseCIDRs(block string) ([]netip.Prefix, error) {
 	if strings.TrimSpace(block) == "" {
 		return nil, fmt.Errorf("%w: cidrBlock is empty", ErrInvalidSpec)

@@ -81,13 +81,13 @@ func (v *subnetView) refresh(objs []any) {
 		if sn.Name == "ovn-default" {
 			defaultNAT = sn.Spec.NatOutgoing
 		}
-		net, err := kubeovn.ParseNetwork(sn.Spec)
+		cidrs, err := kubeovn.CIDRs(sn.Spec)
 		if err != nil {
 			continue
 		}
-		routes = append(routes, net.CIDRs...)
+		routes = append(routes, cidrs...)
 		if sn.Spec.NatOutgoing {
-			masq = append(masq, net.CIDRs...)
+			masq = append(masq, cidrs...)
 		}
 	}
 	v.mu.Lock()

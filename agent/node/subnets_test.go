@@ -29,6 +29,14 @@ func changeRefused(name, cidr string) *unstructured.Unstructured {
 	return u
 }
 
+// badExclude is an applied subnet whose latest change, an excludeIps entry that does not
+// parse, was refused: still Ready, still routed.
+func badExclude(name, cidr string) *unstructured.Unstructured {
+	u := changeRefused(name, cidr)
+	u.Object["spec"].(map[string]any)["excludeIps"] = []any{"10.70.0.x"}
+	return u
+}
+
 // TestSubnetWiring: validated subnets are routed through ovn0, those with natOutgoing are
 // masqueraded, as are applied ones whose latest change was refused (still Ready), join and
 // unvalidated ones are neither, and ovn-default's natOutgoing: false
@@ -44,9 +52,10 @@ func TestSubnetWiring(t *testing.T) {
 		subnetObj("overlapping", "10.66.1.0/24", true, false),
 		subnetObj("dual", "10.68.0.0/16,fd00:68::/64", true, true),
 		changeRefused("private", "10.69.0.0/16"),
+		badExclude("excluded", "10.70.0.0/16"),
 	})
 	routes, masq := v.wiring(cluster)
-	if got, want := fmt.Sprint(routes), "[10.42.0.0/16 10.66.0.0/16 10.67.0.0/16 10.68.0.0/16 10.69.0.0/16]"; got != want {
+	if got, want := fmt.Sprint(routes), "[10.42.0.0/16 10.66.0.0/16 10.67.0.0/16 10.68.0.0/16 10.69.0.0/16 10.70.0.0/16]"; got != want {
 		t.Errorf("routes %s, want %s", got, want)
 	}
 	if got, want := fmt.Sprint(masq), "[10.42.0.0/16 10.66.0.0/16 10.68.0.0/16 fd00:68::/64]"; got != want {
