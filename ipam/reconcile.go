@@ -28,8 +28,8 @@ type ReconcileResult struct {
 // Reconcile makes the IPAM hold exactly the claims (what the cluster says each owner has:
 // Subnet, Owner, IPs, optionally MAC; Allocated is when the claim was made). Allocations no
 // claim backs, or that differ from their claim, are released; claims are then adopted oldest
-// first (ties by owner), so when two claim one address the oldest wins and the others are
-// reported. Everything is written in one durable commit.
+// first (ties by owner), so when two claim one address the oldest wins (also over a newer claim
+// the database already held) and the others are reported. Everything is written in one durable commit.
 func (m *IPAM) Reconcile(ctx context.Context, claims []Allocation) (ReconcileResult, error) {
 	claims = slices.Clone(claims)
 	for i := range claims {
@@ -46,18 +46,25 @@ func (m *IPAM) Reconcile(ctx context.Context, claims []Allocation) (ReconcileRes
 	}
 	var res ReconcileResult
 	changes := m.releaseUnclaimed(claims, &res)
-	for _, c := range claims {
-		if m.owners.get(c.Owner) != nil {
-			continue // matches its claim, or an older claim of the same owner won
+	rank := claimRanks(claims)
+	lostTo := map[Owner]bool{}
+	for i, c := range claims {
+		if m.owners.get(c.Owner) != nil || lostTo[c.Owner] {
+			continue // matches its claim, or an older claim (its own or another's) won
 		}
-		ch, conflict := m.adoptClaim(c)
+		ch, lost, conflict := m.adoptOverNewer(c, i, rank, claims)
+		changes = append(changes, ch...)
+		for _, l := range lost {
+			lostTo[l.Claim.Owner] = true
+		}
+		res.Conflicts = append(res.Conflicts, lost...)
 		if conflict != nil {
 			res.Conflicts = append(res.Conflicts, *conflict)
 			continue
 		}
-		changes = append(changes, ch...)
 		res.Adopted = append(res.Adopted, c.Owner)
 	}
+	slices.SortStableFunc(res.Conflicts, func(a, b Conflict) int { return cmp.Compare(rank[a.Claim.Owner], rank[b.Claim.Owner]) })
 	t := m.tail()
 	if len(changes) > 0 {
 		t = m.enqueue(changes)
@@ -120,6 +127,42 @@ func (m *IPAM) adoptClaim(c Allocation) ([]Change, *Conflict) {
 	}
 	want.Allocated = c.Allocated
 	return m.apply(nil, want), nil
+}
+
+// claimRanks maps each owner to the position of its first claim in the sorted claims: the
+// lower, the older.
+func claimRanks(claims []Allocation) map[Owner]int {
+	rank := make(map[Owner]int, len(claims))
+	for i, c := range claims {
+		if _, dup := rank[c.Owner]; !dup {
+			rank[c.Owner] = i
+		}
+	}
+	return rank
+}
+
+// adoptOverNewer adopts claims[i] (c); where what it asks for is held by a newer claim (one
+// the database already held, so never adopted in order), that holder is released and
+// reported as lost to c, so the oldest claim wins whatever the database held before. It
+// returns the changes made, the newer claims that lost, and c's own conflict if it still
+// cannot be adopted. The caller holds m.mu.
+func (m *IPAM) adoptOverNewer(c Allocation, i int, rank map[Owner]int, claims []Allocation) ([]Change, []Conflict, *Conflict) {
+	var changes []Change
+	var lost []Conflict
+	for {
+		ch, conflict := m.adoptClaim(c)
+		if conflict == nil {
+			return append(changes, ch...), lost, nil
+		}
+		r, claimed := rank[conflict.Holder]
+		held := m.owners.get(conflict.Holder)
+		if !claimed || r <= i || held == nil {
+			return changes, lost, conflict
+		}
+		changes = append(changes, m.release(held.clone()))
+		lost = append(lost, Conflict{Claim: claims[r].clone(), Holder: c.Owner,
+			Err: fmt.Errorf("%w %s, whose claim is older", ErrConflict, c.Owner)})
+	}
 }
 
 // holderOf returns who holds one of c's addresses or its MAC.

@@ -78,3 +78,39 @@ func TestReconcileMACConflict(t *testing.T) {
 		t.Errorf("conflicts %+v", res.Conflicts)
 	}
 }
+
+// A database that already holds a newer claim's allocation (a dead pod's leftover port, say)
+// does not let it beat an older claim on the same address: the oldest wins, whatever the
+// database held.
+func TestReconcileOlderClaimBeatsHeld(t *testing.T) {
+	ctx := context.Background()
+	m, st := newIPAM(t, ipam.Subnet{Name: "s", CIDRs: prefixes("10.0.0.0/24"), Gateways: addrs("10.0.0.1")})
+	dead, err := m.Allocate(ctx, ipam.Request{Subnet: "s", Owner: pod("dead")}) // .2
+	must(t, err)
+	claims := []ipam.Allocation{
+		{Subnet: "s", Owner: pod("dead"), IPs: dead.IPs, MAC: dead.MAC, Allocated: time.Now()},
+		{Subnet: "s", Owner: pod("live"), IPs: dead.IPs, Allocated: time.Now().Add(-time.Hour)},
+	}
+	res, err := m.Reconcile(ctx, claims)
+	must(t, err)
+	if want := []ipam.Owner{pod("live")}; !slices.Equal(res.Adopted, want) {
+		t.Errorf("adopted %v, want %v", res.Adopted, want)
+	}
+	if len(res.Conflicts) != 1 || res.Conflicts[0].Claim.Owner != pod("dead") || res.Conflicts[0].Holder != pod("live") ||
+		!errors.Is(res.Conflicts[0].Err, ipam.ErrConflict) {
+		t.Errorf("conflicts %+v, want dead's claim lost to live", res.Conflicts)
+	}
+	if o, _ := m.Owner("s", dead.IPs[0]); o != pod("live") {
+		t.Errorf("%v held by %v, want the older claim's pod", dead.IPs[0], o)
+	}
+	if _, ok := m.Get(pod("dead")); ok {
+		t.Error("the newer claim still holds an allocation")
+	}
+	checkUnique(t, m.Allocations())
+	commits := commitCount(st)
+	again, err := m.Reconcile(ctx, claims)
+	must(t, err)
+	if len(again.Adopted)+len(again.Released) != 0 || len(again.Conflicts) != 1 || commitCount(st) != commits {
+		t.Errorf("second reconcile changed things: %+v", again)
+	}
+}
