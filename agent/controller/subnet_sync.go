@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -233,7 +234,7 @@ func (s *subnets) deleting(ctx context.Context, u *unstructured.Unstructured, sn
 		s.set(sn.Name, a)
 	}
 	if held := s.holders(sn.Name); len(held) > 0 {
-		err := fmt.Errorf("deletion waits for %d pod(s) holding addresses in it: %s (delete them, or let them finish)", len(held), listSome(held))
+		err := errors.New(inUseMessage(held, s.livePod))
 		return s.writeStatus(ctx, u, sn, &refusal{ReasonSubnetInUse, err})
 	}
 	if err := s.remove(ctx, sn.Name); err != nil {
@@ -300,6 +301,36 @@ func (s *subnets) holders(name string) []string {
 		}
 	}
 	return out
+}
+
+// livePod says whether the pod ns/name exists (an address held for a gone pod is kept for
+// its StatefulSet).
+func (s *subnets) livePod(key string) bool {
+	ns, name, _ := strings.Cut(key, "/")
+	_, err := s.c.pods.Pods(ns).Get(name)
+	return err == nil
+}
+
+// inUseMessage says why a deleted Subnet is held: the pods holding addresses in it, and apart
+// from them the gone StatefulSet pods whose addresses are kept for their re-creation, with
+// what releases each.
+func inUseMessage(held []string, live func(string) bool) string {
+	var pods, kept []string
+	for _, h := range held {
+		if live(h) {
+			pods = append(pods, h)
+		} else {
+			kept = append(kept, h)
+		}
+	}
+	var parts []string
+	if len(pods) > 0 {
+		parts = append(parts, fmt.Sprintf("%d pod(s) holding addresses in it: %s (delete them, or let them finish)", len(pods), listSome(pods)))
+	}
+	if len(kept) > 0 {
+		parts = append(parts, fmt.Sprintf("%d address(es) kept for deleted StatefulSet pods: %s (scale the StatefulSet down or delete it)", len(kept), listSome(kept)))
+	}
+	return "deletion waits for " + strings.Join(parts, "; and for ")
 }
 
 func (s *subnets) event(u *unstructured.Unstructured, reason, msg string) {
