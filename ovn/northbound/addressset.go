@@ -81,8 +81,12 @@ func (c *Client) addressSetOps(ctx context.Context, spec AddressSetSpec, ops []o
 	if !ovn.IsOwned(cur.ExternalIDs) {
 		return nil, fmt.Errorf("address set %s: %w", spec.Name, ovn.ErrNotOwned)
 	}
-	if sameSet(cur.Addresses, want.Addresses) && ovn.HasAll(cur.ExternalIDs, want.ExternalIDs) {
+	tagged := ovn.HasAll(cur.ExternalIDs, want.ExternalIDs)
+	if sameSet(cur.Addresses, want.Addresses) && tagged {
 		return ops, nil
+	}
+	if tagged {
+		return append(ops, setDiffOps(nbdb.AddressSetTable, cur.UUID, "addresses", cur.Addresses, want.Addresses)...), nil
 	}
 	want.UUID = cur.UUID
 	want.ExternalIDs = merged(cur.ExternalIDs, want.ExternalIDs)
@@ -91,4 +95,40 @@ func (c *Client) addressSetOps(ctx context.Context, spec AddressSetSpec, ops []o
 		return nil, fmt.Errorf("build update of address set: %w", err)
 	}
 	return append(ops, upd...), nil
+}
+
+// setDiffOps turns column's set from cur into want by mutation: a delete of what is gone and
+// an insert of what is new. A pod added to a node's address set of 1,000 then writes one
+// address, not 1,001, and a concurrent change to other elements is not undone.
+func setDiffOps(table, uuid, column string, cur, want []string) []ovsdb.Operation {
+	had := make(map[string]bool, len(cur))
+	for _, v := range cur {
+		had[v] = true
+	}
+	var added []any
+	for _, v := range want {
+		if !had[v] {
+			added = append(added, v)
+		}
+		delete(had, v)
+	}
+	removed := make([]any, 0, len(had))
+	for _, v := range cur {
+		if had[v] {
+			removed = append(removed, v)
+		}
+	}
+	var ops []ovsdb.Operation
+	for _, m := range []struct {
+		mutator ovsdb.Mutator
+		values  []any
+	}{{ovsdb.MutateOperationDelete, removed}, {ovsdb.MutateOperationInsert, added}} {
+		if len(m.values) == 0 {
+			continue
+		}
+		ops = append(ops, ovsdb.Operation{Op: ovsdb.OperationMutate, Table: table,
+			Where:     []ovsdb.Condition{ovsdb.NewCondition("_uuid", ovsdb.ConditionEqual, ovsdb.UUID{GoUUID: uuid})},
+			Mutations: []ovsdb.Mutation{*ovsdb.NewMutation(column, m.mutator, ovsdb.OvsSet{GoSet: m.values})}})
+	}
+	return ops
 }
