@@ -25,6 +25,7 @@ type usage struct {
 	cpu          time.Duration // utime+stime over idle
 	loadavg      string
 	profile      string // where its heap profile went, or why not
+	idleProfile  string // where the CPU profile of the idle span went (-profile)
 }
 
 // usage reads the daemon's memory after it has been left alone a moment, then its CPU over
@@ -45,6 +46,7 @@ func (b *bench) usage(ctx context.Context, name string, idle time.Duration) (usa
 		if err != nil {
 			return u, err
 		}
+		idleProfile := b.prof.cpu(ctx, name+"-idle", idle) // what runs while nothing happens (-profile)
 		select {
 		case <-ctx.Done():
 			return u, ctx.Err()
@@ -55,6 +57,7 @@ func (b *bench) usage(ctx context.Context, name string, idle time.Duration) (usa
 			return u, err
 		}
 		u.cpu = t1 - t0
+		u.idleProfile = idleProfile()
 	}
 	u.loadavg = loadavg()
 	u.profile = b.prof.heap(ctx, name)
@@ -127,7 +130,7 @@ func printUsage(pods int, steady, restarted usage) {
 		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s |\n", r.when, mb(r.u.rssKB), mb(r.u.anonKB), mb(r.u.fileKB), mb(r.u.hwmKB), cpu, r.u.loadavg)
 	}
 	fmt.Println("\ngoals: resident memory <= 40 MB with 1,000 pods, idle CPU <= 0.5% of a core")
-	for _, p := range []string{steady.profile, restarted.profile} {
+	for _, p := range []string{steady.profile, steady.idleProfile, restarted.profile} {
 		if p != "" {
 			fmt.Println(p)
 		}
