@@ -3,11 +3,14 @@ package node
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/netip"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
@@ -31,7 +34,7 @@ type subnetView struct {
 
 // watchSubnets keeps the view current from a Subnet informer and calls poke on each change.
 // Without a dynamic client (nil), the view stays empty: only the cluster CIDR is wired.
-func watchSubnets(ctx context.Context, dyn dynamic.Interface, poke func(any)) (*subnetView, error) {
+func watchSubnets(ctx context.Context, dyn dynamic.Interface, log *slog.Logger, poke func(any)) (*subnetView, error) {
 	v := &subnetView{defaultNAT: true}
 	if dyn == nil {
 		return v, nil
@@ -41,6 +44,9 @@ func watchSubnets(ctx context.Context, dyn dynamic.Interface, poke func(any)) (*
 	update := func(any) {
 		v.refresh(inf.GetStore().List())
 		poke(nil)
+	}
+	if err := inf.SetWatchErrorHandlerWithContext(crdPending(log)); err != nil {
+		return nil, fmt.Errorf("watch subnets: %w", err)
 	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: update, UpdateFunc: func(_, obj any) { update(obj) }, DeleteFunc: update,
@@ -128,11 +134,28 @@ func (v *subnetView) wiring(cluster netip.Prefix) (routes, masq []netip.Prefix) 
 // watchSubnets starts the Subnet view with the request's dynamic client, if it has one.
 func (r *Role) watchSubnets(ctx context.Context, poke func(any)) (*subnetView, error) {
 	if r.req.Dynamic == nil {
-		return watchSubnets(ctx, nil, poke)
+		return watchSubnets(ctx, nil, r.log, poke)
 	}
 	dyn, err := r.req.Dynamic(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("subnet client: %w", err)
 	}
-	return watchSubnets(ctx, dyn, poke)
+	return watchSubnets(ctx, dyn, r.log, poke)
+}
+
+// crdPending handles the Subnet informer's list and watch errors: until the controller has
+// installed the kubeovn.io/v1 CRD the API answers NotFound, which is expected (a cluster's
+// first boot, an agent host up before the controller); it is said once at Info, not at every
+// retry as an error. Any other error goes to client-go's default handler.
+func crdPending(log *slog.Logger) cache.WatchErrorHandlerWithContext {
+	var said atomic.Bool
+	return func(ctx context.Context, r *cache.Reflector, err error) {
+		if !apierrors.IsNotFound(err) {
+			cache.DefaultWatchErrorHandler(ctx, r, err)
+			return
+		}
+		if said.CompareAndSwap(false, true) {
+			log.Info("kubeovn.io/v1 Subnets are not served yet (the controller installs their CRD): only the cluster CIDR is wired until they are", "err", err)
+		}
+	}
 }

@@ -1,11 +1,19 @@
 package node
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/netip"
+	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 func subnetObj(name, cidr string, nat, validated bool) *unstructured.Unstructured {
@@ -68,5 +76,26 @@ func TestSubnetWiring(t *testing.T) {
 	empty := &subnetView{defaultNAT: true}
 	if routes, masq := empty.wiring(cluster); fmt.Sprint(routes, masq) != "[10.42.0.0/16] [10.42.0.0/16]" {
 		t.Errorf("no subnets: %v %v", routes, masq)
+	}
+}
+
+// Until the CRD exists the Subnet informer's lists answer NotFound at every retry: said once,
+// at Info, in edgeovn's log; another error is left to client-go's handler.
+func TestCRDPendingSaidOnce(t *testing.T) {
+	var buf bytes.Buffer
+	h := crdPending(slog.New(slog.NewTextHandler(&buf, nil)))
+	r := cache.NewNamedReflector("subnets", &cache.ListWatch{}, &unstructured.Unstructured{}, cache.NewStore(cache.MetaNamespaceKeyFunc), 0)
+	notFound := fmt.Errorf("failed to list kubeovn.io/v1, Resource=subnets: %w",
+		apierrors.NewNotFound(schema.GroupResource{Group: "kubeovn.io", Resource: "subnets"}, ""))
+	for range 3 {
+		h(context.Background(), r, notFound)
+	}
+	if n := strings.Count(buf.String(), "not served yet"); n != 1 || !strings.Contains(buf.String(), "level=INFO") {
+		t.Errorf("NotFound three times logged %d times, want once at Info:\n%s", n, buf.String())
+	}
+	buf.Reset()
+	h(context.Background(), r, errors.New("connection refused"))
+	if buf.Len() != 0 {
+		t.Errorf("another error was taken for the missing CRD: %s", buf.String())
 	}
 }
