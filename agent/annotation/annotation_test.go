@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 func TestEncodeDecodeRoundTrip(t *testing.T) {
@@ -83,5 +85,21 @@ func TestRequested(t *testing.T) {
 	}
 	if _, err := Requested(map[string]string{IPAddress: "nope"}); err == nil || !strings.Contains(err.Error(), IPAddress) {
 		t.Fatalf("bad pinned ip: %v", err)
+	}
+}
+
+func TestNodeInternalIP(t *testing.T) {
+	node := &corev1.Node{Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{
+		{Type: corev1.NodeHostName, Address: "h1"},
+		{Type: corev1.NodeInternalIP, Address: "fd00::5"},
+		{Type: corev1.NodeExternalIP, Address: "198.51.100.7"},
+		{Type: corev1.NodeInternalIP, Address: "not-an-ip"},
+		{Type: corev1.NodeInternalIP, Address: "192.0.2.10"},
+	}}}
+	if got := NodeInternalIP(node); got != netip.MustParseAddr("192.0.2.10") {
+		t.Errorf("NodeInternalIP = %v, want the first IPv4 InternalIP 192.0.2.10", got)
+	}
+	if got := NodeInternalIP(&corev1.Node{}); got.IsValid() {
+		t.Errorf("no addresses: %v, want none", got)
 	}
 }

@@ -10,6 +10,7 @@
 // entries ("v4,v6") separated by ';' (a lone pair of different families is one entry), or the
 // name of an IPPool object; ip_address takes precedence over ip_pool, as in Kube-OVN. Bad
 // values are errors that name the annotation and the bad part.
-// PortName is the other convention both roles share: a pod's port is "<pod>.<namespace>".
-// The package is pure: no client-go, no I/O.
+// PortName is the other convention both roles share: a pod's port is "<pod>.<namespace>"; and
+// NodeInternalIP, the node address both read (its first IPv4 InternalIP).
+// The package is pure: API types only, no client-go, no I/O.
 package annotation

@@ -61,7 +61,7 @@ func (c *Controller) syncNode(ctx context.Context, name string) error {
 		return err
 	}
 	spec := northbound.NodeSpec{Name: name, Router: c.req.Router, JoinSwitch: JoinSubnet, JoinIP: a.IPs[0],
-		MAC: a.MAC, NodeIP: internalIP(node), PodIPs: pods}
+		MAC: a.MAC, NodeIP: annotation.NodeInternalIP(node), PodIPs: pods}
 	if err := c.nb.EnsureNode(ctx, spec); err != nil {
 		return err
 	}
@@ -99,19 +99,6 @@ func (c *Controller) deleteNode(ctx context.Context, name string) error {
 		c.log.Info("node removed", "node", name, "rows", n)
 	}
 	return nil
-}
-
-// internalIP is the node's first IPv4 InternalIP, or invalid.
-func internalIP(node *corev1.Node) netip.Addr {
-	for _, a := range node.Status.Addresses {
-		if a.Type != corev1.NodeInternalIP {
-			continue
-		}
-		if ip, err := netip.ParseAddr(a.Address); err == nil && ip.Is4() {
-			return ip
-		}
-	}
-	return netip.Addr{}
 }
 
 // byNodeIndex indexes pods by spec.nodeName.

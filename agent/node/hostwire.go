@@ -149,23 +149,10 @@ func (r *Role) routes(pods []netip.Prefix) []netip.Prefix {
 // followNodeIP gives the Node's InternalIP to the encapsulation address when it is taken from
 // there (encap-ip-from node-ip), and syncs it at once when it changed.
 func (r *Role) followNodeIP(ctx context.Context, node *corev1.Node) {
-	if r.req.EncapIPFrom != encapFromNodeIP || !r.encap.setNodeIP(nodeInternalIP(node)) {
+	if r.req.EncapIPFrom != encapFromNodeIP || !r.encap.setNodeIP(annotation.NodeInternalIP(node)) {
 		return
 	}
 	if err := r.syncEncap(ctx, r.log); err != nil {
 		r.log.Warn("find encapsulation address, will retry", "err", err)
 	}
-}
-
-// nodeInternalIP is the Node's first IPv4 InternalIP, or invalid.
-func nodeInternalIP(node *corev1.Node) netip.Addr {
-	for _, a := range node.Status.Addresses {
-		if a.Type != corev1.NodeInternalIP {
-			continue
-		}
-		if ip, err := netip.ParseAddr(a.Address); err == nil && ip.Is4() {
-			return ip
-		}
-	}
-	return netip.Addr{}
 }
