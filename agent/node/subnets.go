@@ -45,7 +45,13 @@ func watchSubnets(ctx context.Context, dyn dynamic.Interface, log *slog.Logger, 
 		v.refresh(inf.GetStore().List())
 		poke(nil)
 	}
-	if err := inf.SetWatchErrorHandlerWithContext(crdPending(log)); err != nil {
+	// The first wiring waits (briefly) for the Subnets: wired without them, a restart would
+	// drop the other subnets' routes until the list arrived. Without the CRD (a cluster whose
+	// controller has not installed it yet) the list cannot come: the first NotFound ends the
+	// wait, and the wiring goes on.
+	wait, cancel := context.WithTimeout(ctx, subnetListWait)
+	defer cancel()
+	if err := inf.SetWatchErrorHandlerWithContext(crdPending(log, cancel)); err != nil {
 		return nil, fmt.Errorf("watch subnets: %w", err)
 	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -58,19 +64,14 @@ func watchSubnets(ctx context.Context, dyn dynamic.Interface, log *slog.Logger, 
 		<-ctx.Done()
 		f.Shutdown()
 	}()
-	// The first wiring waits (briefly) for the Subnets: wired without them, a restart would
-	// drop the other subnets' routes until the list arrived. Without the CRD (a cluster whose
-	// controller has not installed it yet) the list never comes, and the wiring goes on.
-	wait, cancel := context.WithTimeout(ctx, subnetListWait)
-	defer cancel()
 	if cache.WaitForCacheSync(wait.Done(), inf.HasSynced) {
 		v.refresh(inf.GetStore().List())
 	}
 	return v, nil
 }
 
-// subnetListWait bounds the wait for the first Subnet list.
-const subnetListWait = 5 * time.Second
+// subnetListWait bounds the wait for the first Subnet list (a variable for tests).
+var subnetListWait = 5 * time.Second
 
 func (v *subnetView) refresh(objs []any) {
 	var routes, masq []netip.Prefix
@@ -146,14 +147,16 @@ func (r *Role) watchSubnets(ctx context.Context, poke func(any)) (*subnetView, e
 // crdPending handles the Subnet informer's list and watch errors: until the controller has
 // installed the kubeovn.io/v1 CRD the API answers NotFound, which is expected (a cluster's
 // first boot, an agent host up before the controller); it is said once at Info, not at every
-// retry as an error. Any other error goes to client-go's default handler.
-func crdPending(log *slog.Logger) cache.WatchErrorHandlerWithContext {
+// retry as an error, and missing is called. Any other error goes to client-go's default
+// handler.
+func crdPending(log *slog.Logger, missing func()) cache.WatchErrorHandlerWithContext {
 	var said atomic.Bool
 	return func(ctx context.Context, r *cache.Reflector, err error) {
 		if !apierrors.IsNotFound(err) {
 			cache.DefaultWatchErrorHandler(ctx, r, err)
 			return
 		}
+		missing()
 		if said.CompareAndSwap(false, true) {
 			log.Info("kubeovn.io/v1 Subnets are not served yet (the controller installs their CRD): only the cluster CIDR is wired until they are", "err", err)
 		}

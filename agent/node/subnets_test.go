@@ -9,11 +9,17 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
 )
 
 func subnetObj(name, cidr string, nat, validated bool) *unstructured.Unstructured {
@@ -83,19 +89,45 @@ func TestSubnetWiring(t *testing.T) {
 // at Info, in edgeovn's log; another error is left to client-go's handler.
 func TestCRDPendingSaidOnce(t *testing.T) {
 	var buf bytes.Buffer
-	h := crdPending(slog.New(slog.NewTextHandler(&buf, nil)))
+	missing := 0
+	h := crdPending(slog.New(slog.NewTextHandler(&buf, nil)), func() { missing++ })
 	r := cache.NewNamedReflector("subnets", &cache.ListWatch{}, &unstructured.Unstructured{}, cache.NewStore(cache.MetaNamespaceKeyFunc), 0)
 	notFound := fmt.Errorf("failed to list kubeovn.io/v1, Resource=subnets: %w",
 		apierrors.NewNotFound(schema.GroupResource{Group: "kubeovn.io", Resource: "subnets"}, ""))
 	for range 3 {
 		h(context.Background(), r, notFound)
 	}
+	if missing != 3 {
+		t.Errorf("missing called %d times for 3 NotFounds", missing)
+	}
 	if n := strings.Count(buf.String(), "not served yet"); n != 1 || !strings.Contains(buf.String(), "level=INFO") {
 		t.Errorf("NotFound three times logged %d times, want once at Info:\n%s", n, buf.String())
 	}
 	buf.Reset()
 	h(context.Background(), r, errors.New("connection refused"))
-	if buf.Len() != 0 {
+	if buf.Len() != 0 || missing != 3 {
 		t.Errorf("another error was taken for the missing CRD: %s", buf.String())
+	}
+}
+
+// Without the CRD the first wiring does not wait out subnetListWait for a list that cannot
+// come: the first NotFound ends the wait.
+func TestWatchSubnetsWithoutCRD(t *testing.T) {
+	defer func(d time.Duration) { subnetListWait = d }(subnetListWait)
+	subnetListWait = time.Hour
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{kubeovn.SubnetResource: "SubnetList"})
+	dyn.PrependReactor("list", "subnets", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "kubeovn.io", Resource: "subnets"}, "")
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	v, err := watchSubnets(ctx, dyn, slog.New(slog.DiscardHandler), func(any) {})
+	if err != nil || ctx.Err() != nil {
+		t.Fatalf("watchSubnets without the CRD: %v (context: %v), want it back before the test's deadline", err, ctx.Err())
+	}
+	cluster := netip.MustParsePrefix("10.42.0.0/16")
+	if routes, _ := v.wiring(cluster); len(routes) != 1 || routes[0] != cluster {
+		t.Errorf("routes %v without any Subnet, want the cluster CIDR alone", routes)
 	}
 }
