@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"crypto/tls"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -23,13 +24,19 @@ type eligibility struct {
 	endpoints []string
 	tls       *tls.Config
 	rights    []right
+	// record and identity are where the last grant is kept for the next process, and what
+	// it was for (rightsrecord.go); "" turns the record off.
+	record, identity string
 
 	mu        sync.Mutex
+	loaded    bool      // the record was read (once, at the first check)
 	grantedAt time.Time // last time every right was granted
 }
 
 func newEligibility(cfg Config, kube kubernetes.Interface, tlsCfg *tls.Config) *eligibility {
-	return &eligibility{kube: kube, endpoints: cfg.NBEndpoints, tls: tlsCfg, rights: controllerRights(cfg)}
+	rights := controllerRights(cfg)
+	return &eligibility{kube: kube, endpoints: cfg.NBEndpoints, tls: tlsCfg, rights: rights,
+		record: filepath.Join(filepath.Dir(cfg.CNISocket), RightsRecordName), identity: rightsIdentity(cfg.Kubeconfig, rights)}
 }
 
 // check returns why this host may not lead now, or nil.
@@ -37,8 +44,17 @@ func (e *eligibility) check(ctx context.Context) error {
 	if err := ovn.Probe(ctx, ovn.ProbeRequest{Endpoints: e.endpoints, TLS: e.tls, Database: "OVN_Northbound"}); err != nil {
 		return err
 	}
+	return e.rightsGranted(ctx)
+}
+
+// rightsGranted asks the API server whether every right is granted, unless a grant younger
+// than rightsRecheck is known: this process's, or the one the process before recorded.
+func (e *eligibility) rightsGranted(ctx context.Context) error {
 	e.mu.Lock()
-	fresh := time.Since(e.grantedAt) < rightsRecheck
+	if !e.loaded {
+		e.loaded, e.grantedAt = true, loadGrant(e.record, e.identity, time.Now())
+	}
+	fresh := !e.grantedAt.IsZero() && time.Since(e.grantedAt) < rightsRecheck
 	e.mu.Unlock()
 	if fresh {
 		return nil
@@ -46,8 +62,10 @@ func (e *eligibility) check(ctx context.Context) error {
 	if err := checkRights(ctx, e.kube, e.rights); err != nil {
 		return err
 	}
+	now := time.Now()
+	_ = saveGrant(e.record, e.identity, now) // lost, it only costs the next start its reviews
 	e.mu.Lock()
-	e.grantedAt = time.Now()
+	e.grantedAt = now
 	e.mu.Unlock()
 	return nil
 }
