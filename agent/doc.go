@@ -8,6 +8,8 @@
 // Election (elect.go, eligible.go, eligibility.go, term.go): a host campaigns for the Lease
 // only while it is eligible (OVN northbound answers, the API grants every verb the controller
 // role uses) and gives it up when two rechecks in a row fail or its controller role fails.
+// A grant of the rights is trusted for a minute, also by the next process on the host
+// (rightsrecord.go: recorded in the runtime directory, bound to the kubeconfig and the rights).
 // Invariants: terms never overlap in one process (the next campaign starts only once the
 // previous term's lead has returned), and the Lease is released only after the term stopped.
 //
