@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/edgeovn/edgeovn/agent/node"
 	"github.com/edgeovn/edgeovn/ovn"
 )
 
@@ -36,7 +37,7 @@ type eligibility struct {
 func newEligibility(cfg Config, kube kubernetes.Interface, tlsCfg *tls.Config) *eligibility {
 	rights := controllerRights(cfg)
 	return &eligibility{kube: kube, endpoints: cfg.NBEndpoints, tls: tlsCfg, rights: rights,
-		record: filepath.Join(filepath.Dir(cfg.CNISocket), RightsRecordName), identity: rightsIdentity(cfg.Kubeconfig, rights)}
+		record: filepath.Join(filepath.Dir(cfg.CNISocket), node.RightsRecordName), identity: rightsIdentity(cfg.Kubeconfig, rights)}
 }
 
 // check returns why this host may not lead now, or nil.

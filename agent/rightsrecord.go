@@ -10,14 +10,13 @@ import (
 	"time"
 )
 
-// RightsRecordName is the file, in edgeovn's runtime directory (the CNI socket's, on tmpfs),
-// where the last time every controller right was granted is kept for the next process: a
+// node.RightsRecordName is the file, in edgeovn's runtime directory (the CNI socket's, on
+// tmpfs), where the last time every controller right was granted is kept for the next process: a
 // restart within rightsRecheck of it trusts the grant as the process before would have, instead
 // of asking the API server its dozens of reviews again before campaigning (about 30 ms of a
 // restart's way to its first allocation). The grant is bound to the credentials and the list
 // of rights it was for; anything else, a record from the future or one that does not parse,
-// is ignored and the reviews are asked.
-const RightsRecordName = "controller-rights.json"
+// is ignored and the reviews are asked. Uninstalling removes it (node.Cleanup).
 
 // rightsRecord is what RightsRecordName holds.
 type rightsRecord struct {

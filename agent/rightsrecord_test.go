@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/edgeovn/edgeovn/agent/node"
 )
 
 // reviewer is a fake API server that answers every access review with allow, counting them.
@@ -47,14 +49,14 @@ func TestRightsRecordAcrossRestarts(t *testing.T) {
 	if err := first.rightsGranted(ctx); err != nil || n.Load() == 0 {
 		t.Fatalf("first start: %v after %d reviews, want granted after asking", err, n.Load())
 	}
-	if _, err := os.Stat(filepath.Join(dir, RightsRecordName)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, node.RightsRecordName)); err != nil {
 		t.Fatalf("no record beside the CNI socket: %v", err)
 	}
 	second, n := start(true)
 	if err := second.rightsGranted(ctx); err != nil || n.Load() != 0 {
 		t.Errorf("restart within %v: %v after %d reviews, want the recorded grant trusted", rightsRecheck, err, n.Load())
 	}
-	record := filepath.Join(dir, RightsRecordName)
+	record := filepath.Join(dir, node.RightsRecordName)
 	for name, change := range map[string]func(){
 		"other credentials": func() { _ = os.WriteFile(cfg.Kubeconfig, []byte("token: b"), 0o600) },
 		"old grant": func() {

@@ -118,6 +118,7 @@ func (c *cleaner) cni(req CleanupRequest, do bool) {
 	c.removeFile(filepath.Join(req.CNIBinDir, ManifestName), do)
 	if req.CNISocket != "" {
 		c.removeFile(filepath.Join(filepath.Dir(req.CNISocket), FilesRecordName), do)
+		c.removeFile(filepath.Join(filepath.Dir(req.CNISocket), RightsRecordName), do)
 	}
 }
 

@@ -76,6 +76,7 @@ func newCleanupHost(t *testing.T) *cleanupHost {
 	write(t, h.req.IPAMDatabase, "db")
 	must(t, os.MkdirAll(filepath.Dir(h.req.CNISocket), 0o700))
 	write(t, filepath.Join(filepath.Dir(h.req.CNISocket), FilesRecordName), "{}")
+	write(t, filepath.Join(filepath.Dir(h.req.CNISocket), RightsRecordName), "{}")
 	if _, err := installPlugins(pluginInstall{SourceDir: src, BinDir: h.req.CNIBinDir, Log: slog.New(slog.DiscardHandler)}); err != nil {
 		t.Fatal(err)
 	}
@@ -114,6 +115,7 @@ func TestCleanupRemovesWhatIsAsked(t *testing.T) {
 	ctx := context.Background()
 	h.req.Remove = CleanupParts{CNI: true}
 	record := filepath.Join(filepath.Dir(h.req.CNISocket), FilesRecordName)
+	rights := filepath.Join(filepath.Dir(h.req.CNISocket), RightsRecordName)
 	if err := Cleanup(ctx, h.req); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +123,7 @@ func TestCleanupRemovesWhatIsAsked(t *testing.T) {
 		filepath.Join(h.req.CNIConfDir, ConfName): false, filepath.Join(h.req.CNIBinDir, PluginName): false,
 		filepath.Join(h.req.CNIBinDir, "loopback"): false, filepath.Join(h.req.CNIBinDir, ManifestName): false,
 		filepath.Join(h.req.CNIBinDir, "portmap"): true, filepath.Join(h.req.CNIBinDir, "bridge"): true,
-		filepath.Join(h.req.CNIConfDir, "10-flannel.conflist"): true, h.req.IPAMDatabase: true, record: false,
+		filepath.Join(h.req.CNIConfDir, "10-flannel.conflist"): true, h.req.IPAMDatabase: true, record: false, rights: false,
 	} {
 		if h.exists(path) != want {
 			t.Errorf("after --cni: %s exists %v, want %v", path, !want, want)

@@ -18,6 +18,10 @@ import (
 // another socket path means the full check.
 const FilesRecordName = "cni-files.json"
 
+// RightsRecordName is the controller role's record of its last API rights grant, beside
+// FilesRecordName (written by the agent's eligibility check; removed here with it).
+const RightsRecordName = "controller-rights.json"
+
 // filesRecord is what FilesRecordName holds.
 type filesRecord struct {
 	// Socket is the CNI socket the config names: it is rendered into the conflist.
