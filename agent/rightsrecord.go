@@ -10,15 +10,13 @@ import (
 	"time"
 )
 
-// node.RightsRecordName is the file, in edgeovn's runtime directory (the CNI socket's, on
-// tmpfs), where the last time every controller right was granted is kept for the next process: a
+// rightsRecord is what node.RightsRecordName holds, in edgeovn's runtime directory (the CNI
+// socket's, on tmpfs): the last time every controller right was granted, kept for the next process: a
 // restart within rightsRecheck of it trusts the grant as the process before would have, instead
 // of asking the API server its dozens of reviews again before campaigning (about 30 ms of a
 // restart's way to its first allocation). The grant is bound to the credentials and the list
 // of rights it was for; anything else, a record from the future or one that does not parse,
 // is ignored and the reviews are asked. Uninstalling removes it (node.Cleanup).
-
-// rightsRecord is what RightsRecordName holds.
 type rightsRecord struct {
 	Identity  string    `json:"identity"` // sha256 of the kubeconfig's bytes and the rights asked
 	GrantedAt time.Time `json:"granted_at"`

@@ -46,11 +46,16 @@ func MutateRefs(table, uuid, column string, mutator ovsdb.Mutator, refs ...strin
 	for i, r := range refs {
 		set[i] = ovsdb.UUID{GoUUID: r}
 	}
+	return MutateSet(table, uuid, column, mutator, set...)
+}
+
+// MutateSet inserts values into (or deletes them from) the set column of row uuid.
+func MutateSet(table, uuid, column string, mutator ovsdb.Mutator, values ...any) ovsdb.Operation {
 	return ovsdb.Operation{
 		Op:        ovsdb.OperationMutate,
 		Table:     table,
 		Where:     []ovsdb.Condition{ovsdb.NewCondition("_uuid", ovsdb.ConditionEqual, ovsdb.UUID{GoUUID: uuid})},
-		Mutations: []ovsdb.Mutation{*ovsdb.NewMutation(column, mutator, ovsdb.OvsSet{GoSet: set})},
+		Mutations: []ovsdb.Mutation{*ovsdb.NewMutation(column, mutator, ovsdb.OvsSet{GoSet: values})},
 	}
 }
 

@@ -101,34 +101,27 @@ func (c *Client) addressSetOps(ctx context.Context, spec AddressSetSpec, ops []o
 // an insert of what is new. A pod added to a node's address set of 1,000 then writes one
 // address, not 1,001, and a concurrent change to other elements is not undone.
 func setDiffOps(table, uuid, column string, cur, want []string) []ovsdb.Operation {
-	had := make(map[string]bool, len(cur))
-	for _, v := range cur {
-		had[v] = true
-	}
-	var added []any
-	for _, v := range want {
-		if !had[v] {
-			added = append(added, v)
-		}
-		delete(had, v)
-	}
-	removed := make([]any, 0, len(had))
-	for _, v := range cur {
-		if had[v] {
-			removed = append(removed, v)
-		}
-	}
 	var ops []ovsdb.Operation
-	for _, m := range []struct {
-		mutator ovsdb.Mutator
-		values  []any
-	}{{ovsdb.MutateOperationDelete, removed}, {ovsdb.MutateOperationInsert, added}} {
-		if len(m.values) == 0 {
-			continue
-		}
-		ops = append(ops, ovsdb.Operation{Op: ovsdb.OperationMutate, Table: table,
-			Where:     []ovsdb.Condition{ovsdb.NewCondition("_uuid", ovsdb.ConditionEqual, ovsdb.UUID{GoUUID: uuid})},
-			Mutations: []ovsdb.Mutation{*ovsdb.NewMutation(column, m.mutator, ovsdb.OvsSet{GoSet: m.values})}})
+	if gone := missingFrom(want, cur); len(gone) > 0 {
+		ops = append(ops, ovn.MutateSet(table, uuid, column, ovsdb.MutateOperationDelete, gone...))
+	}
+	if added := missingFrom(cur, want); len(added) > 0 {
+		ops = append(ops, ovn.MutateSet(table, uuid, column, ovsdb.MutateOperationInsert, added...))
 	}
 	return ops
+}
+
+// missingFrom returns the values of from that have is missing, in from's order.
+func missingFrom(have, from []string) []any {
+	in := make(map[string]bool, len(have))
+	for _, v := range have {
+		in[v] = true
+	}
+	var out []any
+	for _, v := range from {
+		if !in[v] {
+			out = append(out, v)
+		}
+	}
+	return out
 }
