@@ -23,6 +23,8 @@ type Client struct {
 	metrics *ovn.Metrics
 	// ports answers which switch holds a port without copying switches (switchports.go).
 	ports portIndex
+	// group gathers concurrent EnsurePodPort calls into shared transactions.
+	group portGroup
 }
 
 // Connect connects to the northbound database and returns once its contents are cached.

@@ -15,10 +15,16 @@ import (
 // port security or tags differ, or moves it when it is on another switch. A port that is
 // already right is not written. The switch must exist (ovn.ErrNotFound) and be edgeovn's,
 // and a same-named port that is not an edgeovn pod port is left alone (ovn.ErrNotOwned).
+// Concurrent calls share transactions (podport_group.go); each gets its own port's result.
 func (c *Client) EnsurePodPort(ctx context.Context, spec PodPortSpec) error {
 	if err := spec.Validate(); err != nil {
 		return fmt.Errorf("ensure pod port: %w", err)
 	}
+	return c.ensureGrouped(ctx, spec)
+}
+
+// ensureAlone is EnsurePodPort in a transaction of its own.
+func (c *Client) ensureAlone(ctx context.Context, spec PodPortSpec) error {
 	ops, err := c.podPortOps(ctx, spec, "new_pod_port")
 	if err == nil {
 		err = c.commit(ctx, ops)
