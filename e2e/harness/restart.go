@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // Daemon returns the latest process the rig started under name ("ovs-vswitchd",
@@ -16,6 +17,13 @@ func (r *Rig) Daemon(name string) (*Process, error) {
 		}
 	}
 	return nil, fmt.Errorf("rig in %s started no process named %q", r.Dir, name)
+}
+
+// Processes returns the processes the rig has started, in start order (exited ones too).
+func (r *Rig) Processes() []*Process {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.procs)
 }
 
 // RestartDaemon starts ovs-vswitchd, ovn-controller or a raft member's database server

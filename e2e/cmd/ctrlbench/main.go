@@ -40,6 +40,7 @@ type config struct {
 	env         listFlag // more edgeovn environment (GOGC=..., to compare settings)
 	keep        bool
 	profile     string // directory for edgeovn's profiles; "" none
+	floor       bool   // the bare annotator instead of edgeovn (burst only)
 }
 
 // listFlag is a repeatable string flag.
@@ -58,7 +59,11 @@ func main() {
 	flag.Var(&c.env, "edgeovn-env", "an extra environment variable for edgeovn, NAME=VALUE (repeatable)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the rig's directory (edgeovn's log) and print where it is")
 	flag.StringVar(&c.profile, "profile", "", "save edgeovn's CPU profile of each burst and heap profile of each memory reading into this directory (runs edgeovn with --pprof)")
+	flag.BoolVar(&c.floor, "floor", false, "instead of edgeovn, run a bare annotator (informer, 64 workers, the same patch; no IPAM, no OVN) for the burst only: the floor any controller that annotates each pod has on this API server")
 	flag.Parse()
+	if c.floor {
+		c.restartPods = 0
+	}
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "ctrlbench:", err)
 		os.Exit(1)
@@ -159,6 +164,9 @@ func (b *bench) start(ctx context.Context) error {
 		return err
 	}
 	b.ports = watchPorts(ctx, b.cl.NB)
+	if b.cfg.floor {
+		return b.runFloor(ctx)
+	}
 	return b.startDaemon(ctx)
 }
 
