@@ -8,9 +8,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/edgeovn/edgeovn/agent/controller"
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/agent/node"
 	"github.com/edgeovn/edgeovn/agent/node/health"
@@ -88,7 +88,7 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 		}
 		clog := log.With("role", "controller")
 		return elect(ctx, election{cfg: cfg, kube: kube, log: clog, metrics: hooks.Metrics,
-			eligible: newEligibility(cfg, kube, ovnTLS).check,
+			eligible: newEligibility(cfg, kube.SelfSubjectAccessReviews(), ovnTLS).check,
 			lead: func(ctx context.Context) error {
 				return runController(ctx, controllerRun{cfg: cfg, kube: ckube, dyn: dyn, tls: ovnTLS, metrics: hooks.Metrics, log: clog})
 			}})
@@ -99,7 +99,7 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 // controllerRun is what runController starts the role with.
 type controllerRun struct {
 	cfg     Config
-	kube    kubernetes.Interface
+	kube    *kubeapi.Client
 	dyn     dynamic.Interface
 	tls     *tls.Config
 	metrics *metrics.Metrics

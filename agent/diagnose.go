@@ -3,7 +3,7 @@ package agent
 import (
 	"crypto/tls"
 
-	"k8s.io/client-go/kubernetes"
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 )
 
 // The diagnostic commands (edgeovn status, edgeovn doctor) connect the way the daemon does.
@@ -12,4 +12,4 @@ import (
 func (c *Config) OVNTLS() (*tls.Config, error) { return c.ovnTLS() }
 
 // KubeClient loads the kubeconfig at path ("" for in-cluster) once, without waiting for it.
-func KubeClient(path string) (kubernetes.Interface, error) { return kubeClient(path) }
+func KubeClient(path string) (*kubeapi.Client, error) { return kubeClient(path) }

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
-
 	"github.com/edgeovn/edgeovn/agent/node"
 	"github.com/edgeovn/edgeovn/ovn"
 )
@@ -21,7 +19,7 @@ const rightsRecheck = time.Minute
 // northbound (a leader that cannot stalls every pod of the cluster) and have the API rights
 // the controller role uses.
 type eligibility struct {
-	kube      kubernetes.Interface
+	kube      accessReviewer
 	endpoints []string
 	tls       *tls.Config
 	rights    []right
@@ -34,7 +32,7 @@ type eligibility struct {
 	grantedAt time.Time // last time every right was granted
 }
 
-func newEligibility(cfg Config, kube kubernetes.Interface, tlsCfg *tls.Config) *eligibility {
+func newEligibility(cfg Config, kube accessReviewer, tlsCfg *tls.Config) *eligibility {
 	rights := controllerRights(cfg)
 	return &eligibility{kube: kube, endpoints: cfg.NBEndpoints, tls: tlsCfg, rights: rights,
 		record: filepath.Join(filepath.Dir(cfg.CNISocket), node.RightsRecordName), identity: rightsIdentity(cfg.Kubeconfig, rights)}

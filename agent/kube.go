@@ -10,8 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 )
 
 // kubeconfigPoll is how often a missing or broken kubeconfig is tried again: it only runs
@@ -28,12 +29,12 @@ type kubeSource struct {
 	log  *slog.Logger
 
 	mu     sync.Mutex
-	client kubernetes.Interface
+	client *kubeapi.Client
 }
 
 // Get returns the client, waiting (until ctx ends) for the kubeconfig to exist and load. Its
 // only error is ctx's end, which carries the last reason the file did not load.
-func (s *kubeSource) Get(ctx context.Context) (kubernetes.Interface, error) {
+func (s *kubeSource) Get(ctx context.Context) (*kubeapi.Client, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.client != nil {
@@ -47,7 +48,7 @@ func (s *kubeSource) Get(ctx context.Context) (kubernetes.Interface, error) {
 	return c, nil
 }
 
-func (s *kubeSource) wait(ctx context.Context) (kubernetes.Interface, error) {
+func (s *kubeSource) wait(ctx context.Context) (*kubeapi.Client, error) {
 	var logged string
 	for {
 		c, err := s.load()
@@ -73,7 +74,7 @@ func (s *kubeSource) wait(ctx context.Context) (kubernetes.Interface, error) {
 	}
 }
 
-func (s *kubeSource) load() (kubernetes.Interface, error) {
+func (s *kubeSource) load() (*kubeapi.Client, error) {
 	if s.path != "" {
 		if _, err := os.Stat(s.path); err != nil {
 			return nil, fmt.Errorf("kubeconfig %s: %w", s.path, err)
@@ -100,25 +101,25 @@ var (
 
 // Controller returns a client of its own for the controller role (at controllerRate), once
 // the kubeconfig loads; its only error is ctx's end.
-func (s *kubeSource) Controller(ctx context.Context) (kubernetes.Interface, error) {
+func (s *kubeSource) Controller(ctx context.Context) (*kubeapi.Client, error) {
 	if _, err := s.Get(ctx); err != nil {
 		return nil, err
 	}
 	return kubeClientAt(s.path, controllerRate)
 }
 
-func kubeClient(kubeconfig string) (kubernetes.Interface, error) {
+func kubeClient(kubeconfig string) (*kubeapi.Client, error) {
 	return kubeClientAt(kubeconfig, sharedRate)
 }
 
-func kubeClientAt(kubeconfig string, rate apiRate) (kubernetes.Interface, error) {
+func kubeClientAt(kubeconfig string, rate apiRate) (*kubeapi.Client, error) {
 	rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("load kubeconfig %q: %w", kubeconfig, err)
 	}
 	rc.QPS, rc.Burst = rate.qps, rate.burst
 	rc.UserAgent = "edgeovn"
-	kube, err := kubernetes.NewForConfig(rc)
+	kube, err := kubeapi.NewForConfig(rc)
 	if err != nil {
 		return nil, fmt.Errorf("create kubernetes client: %w", err)
 	}

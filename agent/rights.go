@@ -9,7 +9,6 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 )
 
 // right is one verb on one resource the controller role uses; Namespace "" is cluster-wide.
@@ -51,7 +50,13 @@ func controllerRights(cfg Config) []right {
 // credentials allow every right; the error lists each one denied. The reviews run at once:
 // asked one after another, they were a round trip each (21 with every feature on) before
 // every campaign.
-func checkRights(ctx context.Context, kube kubernetes.Interface, rights []right) error {
+// accessReviewer asks the API server what this client may do: edgeovn's client and client-go's
+// typed one (tests' fakes) both have it.
+type accessReviewer interface {
+	Create(ctx context.Context, review *authorizationv1.SelfSubjectAccessReview, opts metav1.CreateOptions) (*authorizationv1.SelfSubjectAccessReview, error)
+}
+
+func checkRights(ctx context.Context, kube accessReviewer, rights []right) error {
 	type ask struct {
 		r    right
 		verb string
@@ -87,12 +92,12 @@ func checkRights(ctx context.Context, kube kubernetes.Interface, rights []right)
 	return nil
 }
 
-func allowed(ctx context.Context, kube kubernetes.Interface, r right, verb string) (bool, error) {
+func allowed(ctx context.Context, kube accessReviewer, r right, verb string) (bool, error) {
 	resource, sub, _ := strings.Cut(r.Resource, "/") // "subnets/status"
 	review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
 		ResourceAttributes: &authorizationv1.ResourceAttributes{Group: r.Group, Resource: resource, Subresource: sub,
 			Namespace: r.Namespace, Verb: verb}}}
-	got, err := kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+	got, err := kube.Create(ctx, review, metav1.CreateOptions{})
 	if err != nil {
 		return false, fmt.Errorf("review %s: %w", describe(r, verb), err)
 	}

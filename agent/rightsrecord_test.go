@@ -43,7 +43,7 @@ func TestRightsRecordAcrossRestarts(t *testing.T) {
 	}
 	start := func(allow bool) (*eligibility, *atomic.Int32) {
 		kube, n := reviewer(allow)
-		return newEligibility(cfg, kube, nil), n
+		return newEligibility(cfg, kube.AuthorizationV1().SelfSubjectAccessReviews(), nil), n
 	}
 	first, n := start(true)
 	if err := first.rightsGranted(ctx); err != nil || n.Load() == 0 {

@@ -13,13 +13,13 @@ import (
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/ipam"
 	"github.com/edgeovn/edgeovn/ipam/sqlitestore"
@@ -34,7 +34,7 @@ const DefaultSubnet = "ovn-default"
 
 // Request is what the controller role runs with.
 type Request struct {
-	Kube kubernetes.Interface
+	Kube *kubeapi.Client
 	// Dynamic reads and writes kubeovn.io/v1 Subnets and their CRD.
 	Dynamic     dynamic.Interface
 	NBEndpoints []string
@@ -248,7 +248,7 @@ func (c *Controller) run(ctx context.Context, inf *termInformers) error {
 		}
 		synced = append(synced, s...)
 	}
-	inf.factory.Start(inf.ctx.Done()) // the informers registered since the first start
+	inf.factory.Start(inf.ctx) // the informers registered since the first start
 	if err := waitSynced(ctx, synced); err != nil {
 		return err
 	}

@@ -4,10 +4,9 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
+
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 )
 
 // Event reasons edgeovn reports on pods.
@@ -22,8 +21,8 @@ const (
 )
 
 // newRecorder sends Events to the API server; stop flushes and ends the broadcaster.
-func newRecorder(ctx context.Context, kube kubernetes.Interface) (record.EventRecorder, func()) {
+func newRecorder(ctx context.Context, kube *kubeapi.Client) (record.EventRecorder, func()) {
 	b := record.NewBroadcaster(record.WithContext(ctx))
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
-	return b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "edgeovn-controller"}), b.Shutdown
+	b.StartRecordingToSink(kubeapi.EventSink{Client: kube, Ctx: context.WithoutCancel(ctx)})
+	return b.NewRecorder(kubeapi.Scheme, corev1.EventSource{Component: "edgeovn-controller"}), b.Shutdown
 }

@@ -3,8 +3,9 @@ package controller
 import (
 	"context"
 
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 )
 
 // feature is a part of the controller role with informers and rows of its own (Services as
@@ -16,7 +17,7 @@ type feature interface {
 	name() string
 	// register adds the feature's informers and event handlers to the factory and returns
 	// what must have synced before reconcile.
-	register(f informers.SharedInformerFactory) ([]cache.InformerSynced, error)
+	register(f *kubeapi.Informers) ([]cache.InformerSynced, error)
 	// reconcile brings the feature's northbound rows to the desired state from the caches,
 	// removing rows of objects that are gone; it writes nothing when nothing changed.
 	reconcile(ctx context.Context) error

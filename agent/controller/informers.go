@@ -6,14 +6,15 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 )
 
 // termInformers is the term's informer factory, started with the pods and nodes; the
 // subnets and features register theirs after and start them with ctx.
 type termInformers struct {
-	factory informers.SharedInformerFactory
+	factory *kubeapi.Informers
 	ctx     context.Context // the informers run until it ends
 	synced  []cache.InformerSynced
 	stop    func() // ends them and waits for them to stop
@@ -22,8 +23,8 @@ type termInformers struct {
 // startInformers registers the pod and node informers (the pod queue fed by their events,
 // the pods indexed by node) and starts them.
 func (c *Controller) startInformers(ctx context.Context) (*termInformers, error) {
-	factory := informers.NewSharedInformerFactoryWithOptions(c.req.Kube, 0, informers.WithTransform(slim))
-	podInformer, nodeInformer := factory.Core().V1().Pods(), factory.Core().V1().Nodes()
+	factory := kubeapi.NewInformers(c.req.Kube, kubeapi.InformerOptions{Transform: slim})
+	podInformer, nodeInformer := factory.Pods(), factory.Nodes()
 	c.pods, c.nodes = podInformer.Lister(), nodeInformer.Lister()
 	if err := podInformer.Informer().AddIndexers(cache.Indexers{byNodeIndex: podNodeName}); err != nil {
 		return nil, fmt.Errorf("index pods by node: %w", err)
@@ -33,7 +34,7 @@ func (c *Controller) startInformers(ctx context.Context) (*termInformers, error)
 		return nil, err
 	}
 	ictx, cancel := context.WithCancel(ctx)
-	factory.Start(ictx.Done())
+	factory.Start(ictx)
 	return &termInformers{factory: factory, ctx: ictx,
 		synced: []cache.InformerSynced{podInformer.Informer().HasSynced, nodeInformer.Informer().HasSynced},
 		// Shutdown waits for every informer started, which stop only once ictx ends: a term

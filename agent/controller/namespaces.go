@@ -120,7 +120,7 @@ func (s *subnets) syncNamespace(ctx context.Context, name string) error {
 	if err != nil || patch == nil {
 		return err
 	}
-	_, err = s.c.req.Kube.CoreV1().Namespaces().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err = s.c.req.Kube.Namespaces().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("annotate namespace %s: %w", name, err)
 	}

@@ -11,13 +11,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	networkinglisters "k8s.io/client-go/listers/networking/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 )
 
 // ReasonPolicyUnsupported: part of a NetworkPolicy cannot be expressed in OVN; the Event
@@ -49,9 +49,9 @@ func newPolicies(c *Controller) *policies {
 
 func (p *policies) name() string { return "network-policy" }
 
-func (p *policies) register(f informers.SharedInformerFactory) ([]cache.InformerSynced, error) {
-	np, ns := f.Networking().V1().NetworkPolicies(), f.Core().V1().Namespaces()
-	pods, nodes := f.Core().V1().Pods().Informer(), f.Core().V1().Nodes().Informer()
+func (p *policies) register(f *kubeapi.Informers) ([]cache.InformerSynced, error) {
+	np, ns := f.NetworkPolicies(), f.Namespaces()
+	pods, nodes := f.Pods().Informer(), f.Nodes().Informer()
 	p.policies, p.namespaces = np.Lister(), ns.Lister()
 	handlers := []struct {
 		inf cache.SharedIndexInformer

@@ -12,10 +12,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/netpol"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
@@ -253,7 +253,7 @@ var _ feature = policyRowsOff{}
 
 func (policyRowsOff) name() string { return "network-policy-off" }
 
-func (policyRowsOff) register(informers.SharedInformerFactory) ([]cache.InformerSynced, error) {
+func (policyRowsOff) register(*kubeapi.Informers) ([]cache.InformerSynced, error) {
 	return nil, nil
 }
 

@@ -145,7 +145,7 @@ func (c *Controller) annotateNode(ctx context.Context, node *corev1.Node, a ipam
 	if err != nil || patch == nil {
 		return err
 	}
-	_, err = c.req.Kube.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err = c.req.Kube.Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err == nil || apierrors.IsNotFound(err) {
 		return nil // deleted meanwhile: its delete event gives the address back
 	}

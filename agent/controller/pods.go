@@ -151,7 +151,7 @@ func (c *Controller) annotate(ctx context.Context, pod *corev1.Pod, n annotation
 	if err != nil || patch == nil {
 		return err
 	}
-	_, err = c.req.Kube.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err = c.req.Kube.Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil // deleted meanwhile: its delete event releases what was just allocated
 	}

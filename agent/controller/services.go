@@ -10,12 +10,12 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	discoverylisters "k8s.io/client-go/listers/discovery/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
@@ -44,8 +44,8 @@ func newServices(c *Controller) *services {
 
 func (s *services) name() string { return "services" }
 
-func (s *services) register(f informers.SharedInformerFactory) ([]cache.InformerSynced, error) {
-	svcs, slices := f.Core().V1().Services(), f.Discovery().V1().EndpointSlices()
+func (s *services) register(f *kubeapi.Informers) ([]cache.InformerSynced, error) {
+	svcs, slices := f.Services(), f.EndpointSlices()
 	s.services, s.slices = svcs.Lister(), slices.Lister()
 	onService := func(obj any) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
@@ -67,7 +67,7 @@ func (s *services) register(f informers.SharedInformerFactory) ([]cache.Informer
 	}); err != nil {
 		return nil, fmt.Errorf("watch endpoint slices: %w", err)
 	}
-	nodes := f.Core().V1().Nodes().Informer()
+	nodes := f.Nodes().Informer()
 	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: s.onNodes, DeleteFunc: s.onNodes}); err != nil {
 		return nil, fmt.Errorf("watch nodes: %w", err)
 	}

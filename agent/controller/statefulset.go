@@ -10,9 +10,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
 
@@ -106,8 +106,8 @@ func (c *Controller) keptForStatefulSet(ns, pod string, port northbound.PodPort)
 // registerStatefulSets adds the StatefulSet informer (slimmed by the factory's transform to
 // name, namespace, uid, deletion time, replicas and start ordinal): a StatefulSet deleted,
 // re-created or scaled down queues its pods' kept ports for release.
-func (c *Controller) registerStatefulSets(f informers.SharedInformerFactory) (cache.InformerSynced, error) {
-	inf := f.Apps().V1().StatefulSets()
+func (c *Controller) registerStatefulSets(f *kubeapi.Informers) (cache.InformerSynced, error) {
+	inf := f.StatefulSets()
 	c.statefulSets = inf.Lister()
 	on := func(obj any) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {

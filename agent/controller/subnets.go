@@ -11,12 +11,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
-	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 )
 
@@ -79,9 +78,8 @@ func (s *subnets) prepare(ctx context.Context) error {
 }
 
 // register adds the Subnet informer (dynamic) and the Namespace informer (typed factory).
-func (s *subnets) register(f informers.SharedInformerFactory) ([]cache.InformerSynced, error) {
-	df := dynamicinformer.NewDynamicSharedInformerFactory(s.dyn, 0)
-	gi := df.ForResource(kubeovn.SubnetResource)
+func (s *subnets) register(f *kubeapi.Informers) ([]cache.InformerSynced, error) {
+	gi := kubeapi.DynamicInformer(s.dyn, kubeovn.SubnetResource)
 	s.lister, s.inf = gi.Lister(), gi.Informer()
 	onSubnet := func(obj any) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
@@ -93,7 +91,7 @@ func (s *subnets) register(f informers.SharedInformerFactory) ([]cache.InformerS
 	}); err != nil {
 		return nil, fmt.Errorf("watch subnets: %w", err)
 	}
-	ns := f.Core().V1().Namespaces()
+	ns := f.Namespaces()
 	s.nsList = ns.Lister()
 	onNS := func(obj any) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {

@@ -28,7 +28,7 @@ func (h *Host) lease(ctx context.Context) (Lease, error) {
 	if err != nil {
 		return Lease{}, err
 	}
-	l, err := kube.CoordinationV1().Leases(h.Cfg.LeaseNamespace).Get(ctx, h.Cfg.LeaseName, metav1.GetOptions{})
+	l, err := kube.Leases(h.Cfg.LeaseNamespace).Get(ctx, h.Cfg.LeaseName, metav1.GetOptions{})
 	if err != nil {
 		return Lease{}, fmt.Errorf("read lease %s/%s: %w", h.Cfg.LeaseNamespace, h.Cfg.LeaseName, err)
 	}

@@ -6,9 +6,8 @@ import (
 	"log/slog"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
-
 	"github.com/edgeovn/edgeovn/agent"
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
 	"github.com/edgeovn/edgeovn/ovn/southbound"
@@ -24,7 +23,7 @@ type Host struct {
 	ovs  lazy[*vswitch.Client]
 	nb   lazy[*northbound.Client]
 	sb   lazy[*southbound.Client]
-	kube lazy[kubernetes.Interface]
+	kube lazy[*kubeapi.Client]
 }
 
 // lazy is one connection, made once; a failed attempt is remembered too, so a dead database
@@ -104,8 +103,8 @@ func (h *Host) SB(ctx context.Context) (*southbound.Client, error) {
 }
 
 // Kube is the API client from the kubeconfig.
-func (h *Host) Kube() (kubernetes.Interface, error) {
-	return h.kube.get(func() (kubernetes.Interface, error) { return agent.KubeClient(h.Cfg.Kubeconfig) })
+func (h *Host) Kube() (*kubeapi.Client, error) {
+	return h.kube.get(func() (*kubeapi.Client, error) { return agent.KubeClient(h.Cfg.Kubeconfig) })
 }
 
 // Close disconnects what connected.

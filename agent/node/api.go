@@ -25,7 +25,7 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 		return err
 	}
 	r.req.Startup.Mark("kube_client")
-	watcher, err := podwatch.New(podwatch.Request{Kube: kube, NodeName: r.req.NodeName, MTU: r.req.MTU, Log: r.log})
+	watcher, err := podwatch.New(podwatch.Request{Pods: kube.Pods(""), NodeName: r.req.NodeName, MTU: r.req.MTU, Log: r.log})
 	if err != nil {
 		return err
 	}

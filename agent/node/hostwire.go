@@ -12,11 +12,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/node/hostnet"
 )
 
@@ -32,12 +31,11 @@ var errNoJoinPort = errors.New("node has no join port yet")
 // reach each other without it, the host and the outside need it. It re-applies on every
 // change of the Node and retries a failure with backoff; between changes the drift loop
 // (keepWired) re-applies the last spec.
-func (r *Role) wireHost(ctx context.Context, kube kubernetes.Interface) error {
-	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", r.req.NodeName).String()
-		}))
-	nodes := factory.Core().V1().Nodes()
+func (r *Role) wireHost(ctx context.Context, kube *kubeapi.Client) error {
+	factory := kubeapi.NewInformers(kube, kubeapi.InformerOptions{Tweak: func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", r.req.NodeName).String()
+	}})
+	nodes := factory.Nodes()
 	changed := make(chan struct{}, 1)
 	poke := func(any) {
 		select {
@@ -54,8 +52,10 @@ func (r *Role) wireHost(ctx context.Context, kube kubernetes.Interface) error {
 	if err != nil {
 		return err
 	}
-	factory.Start(ctx.Done())
+	fctx, stop := context.WithCancel(ctx)
+	factory.Start(fctx)
 	defer factory.Shutdown()
+	defer stop()
 	backoff := time.Duration(0)
 	var applied string
 	seen := false // the Node has existed: its absence now means it was deleted

@@ -12,8 +12,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/agent/node/health"
 	"github.com/edgeovn/edgeovn/agent/node/hostnet"
@@ -31,7 +31,7 @@ const Bridge = "br-int"
 type Request struct {
 	// Kube returns the API client, waiting until it can be made (the kubeconfig may not exist
 	// yet at boot): the node role serves and reports ready without it.
-	Kube func(context.Context) (kubernetes.Interface, error)
+	Kube func(context.Context) (*kubeapi.Client, error)
 	// Dynamic returns the client of kubeovn.io/v1 Subnets, whose CIDRs are routed and
 	// masqueraded like the cluster CIDR; nil: only the cluster CIDR is.
 	Dynamic     func(context.Context) (dynamic.Interface, error)

@@ -8,10 +8,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/node/hostnet"
 )
 
@@ -30,7 +29,7 @@ const kubeProxyRecheck = 5 * time.Second
 // traffic to ClusterIPs needs no rule here: the route through ovn0 and the load balancers
 // on the join switch serve it). With kube-proxy present, its rules serve both, and
 // edgeovn's table is removed.
-func (r *Role) serveServices(ctx context.Context, kube kubernetes.Interface) error {
+func (r *Role) serveServices(ctx context.Context, kube *kubeapi.Client) error {
 	if !r.req.Services {
 		return hostnet.EnsureServices(ctx, nil, r.log)
 	}
@@ -38,8 +37,8 @@ func (r *Role) serveServices(ctx context.Context, kube kubernetes.Interface) err
 		r.log.Info("kube-proxy serves host traffic to services and node ports (configured)")
 		return hostnet.EnsureServices(ctx, nil, r.log)
 	}
-	factory := informers.NewSharedInformerFactory(kube, 0)
-	svcs, slices := factory.Core().V1().Services(), factory.Discovery().V1().EndpointSlices()
+	factory := kubeapi.NewInformers(kube, kubeapi.InformerOptions{})
+	svcs, slices := factory.Services(), factory.EndpointSlices()
 	changed := make(chan struct{}, 1)
 	poke := func(any) {
 		select {
@@ -53,8 +52,10 @@ func (r *Role) serveServices(ctx context.Context, kube kubernetes.Interface) err
 			return fmt.Errorf("watch services: %w", err)
 		}
 	}
-	factory.Start(ctx.Done())
+	fctx, stop := context.WithCancel(ctx)
+	factory.Start(fctx)
 	defer factory.Shutdown()
+	defer stop()
 	if !cache.WaitForCacheSync(ctx.Done(), svcs.Informer().HasSynced, slices.Informer().HasSynced) {
 		return nil
 	}

@@ -13,9 +13,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 )
 
@@ -39,8 +39,7 @@ func watchSubnets(ctx context.Context, dyn dynamic.Interface, log *slog.Logger, 
 	if dyn == nil {
 		return v, nil
 	}
-	f := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
-	inf := f.ForResource(kubeovn.SubnetResource).Informer()
+	inf := kubeapi.DynamicInformer(dyn, kubeovn.SubnetResource).Informer()
 	update := func(any) {
 		v.refresh(inf.GetStore().List())
 		poke(nil)
@@ -59,11 +58,7 @@ func watchSubnets(ctx context.Context, dyn dynamic.Interface, log *slog.Logger, 
 	}); err != nil {
 		return nil, fmt.Errorf("watch subnets: %w", err)
 	}
-	f.Start(ctx.Done())
-	go func() {
-		<-ctx.Done()
-		f.Shutdown()
-	}()
+	go inf.RunWithContext(ctx)
 	if cache.WaitForCacheSync(wait.Done(), inf.HasSynced) {
 		v.refresh(inf.GetStore().List())
 	}

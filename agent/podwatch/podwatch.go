@@ -11,11 +11,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/cni/server"
 )
 
@@ -23,7 +22,6 @@ import (
 type Watcher struct {
 	log      *slog.Logger
 	mtu      int
-	factory  informers.SharedInformerFactory
 	informer cache.SharedIndexInformer
 
 	mu      sync.Mutex
@@ -34,7 +32,8 @@ var _ server.Pods = (*Watcher)(nil)
 
 // Request configures a Watcher.
 type Request struct {
-	Kube     kubernetes.Interface
+	// Pods lists and watches pods (all namespaces); the Watcher narrows it to NodeName's.
+	Pods     kubeapi.ListWatcher[*corev1.PodList]
 	NodeName string
 	MTU      int
 	Log      *slog.Logger
@@ -43,13 +42,14 @@ type Request struct {
 // New builds the informer; Run starts it.
 func New(r Request) (*Watcher, error) {
 	w := &Watcher{log: r.Log, mtu: r.MTU, changed: map[string]chan struct{}{}}
-	w.factory = informers.NewSharedInformerFactoryWithOptions(r.Kube, 0,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", r.NodeName).String()
-		}),
-		// managedFields are often half a pod's size and nothing here reads them.
-		informers.WithTransform(stripManagedFields))
-	w.informer = w.factory.Core().V1().Pods().Informer()
+	lw := kubeapi.ListWatch(r.Pods, func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", r.NodeName).String()
+	})
+	w.informer = cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	// managedFields are often half a pod's size and nothing here reads them.
+	if err := w.informer.SetTransform(stripManagedFields); err != nil {
+		return nil, fmt.Errorf("watch pods of node %s: %w", r.NodeName, err)
+	}
 	_, err := w.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    w.notify,
 		UpdateFunc: func(_, obj any) { w.notify(obj) },
@@ -63,9 +63,7 @@ func New(r Request) (*Watcher, error) {
 
 // Run runs the informer until ctx is done.
 func (w *Watcher) Run(ctx context.Context) error {
-	w.factory.Start(ctx.Done())
-	<-ctx.Done()
-	w.factory.Shutdown()
+	w.informer.RunWithContext(ctx)
 	return nil
 }
 

@@ -32,7 +32,7 @@ func start(t *testing.T, pods ...*corev1.Pod) (*Watcher, *fake.Clientset) {
 			t.Fatal(err)
 		}
 	}
-	w, err := New(Request{Kube: kube, NodeName: "n1", MTU: 1400, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	w, err := New(Request{Pods: kube.CoreV1().Pods(""), NodeName: "n1", MTU: 1400, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
