@@ -87,7 +87,7 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 			return err
 		}
 		clog := log.With("role", "controller")
-		return elect(ctx, election{cfg: cfg, kube: kube, log: clog, metrics: hooks.Metrics,
+		return elect(ctx, election{cfg: cfg, leases: kube.Leases(cfg.LeaseNamespace), log: clog, metrics: hooks.Metrics,
 			eligible: newEligibility(cfg, kube.SelfSubjectAccessReviews(), ovnTLS).check,
 			lead: func(ctx context.Context) error {
 				return runController(ctx, controllerRun{cfg: cfg, kube: ckube, dyn: dyn, tls: ovnTLS, metrics: hooks.Metrics, log: clog})

@@ -7,11 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/leaderelection"
-	"k8s.io/client-go/tools/leaderelection/resourcelock"
-
 	"github.com/edgeovn/edgeovn/agent/metrics"
 )
 
@@ -27,7 +22,7 @@ var errTermEnded = errors.New("controller role stopped")
 
 type election struct {
 	cfg     Config
-	kube    kubernetes.Interface
+	leases  leaseClient // the Lease namespace's
 	log     *slog.Logger
 	metrics *metrics.Metrics
 	lead    func(ctx context.Context) error
@@ -78,42 +73,25 @@ type termResult struct {
 // being eligible or ctx ends, and returns only once the term (if any) has fully stopped and
 // the Lease has been given back.
 func (e election) campaign(ctx context.Context, gate *termGate) (termResult, error) {
-	cctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	go e.watchEligible(cctx, cancel)
 	var res termResult
-	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock:          e.lock(),
-		LeaseDuration: e.cfg.LeaseDuration,
-		RenewDeadline: e.cfg.RenewDeadline,
-		RetryPeriod:   e.cfg.RetryPeriod,
-		// Released below, once the term has stopped: client-go would release it as soon as
-		// renewing stops, while the term may still be writing.
-		ReleaseOnCancel: false,
-		Name:            e.cfg.LeaseName,
-		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(tctx context.Context) {
-				if !gate.begin(tctx) {
-					return
-				}
-				defer gate.end()
-				res.led = true
-				res.termErr = e.term(tctx)
-				cancel(errTermEnded)
-			},
-			OnStoppedLeading: func() {},
-			OnNewLeader: func(id string) {
-				if id != e.cfg.NodeName {
-					e.log.Info("controller role held elsewhere", "leader", id)
-				}
-			},
-		},
-	})
+	le, err := newLeaseElector(e.cfg, e.leases, e.log)
 	if err != nil {
 		return res, fmt.Errorf("configure leader election: %w", err)
 	}
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go e.watchEligible(cctx, cancel)
 	e.metrics.SetControllerState(metrics.StateCandidate, "")
-	le.Run(cctx)
+	// The elector never releases the Lease itself: giveUp does, once the term has stopped.
+	le.run(cctx, func(tctx context.Context) {
+		if !gate.begin(tctx) {
+			return
+		}
+		defer gate.end()
+		res.led = true
+		res.termErr = e.term(tctx)
+		cancel(errTermEnded)
+	})
 	gate.wait()
 	if res.led {
 		e.giveUp(ctx, context.Cause(cctx))
@@ -133,27 +111,12 @@ func (e election) term(ctx context.Context) error {
 	return e.lead(ctx)
 }
 
-func (e election) lock() *resourcelock.LeaseLock {
-	return &resourcelock.LeaseLock{
-		LeaseMeta:  metav1.ObjectMeta{Namespace: e.cfg.LeaseNamespace, Name: e.cfg.LeaseName},
-		Client:     e.kube.CoordinationV1(),
-		LockConfig: resourcelock.ResourceLockConfig{Identity: e.cfg.NodeName},
-	}
-}
-
 // giveUp releases the Lease after a term, if this host still holds it, so another host takes
 // over at once instead of after the Lease expires; why says why the term ended.
 func (e election) giveUp(ctx context.Context, why error) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.RenewDeadline)
 	defer cancel()
-	lock := e.lock()
-	rec, _, err := lock.Get(rctx)
-	if err == nil && rec.HolderIdentity == e.cfg.NodeName {
-		now := metav1.NewTime(time.Now())
-		err = lock.Update(rctx, resourcelock.LeaderElectionRecord{LeaderTransitions: rec.LeaderTransitions,
-			LeaseDurationSeconds: 1, RenewTime: now, AcquireTime: now})
-	}
-	if err != nil {
+	if err := releaseLease(rctx, e.leases, e.cfg.LeaseName, e.cfg.NodeName, time.Now()); err != nil {
 		e.log.Warn("controller term ended; the lease could not be released, it expires on its own", "why", why, "err", err)
 		return
 	}

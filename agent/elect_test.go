@@ -52,9 +52,9 @@ func (ts *terms) end() {
 }
 
 // TestTermsNeverOverlap loses the Lease during a term whose controller takes 1.5 s to stop
-// after its context ends: the next term must start only after that one returned. client-go
-// starts OnStartedLeading in a goroutine and does not wait for it, so without the gate the
-// second term begins while the first still runs.
+// after its context ends: the next term must start only after that one returned, though the
+// Lease is free for the taking long before (the elector's run waits for its term, and the
+// campaign loop passes each term through the gate).
 func TestTermsNeverOverlap(t *testing.T) {
 	kube := fake.NewClientset()
 	var failRenew atomic.Bool
@@ -85,7 +85,7 @@ func TestTermsNeverOverlap(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		done <- elect(ctx, election{cfg: fastLease(), kube: kube, log: slog.New(slog.DiscardHandler), lead: lead})
+		done <- elect(ctx, election{cfg: fastLease(), leases: kube.CoordinationV1().Leases(fastLease().LeaseNamespace), log: slog.New(slog.DiscardHandler), lead: lead})
 	}()
 	select {
 	case <-secondStarted:
@@ -129,7 +129,7 @@ func TestShutdownReleasesAfterTerm(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		done <- elect(ctx, election{cfg: cfg, kube: kube, log: slog.New(slog.DiscardHandler), lead: lead})
+		done <- elect(ctx, election{cfg: cfg, leases: kube.CoordinationV1().Leases(cfg.LeaseNamespace), log: slog.New(slog.DiscardHandler), lead: lead})
 	}()
 	select {
 	case <-leading:
@@ -177,7 +177,7 @@ func TestIneligibleNeverCampaigns(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	go func() {
-		_ = elect(ctx, election{cfg: cfg, kube: kube, log: slog.New(slog.DiscardHandler), metrics: m, lead: lead, eligible: eligible})
+		_ = elect(ctx, election{cfg: cfg, leases: kube.CoordinationV1().Leases(cfg.LeaseNamespace), log: slog.New(slog.DiscardHandler), metrics: m, lead: lead, eligible: eligible})
 	}()
 	time.Sleep(time.Second)
 	if _, err := kube.CoordinationV1().Leases(cfg.LeaseNamespace).Get(ctx, cfg.LeaseName, metav1.GetOptions{}); err == nil {
