@@ -5,19 +5,20 @@ import (
 	"sync"
 )
 
-// termGate keeps terms of leadership from overlapping in one process. client-go's elector
-// starts OnStartedLeading in a goroutine of its own and returns from Run without waiting for
-// it, so a new campaign could win while the previous term's controller still holds its
-// database, informers and northbound client. Every term passes through begin and end; the
-// campaign loop calls wait before it campaigns again.
+// termGate keeps terms of leadership from overlapping in one process: a new campaign must not
+// win while the previous term's controller still holds its database, informers and northbound
+// client. edgeovn's elector (lease.go) already returns only after its term has; the gate makes
+// that a rule of the campaign loop rather than of the elector (it was written for client-go's,
+// which did not wait). Every term passes through begin and end; the campaign loop calls wait
+// before it campaigns again.
 type termGate struct {
 	mu      sync.Mutex
 	running bool
 	done    chan struct{}
 }
 
-// begin marks a term as running, unless its context already ended: a goroutine client-go
-// started late, after its campaign returned, never runs a term. It is atomic with the check,
+// begin marks a term as running, unless its context already ended: a term started late,
+// after its campaign returned, never runs. It is atomic with the check,
 // so wait either sees the term or the term never starts.
 func (g *termGate) begin(ctx context.Context) bool {
 	g.mu.Lock()
