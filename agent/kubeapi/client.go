@@ -19,11 +19,11 @@ import (
 
 // Client is a typed client of each API group edgeovn uses.
 type Client struct {
-	core, apps, discovery, networking, coordination, authorization rest.Interface
+	groups map[schema.GroupVersion]rest.Interface // one per entry of groups (scheme.go)
 }
 
 // NewForConfig builds the clients; rc's rate limits and user agent apply to all of them
-// together (one shared rate limiter, as with client-go's Clientset).
+// together (one shared rate limiter and HTTP client, as with client-go's Clientset).
 func NewForConfig(rc *rest.Config) (*Client, error) {
 	base := rest.CopyConfig(rc)
 	if base.RateLimiter == nil && base.QPS > 0 {
@@ -36,15 +36,8 @@ func NewForConfig(rc *rest.Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes http client: %w", err)
 	}
-	c := &Client{}
-	for _, g := range []struct {
-		dst *rest.Interface
-		gv  schema.GroupVersion
-	}{
-		{&c.core, corev1.SchemeGroupVersion}, {&c.apps, appsv1.SchemeGroupVersion},
-		{&c.discovery, discoveryv1.SchemeGroupVersion}, {&c.networking, networkingv1.SchemeGroupVersion},
-		{&c.coordination, coordinationv1.SchemeGroupVersion}, {&c.authorization, authorizationv1.SchemeGroupVersion},
-	} {
+	c := &Client{groups: make(map[schema.GroupVersion]rest.Interface, len(groups))}
+	for _, g := range groups {
 		cfg := rest.CopyConfig(base)
 		gv := g.gv
 		cfg.GroupVersion, cfg.APIPath = &gv, "/apis"
@@ -56,7 +49,7 @@ func NewForConfig(rc *rest.Config) (*Client, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes client for %s: %w", gv, err)
 		}
-		*g.dst = rc
+		c.groups[gv] = rc
 	}
 	return c, nil
 }
@@ -70,56 +63,56 @@ func newClient[T gentypeObject, L listObject](rc rest.Interface, resource, ns st
 
 // Pods is the client of the pods of namespace ns ("" all).
 func (c *Client) Pods(ns string) *ClientWithList[*corev1.Pod, *corev1.PodList] {
-	return newClient(c.core, "pods", ns, func() *corev1.Pod { return &corev1.Pod{} }, func() *corev1.PodList { return &corev1.PodList{} })
+	return newClient(c.groups[corev1.SchemeGroupVersion], "pods", ns, func() *corev1.Pod { return &corev1.Pod{} }, func() *corev1.PodList { return &corev1.PodList{} })
 }
 
 // Nodes is the client of the nodes.
 func (c *Client) Nodes() *ClientWithList[*corev1.Node, *corev1.NodeList] {
-	return newClient(c.core, "nodes", "", func() *corev1.Node { return &corev1.Node{} }, func() *corev1.NodeList { return &corev1.NodeList{} })
+	return newClient(c.groups[corev1.SchemeGroupVersion], "nodes", "", func() *corev1.Node { return &corev1.Node{} }, func() *corev1.NodeList { return &corev1.NodeList{} })
 }
 
 // Namespaces is the client of the namespaces.
 func (c *Client) Namespaces() *ClientWithList[*corev1.Namespace, *corev1.NamespaceList] {
-	return newClient(c.core, "namespaces", "", func() *corev1.Namespace { return &corev1.Namespace{} }, func() *corev1.NamespaceList { return &corev1.NamespaceList{} })
+	return newClient(c.groups[corev1.SchemeGroupVersion], "namespaces", "", func() *corev1.Namespace { return &corev1.Namespace{} }, func() *corev1.NamespaceList { return &corev1.NamespaceList{} })
 }
 
 // Services is the client of the Services of namespace ns ("" all).
 func (c *Client) Services(ns string) *ClientWithList[*corev1.Service, *corev1.ServiceList] {
-	return newClient(c.core, "services", ns, func() *corev1.Service { return &corev1.Service{} }, func() *corev1.ServiceList { return &corev1.ServiceList{} })
+	return newClient(c.groups[corev1.SchemeGroupVersion], "services", ns, func() *corev1.Service { return &corev1.Service{} }, func() *corev1.ServiceList { return &corev1.ServiceList{} })
 }
 
 // Events is the client of the Events (core/v1) of namespace ns.
 func (c *Client) Events(ns string) *ClientWithList[*corev1.Event, *corev1.EventList] {
-	return newClient(c.core, "events", ns, func() *corev1.Event { return &corev1.Event{} }, func() *corev1.EventList { return &corev1.EventList{} })
+	return newClient(c.groups[corev1.SchemeGroupVersion], "events", ns, func() *corev1.Event { return &corev1.Event{} }, func() *corev1.EventList { return &corev1.EventList{} })
 }
 
 // EndpointSlices is the client of the EndpointSlices of namespace ns ("" all).
 func (c *Client) EndpointSlices(ns string) *ClientWithList[*discoveryv1.EndpointSlice, *discoveryv1.EndpointSliceList] {
-	return newClient(c.discovery, "endpointslices", ns, func() *discoveryv1.EndpointSlice { return &discoveryv1.EndpointSlice{} },
+	return newClient(c.groups[discoveryv1.SchemeGroupVersion], "endpointslices", ns, func() *discoveryv1.EndpointSlice { return &discoveryv1.EndpointSlice{} },
 		func() *discoveryv1.EndpointSliceList { return &discoveryv1.EndpointSliceList{} })
 }
 
 // NetworkPolicies is the client of the NetworkPolicies of namespace ns ("" all).
 func (c *Client) NetworkPolicies(ns string) *ClientWithList[*networkingv1.NetworkPolicy, *networkingv1.NetworkPolicyList] {
-	return newClient(c.networking, "networkpolicies", ns, func() *networkingv1.NetworkPolicy { return &networkingv1.NetworkPolicy{} },
+	return newClient(c.groups[networkingv1.SchemeGroupVersion], "networkpolicies", ns, func() *networkingv1.NetworkPolicy { return &networkingv1.NetworkPolicy{} },
 		func() *networkingv1.NetworkPolicyList { return &networkingv1.NetworkPolicyList{} })
 }
 
 // StatefulSets is the client of the StatefulSets of namespace ns ("" all).
 func (c *Client) StatefulSets(ns string) *ClientWithList[*appsv1.StatefulSet, *appsv1.StatefulSetList] {
-	return newClient(c.apps, "statefulsets", ns, func() *appsv1.StatefulSet { return &appsv1.StatefulSet{} },
+	return newClient(c.groups[appsv1.SchemeGroupVersion], "statefulsets", ns, func() *appsv1.StatefulSet { return &appsv1.StatefulSet{} },
 		func() *appsv1.StatefulSetList { return &appsv1.StatefulSetList{} })
 }
 
 // Leases is the client of the Leases of namespace ns.
 func (c *Client) Leases(ns string) *ClientWithList[*coordinationv1.Lease, *coordinationv1.LeaseList] {
-	return newClient(c.coordination, "leases", ns, func() *coordinationv1.Lease { return &coordinationv1.Lease{} },
+	return newClient(c.groups[coordinationv1.SchemeGroupVersion], "leases", ns, func() *coordinationv1.Lease { return &coordinationv1.Lease{} },
 		func() *coordinationv1.LeaseList { return &coordinationv1.LeaseList{} })
 }
 
 // SelfSubjectAccessReviews is the client that asks what this client may do.
 func (c *Client) SelfSubjectAccessReviews() *gentype.Client[*authorizationv1.SelfSubjectAccessReview] {
-	return gentype.NewClient[*authorizationv1.SelfSubjectAccessReview]("selfsubjectaccessreviews", c.authorization, parameterCodec, "",
+	return gentype.NewClient[*authorizationv1.SelfSubjectAccessReview]("selfsubjectaccessreviews", c.groups[authorizationv1.SchemeGroupVersion], parameterCodec, "",
 		func() *authorizationv1.SelfSubjectAccessReview { return &authorizationv1.SelfSubjectAccessReview{} },
 		gentype.PrefersProtobuf[*authorizationv1.SelfSubjectAccessReview]())
 }
