@@ -173,7 +173,9 @@ func TestLeaderStopsWhenRenewalFails(t *testing.T) {
 		return false, nil, nil
 	})
 	cfg := fastLease()
-	cfg.RetryPeriod, cfg.RenewDeadline = 10*time.Millisecond, 50*time.Millisecond
+	// Renewals every 10 ms; a deadline of 800 ms so that a loaded machine's scheduling delay
+	// never passes for a failed renewal while updates succeed.
+	cfg.RetryPeriod, cfg.RenewDeadline = 10*time.Millisecond, 800*time.Millisecond
 	el, err := newLeaseElector(cfg, kube.CoordinationV1().Leases(cfg.LeaseNamespace), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
