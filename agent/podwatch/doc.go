@@ -5,5 +5,7 @@
 // Waiting is driven by informer events, never by polling: a waiter takes the pod's change
 // channel before it reads the cache, so an update that lands between the read and the wait
 // still wakes it. A pod whose UID differs from the one the runtime asked for is an older
-// object of the same name and is waited past. Safe for concurrent use.
+// object of the same name and is waited past. The cache keeps of each pod only its name,
+// namespace, uid, annotations and resourceVersion: a field read here must be kept by slimPod.
+// Safe for concurrent use.
 package podwatch

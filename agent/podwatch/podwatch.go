@@ -46,8 +46,7 @@ func New(r Request) (*Watcher, error) {
 		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", r.NodeName).String()
 	})
 	w.informer = cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	// managedFields are often half a pod's size and nothing here reads them.
-	if err := w.informer.SetTransform(stripManagedFields); err != nil {
+	if err := w.informer.SetTransform(slimPod); err != nil {
 		return nil, fmt.Errorf("watch pods of node %s: %w", r.NodeName, err)
 	}
 	_, err := w.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -140,9 +139,15 @@ func (w *Watcher) lookup(key, uid string) (server.PodNetwork, error) {
 	}, nil
 }
 
-func stripManagedFields(obj any) (any, error) {
-	if m, ok := obj.(metav1.Object); ok {
-		m.SetManagedFields(nil)
+// slimPod is the informer's transform: of each pod the cache keeps only what lookup reads
+// (its name, namespace, uid and annotations) and the resourceVersion the informer compares.
+// The spec and status (containers, volumes, tolerations, conditions: most of a pod) and the
+// managedFields never enter the node's cache, which holds every pod of the node.
+func slimPod(obj any) (any, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
 	}
-	return obj, nil
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID,
+		ResourceVersion: p.ResourceVersion, Annotations: p.Annotations}}, nil
 }

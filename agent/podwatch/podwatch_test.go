@@ -113,3 +113,32 @@ func TestWaitBrokenAnnotation(t *testing.T) {
 		}
 	}
 }
+
+// The node's cache holds every pod of the node: it keeps of each only what lookup reads, and
+// lookup still finds the network.
+func TestCacheKeepsOnlyWhatLookupReads(t *testing.T) {
+	p := pod("1", allocated)
+	p.Labels = map[string]string{"app": "web"}
+	p.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
+	p.Spec.Containers = []corev1.Container{{Name: "c", Image: "registry.example/web:1", Args: []string{"--serve"}}}
+	p.Spec.Tolerations = []corev1.Toleration{{Key: "node.kubernetes.io/not-ready", Operator: corev1.TolerationOpExists}}
+	p.Status.Phase = corev1.PodRunning
+	w, _ := start(t, p)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n, err := w.WaitPodNetwork(ctx, server.PodKey{Namespace: "default", Name: "p", UID: "uid-1"})
+	if err != nil || n.Switch != "ovn-default" || n.Port != annotation.PortName("default", "p") {
+		t.Fatalf("WaitPodNetwork = %+v, %v; want ovn-default's port of default/p", n, err)
+	}
+	obj, ok, err := w.informer.GetStore().GetByKey("default/p")
+	if err != nil || !ok {
+		t.Fatalf("pod not cached: %v", err)
+	}
+	c := obj.(*corev1.Pod)
+	if c.UID != "uid-1" || c.Annotations[annotation.IPAddress] != "10.42.0.7" {
+		t.Errorf("cached pod lost what lookup reads: uid %q, annotations %v", c.UID, c.Annotations)
+	}
+	if len(c.Spec.Containers) != 0 || len(c.Spec.Tolerations) != 0 || c.Status.Phase != "" || len(c.Labels) != 0 || len(c.ManagedFields) != 0 {
+		t.Errorf("cached pod keeps what nothing reads: %+v", c)
+	}
+}
