@@ -79,6 +79,17 @@ func ListWatch[L runtime.Object](c ListWatcher[L], tweak func(*metav1.ListOption
 	}
 }
 
+// NewInformer is a shared informer over lw (no resync) whose cache is indexed by namespace, as
+// the typed listers need, and trimmed by transform before anything enters it (nil: objects
+// are kept whole).
+func NewInformer(lw cache.ListerWatcher, example runtime.Object, transform cache.TransformFunc) cache.SharedIndexInformer {
+	inf := cache.NewSharedIndexInformer(lw, example, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	if transform != nil {
+		_ = inf.SetTransform(transform) // cannot fail before the informer runs
+	}
+	return inf
+}
+
 // informerFor returns the resource's informer, made on first use.
 func informerFor[L runtime.Object](f *Informers, resource string, example runtime.Object, c ListWatcher[L]) cache.SharedIndexInformer {
 	f.mu.Lock()
@@ -86,11 +97,7 @@ func informerFor[L runtime.Object](f *Informers, resource string, example runtim
 	if inf, ok := f.made[resource]; ok {
 		return inf
 	}
-	inf := cache.NewSharedIndexInformer(ListWatch(c, f.opts.Tweak), example, 0,
-		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	if f.opts.Transform != nil {
-		_ = inf.SetTransform(f.opts.Transform) // cannot fail before the informer runs
-	}
+	inf := NewInformer(ListWatch(c, f.opts.Tweak), example, f.opts.Transform)
 	f.made[resource] = inf
 	return inf
 }

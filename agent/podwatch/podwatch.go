@@ -45,10 +45,7 @@ func New(r Request) (*Watcher, error) {
 	lw := kubeapi.ListWatch(r.Pods, func(o *metav1.ListOptions) {
 		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", r.NodeName).String()
 	})
-	w.informer = cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	if err := w.informer.SetTransform(slimPod); err != nil {
-		return nil, fmt.Errorf("watch pods of node %s: %w", r.NodeName, err)
-	}
+	w.informer = kubeapi.NewInformer(lw, &corev1.Pod{}, slimPod)
 	_, err := w.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    w.notify,
 		UpdateFunc: func(_, obj any) { w.notify(obj) },

@@ -55,14 +55,20 @@ func ensureAll(ctx context.Context, c *Client, specs []PodPortSpec, ctxs map[int
 	return errs
 }
 
-func TestConcurrentEnsurePodPortShareTransactions(t *testing.T) {
-	f := newFixture(t)
-	ensureClusterAndSubnet(t, f)
-	const n = 32
+// racePods is racePod(0) to racePod(n-1).
+func racePods(n int) []PodPortSpec {
 	specs := make([]PodPortSpec, n)
 	for i := range specs {
 		specs[i] = racePod(i)
 	}
+	return specs
+}
+
+func TestConcurrentEnsurePodPortShareTransactions(t *testing.T) {
+	f := newFixture(t)
+	ensureClusterAndSubnet(t, f)
+	const n = 32
+	specs := racePods(n)
 	holdFirstGroupCommit(t, f, n)
 	before := f.c.writes.Load()
 	for i, err := range ensureAll(f.ctx, f.c, specs, nil) {
@@ -98,10 +104,7 @@ func TestGroupedEnsurePodPortFailsOnlyItsOwn(t *testing.T) {
 	f := newFixture(t)
 	ensureClusterAndSubnet(t, f)
 	const n = 12
-	specs := make([]PodPortSpec, n)
-	for i := range specs {
-		specs[i] = racePod(i)
-	}
+	specs := racePods(n)
 	const bad, gone = 5, 8
 	specs[bad].Switch = "no-such-switch"
 	cancelled, cancel := context.WithCancel(f.ctx)
