@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +16,9 @@ import (
 // config file and takes run's flags, so it checks what the daemon uses.
 func runDoctor(args []string, stdout, stderr io.Writer) error {
 	o, err := parseOptions(parseRequest{name: "edgeovn doctor", args: args, stderr: stderr, defaults: defaultOptions("error")})
+	if errors.Is(err, flag.ErrHelp) {
+		return err // the usage is printed; asking for it is not a failed check
+	}
 	if err == nil {
 		err = o.Config.Validate()
 	}

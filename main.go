@@ -48,7 +48,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "cleanup":
 		err = runCleanup(args[1:], stdout, stderr)
 	case "version":
-		fmt.Fprintln(stdout, "edgeovn", version)
+		err = runVersion(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 	default:
@@ -63,4 +63,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// runVersion is `edgeovn version`: it takes no flags but -h.
+func runVersion(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("edgeovn version", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "edgeovn", version)
+	return nil
 }

@@ -60,3 +60,21 @@ func TestCleanupTakesRunFlags(t *testing.T) {
 		t.Fatalf("cleanup with run's flags: code %d\n%s%s", code, out.String(), errb.String())
 	}
 }
+
+// TestHelpOnEveryCommand: `-h` on any subcommand prints that command's usage once, on
+// stderr as the flag package does, and exits 0; it is never reported as a failed check or a
+// bad configuration (doctor said "[FAIL] config" and exited 1).
+func TestHelpOnEveryCommand(t *testing.T) {
+	for _, cmd := range []string{"run", "status", "doctor", "ipam", "cleanup", "version"} {
+		for _, flag := range []string{"-h", "--help"} {
+			t.Run(cmd+flag, func(t *testing.T) {
+				var out, errb bytes.Buffer
+				code := run([]string{cmd, flag}, &out, &errb)
+				usage := "Usage of edgeovn " + cmd
+				if code != 0 || strings.Count(errb.String(), usage) != 1 || strings.Contains(out.String(), "FAIL") {
+					t.Fatalf("edgeovn %s %s: code %d, want 0 and %q once\nstdout: %s\nstderr: %s", cmd, flag, code, usage, out.String(), errb.String())
+				}
+			})
+		}
+	}
+}
