@@ -49,7 +49,7 @@ func TestPackageUnderSystemd(t *testing.T) {
 		}
 	}
 	journal := c.journal(ctx, t)
-	for _, want := range []string{"waiting for the kubeconfig", "datapath=netdev", "node role ready", "cni socket passed by systemd",
+	for _, want := range []string{"waiting for the kubeconfig", "datapath=netdev", `msg="node datapath ready"`, "cni socket passed by systemd",
 		`msg="encapsulation address set" role=node encap_ip=192.0.2.10`} {
 		if !strings.Contains(journal, want) {
 			t.Errorf("edgeovn's journal lacks %q:\n%s", want, journal)

@@ -147,6 +147,7 @@ func Run(ctx context.Context, req Request) error {
 	context.AfterFunc(gctx, stopServing) // a part that fails stops the server too
 	g.Go(func() error { defer stopParts(); return srv.Serve(serving) })
 	g.Go(func() error { return r.health.Tick(gctx) })
+	g.Go(func() error { r.watchReadiness(gctx, r.health, ovs.Changes()); return nil })
 	g.Go(func() error { return r.runWithAPI(gctx, pods) })
 	if datapath == vswitch.DatapathNetdev {
 		g.Go(func() error { ovs.KeepZeroSNATOff(gctx, datapath, 5*time.Second, r.log); return nil })
@@ -166,31 +167,47 @@ func Run(ctx context.Context, req Request) error {
 	return g.Wait()
 }
 
-// ensureDatapath tells ovn-controller who this chassis is and ensures br-int.
+// bridgeDeviceWait bounds ensureDatapath's wait for br-int's kernel device before it tells
+// ovn-controller its chassis name (normally tens of milliseconds, nothing on a restart).
+const bridgeDeviceWait = 5 * time.Second
+
+// ensureDatapath ensures br-int and then tells ovn-controller who this chassis is. The order
+// matters on a host's first boot: ovn-controller, once it has a system-id, connects to br-int's
+// OpenFlow socket at once, and when ovs-vswitchd has not made the bridge yet it waits a
+// reconnect backoff (1 s, doubling to 8 s) before it tries again; with no flows, no port is
+// bound, and that wait was on the first pod's path. So br-int (with the datapath type, which
+// ovn-controller also reads) comes first, its device is awaited, and the chassis last.
 func (r *Role) ensureDatapath(ctx context.Context) (string, error) {
 	datapath := r.req.DatapathType
 	if datapath == "" {
 		datapath = vswitch.DetectDatapathType("")
 	}
+	if err := r.ovs.SetOVNConfig(ctx, map[string]string{"ovn-bridge": Bridge, "ovn-bridge-datapath-type": datapath}); err != nil {
+		return "", fmt.Errorf("configure the integration bridge of chassis %s: %w", r.req.NodeName, err)
+	}
+	if err := r.ovs.EnsureBridge(ctx, vswitch.BridgeSpec{Name: Bridge, DatapathType: datapath, Owner: r.req.NodeName, Adopt: true}); err != nil {
+		return "", fmt.Errorf("ensure %s (%s datapath): %w", Bridge, datapath, err)
+	}
+	wait, cancel := context.WithTimeout(ctx, bridgeDeviceWait)
+	err := hostnet.WaitLink(wait, Bridge)
+	cancel()
+	if err != nil && ctx.Err() == nil {
+		r.log.Warn("br-int's device not made yet, configuring the chassis anyway (readiness waits for it)", "err", err)
+	}
 	// The encapsulation address is syncEncap's: found, kept current, never a loopback.
-	err := r.ovs.SetOVNConfig(ctx, map[string]string{
+	err = r.ovs.SetOVNConfig(ctx, map[string]string{
 		"system-id":  r.req.NodeName,
 		"hostname":   r.req.NodeName,
 		"ovn-remote": OVNRemote(r.req.SBEndpoints),
 		// Tunnels leave from the encapsulation address, not the route's preferred source: on a
 		// host with several addresses (or after the endpoint moved) the other hosts' tunnel
 		// ports match incoming packets by that address.
-		"ovn-set-local-ip":         "true",
-		"ovn-bridge":               Bridge,
-		"ovn-bridge-datapath-type": datapath,
+		"ovn-set-local-ip": "true",
 	})
 	if err != nil {
 		return "", fmt.Errorf("configure chassis %s: %w", r.req.NodeName, err)
 	}
-	if err := r.ovs.EnsureBridge(ctx, vswitch.BridgeSpec{Name: Bridge, DatapathType: datapath, Owner: r.req.NodeName, Adopt: true}); err != nil {
-		return "", fmt.Errorf("ensure %s (%s datapath): %w", Bridge, datapath, err)
-	}
-	r.log.Info("datapath ready", "bridge", Bridge, "datapath", datapath, "chassis", r.req.NodeName)
+	r.log.Info("datapath configured", "bridge", Bridge, "datapath", datapath, "chassis", r.req.NodeName)
 	return datapath, nil
 }
 
@@ -216,7 +233,7 @@ func (r *Role) install(ctx context.Context) error {
 	if full {
 		checked = "in full"
 	}
-	r.log.Info("node role ready", "cni_conf", w.conf, "conf_written", w.wroteConf, "binary_written", w.wroteBin, "files_checked", checked)
+	r.log.Info("cni files installed", "cni_conf", w.conf, "conf_written", w.wroteConf, "binary_written", w.wroteBin, "files_checked", checked)
 	_ = r.health.Recheck(ctx) // report the verdict now, not at the next tick (nor the one in flight)
 	r.markStarted()
 	if full {

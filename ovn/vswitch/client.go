@@ -30,6 +30,9 @@ type Client struct {
 	datapathChanged chan struct{}
 	// bridgeChanged holds a token after a change of the Bridge table.
 	bridgeChanged chan struct{}
+	// anyChanged holds a token after any change of the Bridge, Port, Interface or
+	// Open_vSwitch tables, deletions included (Changes).
+	anyChanged chan struct{}
 }
 
 // waitSet is the channel closed on the next change of one interface, shared by its waiters.
@@ -56,10 +59,12 @@ func Connect(ctx context.Context, req ovn.ConnectRequest) (*Client, error) {
 		metrics = ovn.NewMetrics(req.Log, req.SlowTransaction)
 	}
 	c := &Client{ovs: ovs, log: req.Log, waiters: make(map[string]*waitSet),
-		metrics: metrics, datapathChanged: make(chan struct{}, 1), bridgeChanged: make(chan struct{}, 1)}
+		metrics: metrics, datapathChanged: make(chan struct{}, 1), bridgeChanged: make(chan struct{}, 1),
+		anyChanged: make(chan struct{}, 1)}
 	ovs.Cache().AddEventHandler(&cache.EventHandlerFuncs{
 		AddFunc:    func(table string, m model.Model) { c.changed(table, m) },
 		UpdateFunc: func(table string, _, m model.Model) { c.changed(table, m) },
+		DeleteFunc: func(table string, _ model.Model) { c.deleted(table) },
 	})
 	return c, nil
 }
@@ -67,6 +72,7 @@ func Connect(ctx context.Context, req ovn.ConnectRequest) (*Client, error) {
 // changed is the cache event handler; it must not block (libovsdb runs handlers one at a
 // time on its event loop).
 func (c *Client) changed(table string, m model.Model) {
+	c.deleted(table)
 	switch table {
 	case vswitchdb.InterfaceTable:
 		c.interfaceChanged(m)
@@ -76,6 +82,20 @@ func (c *Client) changed(table string, m model.Model) {
 		signal(c.bridgeChanged)
 	}
 }
+
+// deleted is the cache's delete handler; changed calls it too: a row of the host's tables
+// came, changed or went.
+func (c *Client) deleted(table string) {
+	switch table {
+	case vswitchdb.BridgeTable, vswitchdb.PortTable, vswitchdb.InterfaceTable, vswitchdb.OpenvSwitchTable:
+		signal(c.anyChanged)
+	}
+}
+
+// Changes receives a token after the Bridge, Port, Interface or Open_vSwitch tables changed
+// (a bridge's interface got its device, ovn-controller marked a port installed): readiness
+// re-evaluates on it instead of waiting for its timer. Tokens coalesce; one reader.
+func (c *Client) Changes() <-chan struct{} { return c.anyChanged }
 
 // signal leaves a token in ch unless one is pending already.
 func signal(ch chan struct{}) {

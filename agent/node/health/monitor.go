@@ -9,16 +9,23 @@ import (
 	"time"
 )
 
-// DefaultInterval is how often the Monitor re-evaluates on its own.
+// DefaultInterval is how often the Monitor re-evaluates on its own while ready.
 const DefaultInterval = 2 * time.Second
+
+// DefaultRetryInterval is how often it re-evaluates while not ready, between the events that
+// trigger an evaluation (Trigger): what comes up without an event (a daemon's control
+// socket) is seen within it, not a whole Interval later. At a start, that Interval was on
+// the first pod's path.
+const DefaultRetryInterval = 100 * time.Millisecond
 
 // ErrNotRunning: no node role is evaluating the checks (not started yet, or stopped).
 var ErrNotRunning = errors.New("node role health monitor not running")
 
 // MonitorRequest configures a Monitor.
 type MonitorRequest struct {
-	Interval     time.Duration // default DefaultInterval
-	CheckTimeout time.Duration // default DefaultCheckTimeout
+	Interval      time.Duration // default DefaultInterval
+	RetryInterval time.Duration // default DefaultRetryInterval
+	CheckTimeout  time.Duration // default DefaultCheckTimeout
 	// OnChange receives every change of the verdict, the first one included: nil when the
 	// datapath became ready, the reason when it stopped being ready.
 	OnChange func(err error)
@@ -38,12 +45,17 @@ type Monitor struct {
 	last     time.Time // when the last evaluation ended
 	verdict  error
 	reported bool // OnChange has been called at least once
+	// trigger holds a token when an evaluation was asked for (Trigger) and Tick has not run it.
+	trigger chan struct{}
 }
 
 // NewMonitor returns a Monitor with no checks: not ready and not alive until Run.
 func NewMonitor(req MonitorRequest) *Monitor {
 	if req.Interval <= 0 {
 		req.Interval = DefaultInterval
+	}
+	if req.RetryInterval <= 0 || req.RetryInterval > req.Interval {
+		req.RetryInterval = min(DefaultRetryInterval, req.Interval)
 	}
 	if req.CheckTimeout <= 0 {
 		req.CheckTimeout = DefaultCheckTimeout
@@ -54,7 +66,7 @@ func NewMonitor(req MonitorRequest) *Monitor {
 	if req.Now == nil {
 		req.Now = time.Now
 	}
-	return &Monitor{req: req, verdict: ErrNotRunning}
+	return &Monitor{req: req, verdict: ErrNotRunning, trigger: make(chan struct{}, 1)}
 }
 
 // Run evaluates checks now and then every Interval until ctx ends.
@@ -80,7 +92,8 @@ func (m *Monitor) Attach(checks []Check) error {
 	return nil
 }
 
-// Tick evaluates the attached checks every Interval until ctx ends, then detaches them.
+// Tick evaluates the attached checks every Interval while ready, every RetryInterval while
+// not, and at once on Trigger, until ctx ends; then it detaches them.
 func (m *Monitor) Tick(ctx context.Context) error {
 	m.mu.Lock()
 	running := m.running
@@ -93,16 +106,61 @@ func (m *Monitor) Tick(ctx context.Context) error {
 		m.running = false
 		m.mu.Unlock()
 	}()
-	t := time.NewTicker(m.req.Interval)
+	t := time.NewTimer(m.next())
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
+		case <-m.trigger:
+			if !m.hasVerdict() {
+				continue // the first verdict is Attach's caller's (it knows when it can be yes)
+			}
 		}
 		_ = m.Check(ctx)
+		if !t.Stop() {
+			select {
+			case <-t.C:
+			default:
+			}
+		}
+		t.Reset(m.next())
 	}
+}
+
+// Trigger asks Tick for an evaluation now: something the checks look at has changed (an
+// OVSDB update, a link event). It never blocks; triggers that arrive before Tick runs the
+// evaluation make one evaluation.
+func (m *Monitor) Trigger() {
+	select {
+	case m.trigger <- struct{}{}:
+	default:
+	}
+}
+
+func (m *Monitor) hasVerdict() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.reported
+}
+
+// Ready reports whether the last verdict was ready (false before the first).
+func (m *Monitor) Ready() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.reported && m.verdict == nil
+}
+
+// next is how long Tick waits for its next evaluation: RetryInterval while not ready,
+// Interval while ready and before the first verdict (which Attach's caller asks for itself).
+func (m *Monitor) next() time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.reported && m.verdict != nil {
+		return m.req.RetryInterval
+	}
+	return m.req.Interval
 }
 
 // evaluation is one run of the checks that concurrent callers share.

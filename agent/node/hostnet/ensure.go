@@ -27,7 +27,7 @@ func Ensure(ctx context.Context, ports Ports, spec Spec, log *slog.Logger) error
 	if err := ports.AddPort(ctx, port); err != nil {
 		return fmt.Errorf("wire host interface %s: %w", spec.Interface, err)
 	}
-	if err := waitLink(ctx, spec.Interface); err != nil {
+	if err := WaitLink(ctx, spec.Interface); err != nil {
 		return err
 	}
 	return wireLink(ctx, spec, log)

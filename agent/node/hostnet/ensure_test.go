@@ -93,7 +93,7 @@ func TestWaitLinkEndsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	inNS(t, host, func() error {
-		if err := waitLink(ctx, "ovn0"); !errors.Is(err, context.Canceled) {
+		if err := WaitLink(ctx, "ovn0"); !errors.Is(err, context.Canceled) {
 			t.Errorf("waitLink with no link: %v, want context.Canceled", err)
 		}
 		return nil

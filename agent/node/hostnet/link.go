@@ -12,9 +12,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// waitLink returns once a link called name exists, or with ctx's error. ovs-vswitchd creates
-// an internal port's kernel interface some time after the port's row is committed.
-func waitLink(ctx context.Context, name string) error {
+// WaitLink returns once a link called name exists, or with ctx's error. ovs-vswitchd creates
+// an internal port's (and a bridge's) kernel interface some time after its row is committed.
+func WaitLink(ctx context.Context, name string) error {
 	updates := make(chan netlink.LinkUpdate, 8)
 	done := make(chan struct{})
 	if err := netlink.LinkSubscribe(updates, done); err != nil {

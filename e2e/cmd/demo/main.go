@@ -6,12 +6,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/containernetworking/cni/pkg/types"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
@@ -78,6 +82,14 @@ func runPods(ctx context.Context, k *podsim.Kubelet, dir string) ([]*podsim.Sand
 	if err := k.EnsureNode(ctx); err != nil {
 		return nil, err
 	}
+	// As containerd does: no sandbox before the network plugin answers STATUS.
+	fmt.Println("waiting for the edgeovn CNI plugin to answer STATUS (node datapath ready) ...")
+	wait, cancel := context.WithTimeout(ctx, readyWait)
+	err := k.WaitReady(wait)
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("edgeovn's node role did not become ready in %v (see edgeovn.log): %w", readyWait, err)
+	}
 	var out []*podsim.Sandbox
 	var netns []string
 	for _, name := range []string{"demo-a", "demo-b"} {
@@ -85,7 +97,7 @@ func runPods(ctx context.Context, k *podsim.Kubelet, dir string) ([]*podsim.Sand
 		if err != nil {
 			return nil, err
 		}
-		sb, err := k.RunSandbox(ctx, pod)
+		sb, err := runSandbox(ctx, k, pod)
 		if sb != nil {
 			netns = append(netns, sb.Netns)
 		}
@@ -100,6 +112,33 @@ func runPods(ctx context.Context, k *podsim.Kubelet, dir string) ([]*podsim.Sand
 		out = append(out, sb)
 	}
 	return out, nil
+}
+
+// readyWait bounds the wait for STATUS; addTries bounds the ADDs of one pod, as kubelet
+// retries a sandbox whose ADD failed with "try again later" (CNI code 11).
+const (
+	readyWait = time.Minute
+	addTries  = 5
+)
+
+// runSandbox runs the pod's sandbox, again after an ADD the plugin asked to retry.
+func runSandbox(ctx context.Context, k *podsim.Kubelet, pod *corev1.Pod) (*podsim.Sandbox, error) {
+	for try := 1; ; try++ {
+		sb, err := k.RunSandbox(ctx, pod)
+		var cniErr *types.Error
+		if err == nil || !errors.As(err, &cniErr) || cniErr.Code != types.ErrTryAgainLater || try == addTries {
+			return sb, err
+		}
+		fmt.Printf("pod default/%s: the plugin asked to try again (%s), as kubelet would: try %d of %d\n", pod.Name, cniErr.Msg, try+1, addTries)
+		if sb != nil {
+			_ = k.StopSandbox(ctx, sb, true)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(try) * 200 * time.Millisecond):
+		}
+	}
 }
 
 func down(dir string) error {
