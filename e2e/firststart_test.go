@@ -114,13 +114,16 @@ func waitStatus(ctx context.Context, k *podsim.Kubelet) error {
 	}
 }
 
-// readinessMonotonic reads the verdicts the daemon reported in its log: any number of "not
+// readinessMonotonic reads the readiness the daemon reported in its log: any number of "not
 // ready" while starting, then "ready" once and nothing after it.
 func readinessMonotonic(log string) error {
 	var seq []string
 	for _, line := range strings.Split(log, "\n") {
 		switch {
-		case strings.Contains(line, `msg="node datapath ready"`):
+		// Every line that tells a person the node is ready counts (edgeovn once logged "datapath
+		// ready" and "node role ready" before its verdict, which then said not ready).
+		case strings.Contains(line, `msg="node datapath ready"`), strings.Contains(line, `msg="node role ready"`),
+			strings.Contains(line, `msg="datapath ready"`):
 			seq = append(seq, "ready")
 		case strings.Contains(line, `msg="node datapath not ready"`):
 			seq = append(seq, "not ready")

@@ -61,20 +61,38 @@ func newSubnets(c *Controller) *subnets {
 		nsQ: newQueue("namespaces"), stop: make(chan struct{}), applied: map[string]appliedSubnet{}}
 }
 
-// prepare installs the CRD when absent and creates the ovn-default and join Subnet objects
-// from the configuration when they are missing.
+// prepare installs the CRD when absent and starts creating the ovn-default and join Subnet
+// objects from the configuration where they are missing (createBuiltins), in the background:
+// the API server holds the first create of a resource it established less than 2 s ago for
+// 2 s (apiextensions' justCreated wait), which was on the first pod's way on a new cluster.
+// Until their objects exist, applyAll applies the built-in subnets from the configuration.
 func (s *subnets) prepare(ctx context.Context) error {
 	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := kubeovn.EnsureCRD(wait, s.dyn, s.log); err != nil {
 		return err
 	}
+	go s.createBuiltins(ctx)
+	return nil
+}
+
+// createBuiltins creates the built-in Subnet objects, retrying until each is there or ctx
+// (the term) ends; their informer events then apply them as any Subnet.
+func (s *subnets) createBuiltins(ctx context.Context) {
 	for _, b := range s.builtins() {
-		if err := s.ensureObject(ctx, b); err != nil {
-			return err
+		for delay := 100 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
+			err := s.ensureObject(ctx, b)
+			if err == nil || ctx.Err() != nil {
+				break
+			}
+			s.log.Warn("create built-in subnet object, will retry", "subnet", b.Name, "err", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(delay):
+			}
 		}
 	}
-	return nil
 }
 
 // register adds the Subnet informer (dynamic) and the Namespace informer (typed factory).
@@ -108,8 +126,17 @@ func (s *subnets) register(f *kubeapi.Informers) ([]cache.InformerSynced, error)
 }
 
 // applyAll applies every Subnet before the pods are reconciled: their claims name subnets
-// the IPAM must know.
+// the IPAM must know. A built-in subnet whose object is not created yet is applied from the
+// configuration; its object, once there, is applied as any Subnet.
 func (s *subnets) applyAll(ctx context.Context) error {
+	for _, b := range s.builtins() {
+		if _, ok, _ := s.inf.GetStore().GetByKey(b.Name); ok {
+			continue // applied from its object below
+		}
+		if err := s.apply(ctx, b, s.configNetwork(b)); err != nil {
+			return fmt.Errorf("apply built-in subnet %s from the configuration: %w", b.Name, err)
+		}
+	}
 	for _, obj := range s.inf.GetStore().List() {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok {
