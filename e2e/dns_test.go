@@ -13,6 +13,8 @@ import (
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // TestCoreDNS: CoreDNS runs in a pod's network namespace as k3s runs it in its pod and reads
@@ -22,7 +24,7 @@ import (
 // answered as such rather than timing out.
 func TestCoreDNS(t *testing.T) {
 	if err := harness.Preflight(harness.CoreDNS); err != nil {
-		t.Skipf("CoreDNS test skipped (run `make deps` as root): %v", err)
+		skip.Now(t, "CoreDNS test (run `make deps` as root): %v", err)
 	}
 	env, ctx := startNode(t)
 	nodeJoin(ctx, t, env)

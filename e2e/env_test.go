@@ -14,6 +14,8 @@ import (
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // env is one simulated host: the rig of real components, edgeovn running in it, and a
@@ -77,7 +79,7 @@ func startEnv(t *testing.T) *env { return startEnvWith(t, false) }
 func startEnvWith(t *testing.T, supervised bool) *env {
 	t.Helper()
 	if err := harness.Preflight(); err != nil {
-		t.Skipf("end-to-end tier skipped, real components unavailable (run `make deps` as root): %v", err)
+		skip.Now(t, "end-to-end tier: real components unavailable (run `make deps` as root): %v", err)
 	}
 	bins := buildBinaries(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

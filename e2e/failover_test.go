@@ -10,6 +10,8 @@ import (
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/failover"
 	"github.com/edgeovn/edgeovn/e2e/harness"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // TestFailoverKill9: two edgeovn processes against one API server and northbound; the
@@ -21,7 +23,7 @@ import (
 // asserted here.
 func TestFailoverKill9(t *testing.T) {
 	if err := harness.Preflight(); err != nil {
-		t.Skipf("end-to-end tier skipped, real components unavailable (run `make deps` as root): %v", err)
+		skip.Now(t, "end-to-end tier: real components unavailable (run `make deps` as root): %v", err)
 	}
 	bins := buildBinaries(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)

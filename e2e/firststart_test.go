@@ -18,6 +18,8 @@ import (
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // TestFirstAddAtStatus starts edgeovn on a host's first boot (an empty Open_vSwitch database:
@@ -28,7 +30,7 @@ import (
 // never go ready -> not ready during the start: it says ready once.
 func TestFirstAddAtStatus(t *testing.T) {
 	if err := harness.Preflight(); err != nil {
-		t.Skipf("end-to-end tier skipped, real components unavailable (run `make deps` as root): %v", err)
+		skip.Now(t, "end-to-end tier: real components unavailable (run `make deps` as root): %v", err)
 	}
 	starts := 20
 	if n, err := strconv.Atoi(os.Getenv("EDGEOVN_FIRST_STARTS")); err == nil && n > 0 {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // cluster is several simulated hosts (harness.Cluster), each running edgeovn with the same
@@ -65,7 +67,7 @@ func startClusterWith(t *testing.T, spec clusterSpec) (*cluster, context.Context
 	t.Helper()
 	n, extra := spec.hosts, spec.extra
 	if err := harness.PreflightCluster(); err != nil {
-		t.Skipf("end-to-end tier skipped, real components unavailable (run `make deps` as root): %v", err)
+		skip.Now(t, "end-to-end tier: real components unavailable (run `make deps` as root): %v", err)
 	}
 	bins := buildBinaries(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)

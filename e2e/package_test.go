@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // TestPackageUnderSystemd installs the .deb into a Debian root with Open vSwitch and
@@ -192,11 +194,11 @@ func purgePackage(ctx context.Context, t *testing.T, c *container, img string) {
 func packageTestInputs(t *testing.T) (root, deb string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("package test skipped: needs root (chroot, systemd-nspawn)")
+		skip.Now(t, "package test: needs root (chroot, systemd-nspawn)")
 	}
 	for _, tool := range []string{"systemd-nspawn", "nsenter", "chroot"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("package test skipped: %s missing (run `make deps`)", tool)
+			skip.Now(t, "package test: %s missing (run `make deps`)", tool)
 		}
 	}
 	root = os.Getenv("EDGEOVN_PKGROOT")
@@ -204,11 +206,11 @@ func packageTestInputs(t *testing.T) (root, deb string) {
 		root = "../.cache/pkgroot"
 	}
 	if _, err := os.Stat(filepath.Join(root, ".complete")); err != nil {
-		t.Skipf("package test skipped: no Debian root at %s (run `make deps`)", root)
+		skip.Now(t, "package test: no Debian root at %s (run `make deps`)", root)
 	}
 	debs, _ := filepath.Glob("../dist/edgeovn_*_amd64.deb")
 	if len(debs) != 1 {
-		t.Skipf("package test skipped: want one ../dist/edgeovn_*_amd64.deb, have %v (run `make package`)", debs)
+		skip.Now(t, "package test: want one ../dist/edgeovn_*_amd64.deb, have %v (run `make package`)", debs)
 	}
 	return root, debs[0]
 }

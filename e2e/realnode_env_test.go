@@ -12,6 +12,8 @@ import (
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/images"
 	"github.com/edgeovn/edgeovn/e2e/realpods"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // realEnv is an env whose pods run on a real kubelet and containerd.
@@ -50,7 +52,7 @@ func buildImages(t *testing.T) []string {
 func startRealNode(t *testing.T) (*realEnv, context.Context) {
 	t.Helper()
 	if err := harness.Preflight(harness.RealNodeParts...); err != nil {
-		t.Skipf("real node tests skipped, kubelet or containerd unavailable (run `make deps` as root): %v", err)
+		skip.Now(t, "real node tests: kubelet or containerd unavailable (run `make deps` as root): %v", err)
 	}
 	tars := buildImages(t)
 	e := startEnv(t)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // TestRPMScriptlets reads the scriptlets out of the .rpm with rpm itself and runs each with
@@ -78,16 +80,16 @@ func TestRPMScriptlets(t *testing.T) {
 func rpmTestInput(t *testing.T) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("rpm scriptlet test skipped: needs root (a private mount namespace)")
+		skip.Now(t, "rpm scriptlet test: needs root (a private mount namespace)")
 	}
 	for _, tool := range []string{"rpm", "unshare"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("rpm scriptlet test skipped: %s missing (run `make deps`)", tool)
+			skip.Now(t, "rpm scriptlet test: %s missing (run `make deps`)", tool)
 		}
 	}
 	rpms, _ := filepath.Glob("../dist/edgeovn-*.x86_64.rpm")
 	if len(rpms) != 1 {
-		t.Skipf("rpm scriptlet test skipped: want one ../dist/edgeovn-*.x86_64.rpm, have %v (run `make package`)", rpms)
+		skip.Now(t, "rpm scriptlet test: want one ../dist/edgeovn-*.x86_64.rpm, have %v (run `make package`)", rpms)
 	}
 	return rpms[0]
 }

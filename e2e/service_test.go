@@ -15,6 +15,8 @@ import (
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // TestServices runs the Service suite as with `k3s --disable-kube-proxy`: edgeovn serves
@@ -43,7 +45,7 @@ func runServiceSuite(t *testing.T, kubeProxy bool) {
 		needs = append(needs, harness.KubeProxy)
 	}
 	if err := harness.Preflight(needs...); err != nil {
-		t.Skipf("Service suite skipped (run `make deps` as root): %v", err)
+		skip.Now(t, "Service suite (run `make deps` as root): %v", err)
 	}
 	env, ctx := startNode(t)
 	nodeJoin(ctx, t, env)

@@ -10,13 +10,15 @@ import (
 
 	"github.com/containernetworking/plugins/pkg/ns"
 	"github.com/containernetworking/plugins/pkg/testutils"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // TestWatchNftablesSeesFlush: `nft flush ruleset` wakes the drift loop at once (it deletes
 // edgeovn's masquerade table with everything else), not at the next timer tick.
 func TestWatchNftablesSeesFlush(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root for a network namespace and nftables")
+		skip.Now(t, "needs root for a network namespace and nftables")
 	}
 	n, err := testutils.NewNS()
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 func TestWriteFileAtomicOnlyOnChange(t *testing.T) {
@@ -98,7 +100,7 @@ func TestWriteFileAtomicKeepsOldOnError(t *testing.T) {
 func needRoot(t *testing.T) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to mount")
+		skip.Now(t, "needs root to mount")
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // TestBinaryStaysThin keeps the CNI binary free of the daemon's heavy dependencies: it runs
@@ -11,7 +13,7 @@ import (
 func TestBinaryStaysThin(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("go tool not on PATH")
+		skip.Now(t, "go tool not on PATH")
 	}
 	forbidden := []string{
 		"k8s.io/client-go",

@@ -9,6 +9,8 @@ import (
 	"github.com/containernetworking/plugins/pkg/ns"
 	"github.com/containernetworking/plugins/pkg/testutils"
 	"github.com/vishvananda/netlink"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // TestDisableTxChecksum: every TX checksum feature of an up veth is off afterwards, and a
@@ -38,7 +40,7 @@ func TestDisableTxChecksum(t *testing.T) {
 // the userspace datapath (go test -bench DisableTxChecksum ./cni/podnet/, as root).
 func BenchmarkDisableTxChecksum(b *testing.B) {
 	if os.Geteuid() != 0 {
-		b.Skip("needs root")
+		skip.Now(b, "needs root")
 	}
 	n, err := testutils.NewNS()
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"github.com/containernetworking/plugins/pkg/ns"
 	"github.com/containernetworking/plugins/pkg/testutils"
 	"github.com/vishvananda/netlink"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 const testContainerID = "0123456789abcdef0123456789abcdef"
@@ -20,7 +22,7 @@ const testContainerID = "0123456789abcdef0123456789abcdef"
 func needRoot(t *testing.T) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to create network namespaces and veths")
+		skip.Now(t, "needs root to create network namespaces and veths")
 	}
 }
 

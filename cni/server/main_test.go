@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // isolatedEnv marks the re-executed test process that runs in its own network namespace.
@@ -74,10 +76,10 @@ func buildPlugin(dir string) (string, error) {
 func needPlugin(t *testing.T) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces and veths")
+		skip.Now(t, "needs root for network namespaces and veths")
 	}
 	if pluginErr != nil {
-		t.Skipf("CNI binary unavailable: %v", pluginErr)
+		skip.Now(t, "CNI binary unavailable: %v", pluginErr)
 	}
 	return pluginBin
 }

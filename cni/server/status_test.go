@@ -11,6 +11,8 @@ import (
 	"github.com/containernetworking/cni/pkg/types"
 	"github.com/edgeovn/edgeovn/cni/podnet"
 	"github.com/vishvananda/netlink"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 func TestStatusFollowsReady(t *testing.T) {
@@ -53,7 +55,7 @@ func TestSocketIsRootOnly(t *testing.T) {
 
 func TestServeReplacesStaleSocketOnly(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root")
+		skip.Now(t, "needs root")
 	}
 	dir := t.TempDir()
 	stale := filepath.Join(dir, "stale.sock")

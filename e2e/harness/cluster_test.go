@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // TestCluster is the multi-host rig's self-test: three hosts reach the API server through
@@ -17,7 +19,7 @@ import (
 // userspace datapath, and Close leaves no process, namespace or directory behind.
 func TestCluster(t *testing.T) {
 	if err := PreflightCluster(); err != nil {
-		t.Skip(err)
+		skip.Now(t, "%v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // TestClusterRaft is the raft layout's self-test: NB and SB each a three-member raft
@@ -16,7 +18,7 @@ import (
 // others; and Close leaves nothing behind.
 func TestClusterRaft(t *testing.T) {
 	if err := PreflightCluster(); err != nil {
-		t.Skip(err)
+		skip.Now(t, "%v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

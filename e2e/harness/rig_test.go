@@ -13,13 +13,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // startRig starts a rig or skips the test with Preflight's reason.
 func startRig(t *testing.T, ctx context.Context, o Options) *Rig {
 	t.Helper()
 	if err := Preflight(); err != nil {
-		t.Skip(err)
+		skip.Now(t, "%v", err)
 	}
 	r, err := Start(ctx, o)
 	if err != nil {
@@ -140,7 +142,7 @@ func TestStopDir(t *testing.T) {
 // tail of its log, and everything already started is torn down.
 func TestStartFailure(t *testing.T) {
 	if err := Preflight(); err != nil {
-		t.Skip(err)
+		skip.Now(t, "%v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // TestClusterControllers: with every default controller (the conformance cluster's
@@ -16,7 +18,7 @@ import (
 // one Ready node.
 func TestClusterControllers(t *testing.T) {
 	if err := Preflight(ControllerManager, Scheduler); err != nil {
-		t.Skip(err)
+		skip.Now(t, "%v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/edgeovn/edgeovn/e2e/podsim"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // TestServiceComponents: the API server answers on the node's address as well as on
@@ -25,7 +27,7 @@ import (
 // endpoint. No pod network is needed: the endpoint is the address the kubelet reported.
 func TestServiceComponents(t *testing.T) {
 	if err := Preflight(ControllerManager, KubeProxy); err != nil {
-		t.Skip(err)
+		skip.Now(t, "%v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

@@ -13,6 +13,8 @@ import (
 
 	"github.com/containernetworking/plugins/pkg/testutils"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // twoNamespaces links two fresh namespaces with a veth pair, 192.0.2.1/24 (a) and
@@ -20,7 +22,7 @@ import (
 func twoNamespaces(t *testing.T) (a, b string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces")
+		skip.Now(t, "needs root for network namespaces")
 	}
 	var paths []string
 	for range 2 {

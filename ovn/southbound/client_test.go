@@ -10,13 +10,15 @@ import (
 
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/internal/ovsdbtest"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // TestChassis serves the full southbound schema of the installed OVN (as a real server does),
 // registers a chassis with ovn-sbctl, and reads it back through the reduced model.
 func TestChassis(t *testing.T) {
 	if _, err := exec.LookPath("ovn-sbctl"); err != nil {
-		t.Skip("skipping: ovn-sbctl not installed")
+		skip.Now(t, "ovn-sbctl not installed (make deps)")
 	}
 	srv := ovsdbtest.Start(t, "/usr/share/ovn/ovn-sb.ovsschema")
 	if out, err := exec.Command("ovn-sbctl", "--db="+srv.Endpoint, "chassis-add", "edge-1", "geneve", "192.0.2.5").CombinedOutput(); err != nil {
@@ -45,7 +47,7 @@ func TestChassis(t *testing.T) {
 // ovn-sbctl chassis-del does, keeps the others, and deletes nothing the second time.
 func TestDeleteChassis(t *testing.T) {
 	if _, err := exec.LookPath("ovn-sbctl"); err != nil {
-		t.Skip("skipping: ovn-sbctl not installed")
+		skip.Now(t, "ovn-sbctl not installed (make deps)")
 	}
 	srv := ovsdbtest.Start(t, "/usr/share/ovn/ovn-sb.ovsschema")
 	sbctl := func(args ...string) string {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/edgeovn/edgeovn/ovn/internal/ovsdbtest"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // startVSwitchd runs a real ovs-vswitchd on a fresh Open_vSwitch database, laid out as a
@@ -22,7 +24,7 @@ import (
 func startVSwitchd(t *testing.T) *ovsdbtest.Server {
 	t.Helper()
 	if _, err := exec.LookPath("ovs-vswitchd"); err != nil {
-		t.Skip("skipping: ovs-vswitchd not installed")
+		skip.Now(t, "ovs-vswitchd not installed (make deps)")
 	}
 	srv := ovsdbtest.Start(t, ovsdbtest.SchemaPath(t, "vswitch.ovsschema"))
 	srv.Run(t, "ovs-vsctl", "--no-wait", "init")

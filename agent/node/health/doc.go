@@ -1,10 +1,14 @@
 // Package health decides whether this host's datapath can take pods, and keeps deciding:
 // a list of named checks (the Open_vSwitch database answering, br-int present, ovs-vswitchd
 // and ovn-controller answering on their control sockets, ovn0 bound by OVN) is evaluated
-// live, all checks at once, on every CNI STATUS and ADD and on a timer, and each change of
-// the verdict is reported (to systemd as STATUS=, and READY=1 the first time).
+// live, all checks at once, on every CNI STATUS and ADD, on the events that change what they
+// look at (Trigger: the node role's link and Open_vSwitch watches) and on a timer (every
+// Interval while ready, every RetryInterval while not), and each change of the verdict is
+// reported (to systemd as STATUS=, and READY=1 the first time).
 //
-// Invariants: a check never says yes on a state it could not observe (a timeout, an
+// Invariants: the first evaluation is Attach's caller's, made once the verdict can be yes
+// (Triggers before it are ignored), so a healthy start says ready once and nothing before it
+// claims so; a check never says yes on a state it could not observe (a timeout, an
 // unreadable pid file or a closed socket is "not ready"); every evaluation runs every check,
 // so the reason lists everything that is wrong; a check marked Liveness also withholds the
 // systemd watchdog, because restarting edgeovn is what can fix it, while a dead ovs-vswitchd

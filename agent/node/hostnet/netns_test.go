@@ -15,12 +15,14 @@ import (
 	"github.com/containernetworking/plugins/pkg/testutils"
 	"github.com/google/nftables"
 	"github.com/vishvananda/netlink"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 func needRoot(t *testing.T) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to create network namespaces, links and nftables tables")
+		skip.Now(t, "needs root to create network namespaces, links and nftables tables")
 	}
 }
 

@@ -29,6 +29,7 @@ func main() {
 	bin := flag.String("bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
 	pods := flag.Int("pods", 20, "pods per plugin, one after the other")
 	afterOVN0 := flag.Bool("after-ovn0", false, "start the pods once the host's ovn0 is bound (as on a node that has been up a moment), not as edgeovn starts")
+	flag.BoolVar(&keep, "keep", false, "keep the rig's directory (logs, databases) and run edgeovn at debug level, to read where the time went")
 	flag.Parse()
 	if err := run(*bin, *pods, *afterOVN0); err != nil {
 		fmt.Fprintln(os.Stderr, "cnibench:", err)
@@ -37,6 +38,9 @@ func main() {
 }
 
 type sample struct{ add, del []time.Duration }
+
+// keep: -keep.
+var keep bool
 
 func run(bin string, pods int, afterOVN0 bool) error {
 	if err := harness.Preflight(); err != nil {
@@ -54,7 +58,7 @@ func run(bin string, pods int, afterOVN0 bool) error {
 	if err != nil {
 		return err
 	}
-	rig, err := harness.Start(ctx, harness.Options{})
+	rig, err := harness.Start(ctx, harness.Options{Keep: keep})
 	if err != nil {
 		return err
 	}
@@ -90,7 +94,12 @@ func row(name string, s sample) {
 
 func benchEdgeovn(ctx context.Context, rig *harness.Rig, bin string, pods int, afterOVN0 bool) (sample, error) {
 	k := daemon.Kubelet(rig, "bench-1")
-	_, err := daemon.Start(ctx, rig, daemon.Spec{Node: k.Node, BinDir: bin, Extra: []string{"--log-level=warn"}})
+	level := "--log-level=warn"
+	if keep {
+		level = "--log-level=debug"
+		fmt.Println("rig directory (kept):", rig.Dir)
+	}
+	_, err := daemon.Start(ctx, rig, daemon.Spec{Node: k.Node, BinDir: bin, Extra: []string{level}})
 	if err != nil {
 		return sample{}, err
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/net/dns/dnsmessage"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // shell runs a script in the toolbox's shell and returns its output and exit code.
@@ -141,12 +143,12 @@ func dnsServer(t *testing.T) {
 	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:53")
 	if err != nil {
-		t.Skipf("cannot listen on 127.0.0.1:53: %v", err)
+		skip.Now(t, "cannot listen on 127.0.0.1:53: %v", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:53")
 	if err != nil {
 		pc.Close()
-		t.Skipf("cannot listen on 127.0.0.1:53: %v", err)
+		skip.Now(t, "cannot listen on 127.0.0.1:53: %v", err)
 	}
 	t.Cleanup(func() { pc.Close(); ln.Close() })
 	go func() {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // Cluster is a raft cluster of ovsdb-servers on loopback TCP, each in its own directory.
@@ -31,7 +33,7 @@ func StartCluster(t testing.TB, schema, dbName string, n int) *Cluster {
 	t.Helper()
 	requireTools(t)
 	if _, err := exec.LookPath("ovs-appctl"); err != nil {
-		t.Skip("skipping: ovs-appctl not installed")
+		skip.Now(t, "ovs-appctl not installed (make deps)")
 	}
 	ports := freePorts(t, 2*n)
 	c := &Cluster{DBName: dbName}

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // Server is a running ovsdb-server serving one database.
@@ -80,11 +82,11 @@ func (s *Server) Resume() { _ = s.proc.cmd.Process.Signal(syscall.SIGCONT) }
 func requireTools(t testing.TB) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("skipping: ovsdb-server tests need root")
+		skip.Now(t, "ovsdb-server tests need root")
 	}
 	for _, bin := range []string{"ovsdb-server", "ovsdb-tool"} {
 		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("skipping: %s not installed", bin)
+			skip.Now(t, "%s not installed (make deps)", bin)
 		}
 	}
 }
@@ -186,7 +188,7 @@ func (s *Server) Run(t testing.TB, tool string, args ...string) string {
 func runTool(t testing.TB, db, tool string, args ...string) string {
 	t.Helper()
 	if _, err := exec.LookPath(tool); err != nil {
-		t.Skipf("skipping: %s not installed", tool)
+		skip.Now(t, "%s not installed (make deps)", tool)
 	}
 	full := append([]string{"--db=" + db}, args...)
 	out, err := exec.Command(tool, full...).Output()
