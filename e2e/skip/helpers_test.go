@@ -6,7 +6,6 @@ import (
 	"testing"
 )
 
-
 func testBinary(t *testing.T) string {
 	p, err := os.Executable()
 	if err != nil {
