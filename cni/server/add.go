@@ -19,11 +19,13 @@ func validateAdd(req protocol.PodRequest) *protocol.Error {
 	switch {
 	case req.ContainerID == "":
 		return badRequest("ADD without a container ID")
-	case req.IfName == "":
-		return badRequest("ADD for container %s without an interface name", req.ContainerID)
 	case req.PodNamespace == "" || req.PodName == "":
 		return badRequest("ADD for container %s lacks K8S_POD_NAMESPACE or K8S_POD_NAME in CNI_ARGS (namespace %q, name %q)",
 			req.ContainerID, req.PodNamespace, req.PodName)
+	}
+	if err := podnet.ValidateIfName(req.IfName); err != nil {
+		return &protocol.Error{Code: protocol.CodeInvalidEnvironment,
+			Msg: fmt.Sprintf("ADD for pod %s/%s: bad CNI_IFNAME", req.PodNamespace, req.PodName), Details: err.Error()}
 	}
 	if err := podnet.ValidateNetns(req.Netns); err != nil {
 		return &protocol.Error{Code: protocol.CodeInvalidNetns,

@@ -153,6 +153,8 @@ func TestAddRejectsBadRequests(t *testing.T) {
 		want  uint
 	}{
 		{"missing K8S_POD_NAME", podNS.Path(), "", types.ErrInvalidEnvironmentVariables},
+		// Refused at once, not after waiting for an allocation that never comes.
+		{"interface name too long", podNS.Path(), "unallocated", types.ErrInvalidEnvironmentVariables},
 		{"netns path that does not exist", "/var/run/netns/edgeovn-test-nonexistent", "web", types.ErrInvalidNetNS},
 		{"netns path that is not a namespace", "/etc/hostname", "web", types.ErrInvalidNetNS},
 		{"pod never allocated", podNS.Path(), "unallocated", types.ErrTryAgainLater},
@@ -160,7 +162,11 @@ func TestAddRejectsBadRequests(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cid := containerID(20 + i)
-			_, err := r.cni.AddNetworkList(context.Background(), r.confList("1.1.0"), r.runtimeConf(cid, tt.netns, "default", tt.pod))
+			rc := r.runtimeConf(cid, tt.netns, "default", tt.pod)
+			if tt.name == "interface name too long" {
+				rc.IfName = "eth0123456789abc"
+			}
+			_, err := r.cni.AddNetworkList(context.Background(), r.confList("1.1.0"), rc)
 			if err == nil {
 				t.Fatal("ADD succeeded")
 			}

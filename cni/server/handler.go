@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -22,8 +23,8 @@ func (s *Server) serveCNI(w http.ResponseWriter, r *http.Request) {
 		writeResponse(w, protocol.Response{Error: perr})
 		return
 	}
-	var req protocol.PodRequest
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequest)).Decode(&req); err != nil {
+	req, err := decodeRequest(http.MaxBytesReader(w, r.Body, maxRequest))
+	if err != nil {
 		msg := "decode cni request"
 		if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
 			msg = fmt.Sprintf("cni request refused: larger than %d bytes", maxRequest)
@@ -39,6 +40,22 @@ func (s *Server) serveCNI(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
 	}
 	writeResponse(w, resp)
+}
+
+// decodeRequest reads exactly one request: a field the protocol does not have, or anything
+// after the object, is refused by name rather than ignored (a plugin and daemon of different
+// versions must not silently drop what the other said).
+func decodeRequest(body io.Reader) (protocol.PodRequest, error) {
+	var req protocol.PodRequest
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return req, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return req, fmt.Errorf("trailing data after the request object (at byte %d)", dec.InputOffset())
+	}
+	return req, nil
 }
 
 // dispatch serves one request and records its outcome: the metric, and a log line for a

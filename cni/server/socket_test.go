@@ -149,3 +149,24 @@ func TestSocketDirRefusesShared(t *testing.T) {
 		t.Fatalf("created socket directory: %v, %v", fi.Mode(), err)
 	}
 }
+
+// TestMalformedRequestRefused: a request with a field the protocol does not have, or with
+// anything after its object, is refused naming what was wrong, and the server goes on serving.
+func TestMalformedRequestRefused(t *testing.T) {
+	r := newRig(t, nil)
+	for name, c := range map[string]struct{ body, want string }{
+		"unknown field": {`{"command":"STATUS","interface":"eth0"}`, `unknown field \"interface\"`},
+		"trailing data": {`{"command":"STATUS"} {"command":"DEL"}`, "trailing data after the request object"},
+		"not json":      {`STATUS`, "decode cni request"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, body := post(t, r.sock, strings.NewReader(c.body))
+			if code != http.StatusBadRequest || !strings.Contains(body, c.want) {
+				t.Fatalf("HTTP %d %s, want 400 naming %q", code, body, c.want)
+			}
+		})
+	}
+	if code, body := post(t, r.sock, strings.NewReader(`{"command":"STATUS"}`)); code != http.StatusOK {
+		t.Fatalf("STATUS after the malformed requests: HTTP %d %s", code, body)
+	}
+}
