@@ -47,6 +47,8 @@ type Monitor struct {
 	reported bool // OnChange has been called at least once
 	// trigger holds a token when an evaluation was asked for (Trigger) and Tick has not run it.
 	trigger chan struct{}
+	// joined counts the callers that have waited on an evaluation in flight (tests wait on it).
+	joined int
 }
 
 // NewMonitor returns a Monitor with no checks: not ready and not alive until Run.
@@ -193,6 +195,7 @@ func (m *Monitor) check(ctx context.Context, fresh bool) error {
 		if e == nil {
 			break
 		}
+		m.joined++
 		m.mu.Unlock()
 		select {
 		case <-e.done:

@@ -98,6 +98,13 @@ func TestMonitorFlips(t *testing.T) {
 	}
 }
 
+// joinedCallers is how many callers have waited on an evaluation in flight.
+func (m *Monitor) joinedCallers() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.joined
+}
+
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -140,7 +147,7 @@ func TestConcurrentChecksShareOneEvaluation(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); errs <- m.Check(context.Background()) }()
 	}
-	time.Sleep(20 * time.Millisecond)
+	waitFor(t, "the 21 callers waiting on the evaluation in flight", func() bool { return m.joinedCallers() >= 21 })
 	close(release)
 	wg.Wait()
 	close(errs)
@@ -185,8 +192,8 @@ func TestRecheckSeesTheChange(t *testing.T) {
 	shared, fresh := make(chan error, 1), make(chan error, 1)
 	go func() { shared <- m.Check(ctx) }()
 	go func() { fresh <- m.Recheck(ctx) }()
-	time.Sleep(20 * time.Millisecond) // both callers are waiting on the evaluation in flight
-	release <- struct{}{}             // the first evaluation ends: not ready
+	waitFor(t, "both callers waiting on the evaluation in flight", func() bool { return m.joinedCallers() >= 2 })
+	release <- struct{}{} // the first evaluation ends: not ready
 	if err := <-shared; !errors.Is(err, errGone) {
 		t.Fatalf("Check shared the evaluation in flight: got %v, want its verdict %v", err, errGone)
 	}
