@@ -49,7 +49,8 @@ func buildBinaries(t *testing.T) string {
 		for pkg, out := range map[string]string{"github.com/edgeovn/edgeovn": "edgeovn",
 			"github.com/edgeovn/edgeovn/cni/cmd/edgeovn-cni":               "edgeovn-cni",
 			"github.com/containernetworking/plugins/plugins/main/loopback": "loopback"} {
-			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, out), pkg)
+			// edgeovn_testhooks: the crash-window test's hook (agent/controller/testhook.go).
+			cmd := exec.Command("go", "build", "-tags", "edgeovn_testhooks", "-o", filepath.Join(binDir, out), pkg)
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 			if b, err := cmd.CombinedOutput(); err != nil {
 				buildErr = fmt.Errorf("go build %s: %w\n%s", pkg, err, b)

@@ -1,3 +1,5 @@
+//go:build edgeovn_testhooks
+
 package controller
 
 import (
@@ -9,7 +11,8 @@ import (
 // HoldAfterPortEnv names a pod ("namespace/name") whose first allocation in a term stops
 // after its port is created and before its annotations are written, until the term ends.
 // The e2e suite SIGKILLs the process there, to check that the crash window between the two
-// leaves no address a later pod could be given. Unset in production: nothing changes.
+// leaves no address a later pod could be given. Compiled only with the build tag
+// edgeovn_testhooks (the e2e suite's binaries): the shipped binary has no such hook.
 const HoldAfterPortEnv = "EDGEOVN_TEST_HOLD_AFTER_PORT"
 
 // holdAfterPort blocks when pod is the one HoldAfterPortEnv names.
