@@ -11,6 +11,7 @@ import (
 
 	"github.com/edgeovn/edgeovn/agent/controller"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
+	"github.com/edgeovn/edgeovn/agent/leader"
 	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/agent/node"
 	"github.com/edgeovn/edgeovn/agent/node/health"
@@ -34,7 +35,7 @@ type Hooks struct {
 
 // Run runs both roles until ctx ends. cfg must have passed Validate.
 func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
-	kubes := &kubeSource{path: cfg.Kubeconfig, log: log}
+	kubes := kubeapi.NewSource(cfg.Kubeconfig, log)
 	ovnTLS, err := cfg.ovnTLS()
 	if err != nil {
 		return err
@@ -87,9 +88,9 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 			return err
 		}
 		clog := log.With("role", "controller")
-		return elect(ctx, election{cfg: cfg, leases: kube.Leases(cfg.LeaseNamespace), log: clog, metrics: hooks.Metrics,
-			eligible: newEligibility(cfg, kube.SelfSubjectAccessReviews(), ovnTLS).check,
-			lead: func(ctx context.Context) error {
+		return leader.Run(ctx, leader.Request{Config: leaderConfig(cfg), Leases: kube.Leases(cfg.LeaseNamespace),
+			Reviews: kube.SelfSubjectAccessReviews(), TLS: ovnTLS, Metrics: hooks.Metrics, Log: clog,
+			Lead: func(ctx context.Context) error {
 				return runController(ctx, controllerRun{cfg: cfg, kube: ckube, dyn: dyn, tls: ovnTLS, metrics: hooks.Metrics, log: clog})
 			}})
 	})

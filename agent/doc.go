@@ -5,16 +5,11 @@
 // the other way round: the controller role's campaign waits for the node role's first verdict
 // (at most node.APIStartGrace), so the two do not fight over the CPU on the way to READY=1.
 //
-// Election (elect.go, lease.go, eligible.go, eligibility.go, term.go): a host campaigns for the
-// coordination.k8s.io Lease with edgeovn's own elector (client-go's rules: expiry judged by
-// when this host saw the record change, renewal within the renew deadline; client-go's own
-// package links every API group) only while it is eligible (OVN northbound answers, the API
-// grants every verb the controller role uses) and gives it up when two rechecks in a row fail
-// or its controller role fails.
-// A grant of the rights is trusted for a minute, also by the next process on the host
-// (rightsrecord.go: recorded in the runtime directory, bound to the kubeconfig and the rights).
-// Invariants: terms never overlap in one process (the next campaign starts only once the
-// previous term's lead has returned), and the Lease is released only after the term stopped.
+// Election is package leader's (filled from Config in leaderconfig.go): a host campaigns for
+// the controller Lease only while it is eligible and runs the controller role while it holds
+// it. The API clients come from package kubeapi (kubeapi.Source waits for the kubeconfig).
 //
-// Config is the daemon's single configuration struct: defaults, flags and validation.
+// Config is the daemon's single configuration struct: defaults, flags and validation
+// (config*.go, flags.go, tls.go; OVNTLS is exported for agent/inspect). memlimit.go keeps Go's
+// soft memory limit.
 package agent

@@ -104,7 +104,7 @@ func (h *Host) SB(ctx context.Context) (*southbound.Client, error) {
 
 // Kube is the API client from the kubeconfig.
 func (h *Host) Kube() (*kubeapi.Client, error) {
-	return h.kube.get(func() (*kubeapi.Client, error) { return agent.KubeClient(h.Cfg.Kubeconfig) })
+	return h.kube.get(func() (*kubeapi.Client, error) { return kubeapi.Load(h.Cfg.Kubeconfig) })
 }
 
 // Close disconnects what connected.

@@ -1,6 +1,13 @@
 // Package kubeapi is edgeovn's Kubernetes API client: typed clients and shared informers for
 // the few API groups edgeovn reads and writes (core, apps, discovery, networking,
-// coordination, authorization) and a dynamic client for custom resources.
+// coordination, authorization) and a dynamic client for custom resources, and the one place
+// they are built from a kubeconfig (kubeconfig.go: loading, user agent, rate limits).
+//
+// Source (source.go) hands the daemon its clients once the kubeconfig exists and loads: on a
+// k3s server's first boot edgeovn starts before k3s writes it, and a missing or broken file is
+// waited out (logged), never an error that stops the node role. The node role, the election
+// and the diagnostics (Load) share one client at 50 requests a second; the controller role has
+// its own at 500 (its pod patches were capped by the shared one), custom resources theirs at 20.
 //
 // It exists for memory: client-go's Clientset, its informer factory and its leader election
 // import every API group Kubernetes has, and registering them all at start-up kept about

@@ -1,4 +1,4 @@
-package agent
+package leader
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ func (c *fakeClock) step(d time.Duration) { c.t = c.t.Add(d) }
 // leaseRig is a fake API server holding one Lease, and host-a's elector for it.
 type leaseRig struct {
 	kube   *fake.Clientset
-	leases leaseClient
+	leases LeaseClient
 	clock  *fakeClock
 	el     *leaseElector
 	log    *bytes.Buffer

@@ -1,4 +1,4 @@
-package agent
+package leader
 
 import (
 	"context"
@@ -19,10 +19,8 @@ import (
 
 // fastLease makes a term change within a second.
 func fastLease() Config {
-	c := DefaultConfig()
-	c.NodeName = "host-a"
-	c.LeaseDuration, c.RenewDeadline, c.RetryPeriod = time.Second, 500*time.Millisecond, 100*time.Millisecond
-	return c
+	return Config{NodeName: "host-a", LeaseNamespace: "kube-system", LeaseName: "edgeovn-controller",
+		LeaseDuration: time.Second, RenewDeadline: 500 * time.Millisecond, RetryPeriod: 100 * time.Millisecond}
 }
 
 // terms records the terms lead ran: how many ran at once, at most, and when each began and

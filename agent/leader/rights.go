@@ -1,4 +1,4 @@
-package agent
+package leader
 
 import (
 	"context"
@@ -50,13 +50,7 @@ func controllerRights(cfg Config) []right {
 // credentials allow every right; the error lists each one denied. The reviews run at once:
 // asked one after another, they were a round trip each (21 with every feature on) before
 // every campaign.
-// accessReviewer asks the API server what this client may do: edgeovn's client and client-go's
-// typed one (tests' fakes) both have it.
-type accessReviewer interface {
-	Create(ctx context.Context, review *authorizationv1.SelfSubjectAccessReview, opts metav1.CreateOptions) (*authorizationv1.SelfSubjectAccessReview, error)
-}
-
-func checkRights(ctx context.Context, kube accessReviewer, rights []right) error {
+func checkRights(ctx context.Context, kube AccessReviewer, rights []right) error {
 	type ask struct {
 		r    right
 		verb string
@@ -92,7 +86,7 @@ func checkRights(ctx context.Context, kube accessReviewer, rights []right) error
 	return nil
 }
 
-func allowed(ctx context.Context, kube accessReviewer, r right, verb string) (bool, error) {
+func allowed(ctx context.Context, kube AccessReviewer, r right, verb string) (bool, error) {
 	resource, sub, _ := strings.Cut(r.Resource, "/") // "subnets/status"
 	review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
 		ResourceAttributes: &authorizationv1.ResourceAttributes{Group: r.Group, Resource: resource, Subresource: sub,

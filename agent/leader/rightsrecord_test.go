@@ -1,4 +1,4 @@
-package agent
+package leader
 
 import (
 	"context"
@@ -12,8 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
-
-	"github.com/edgeovn/edgeovn/agent/node"
 )
 
 // reviewer is a fake API server that answers every access review with allow, counting them.
@@ -35,8 +33,9 @@ func reviewer(allow bool) (*fake.Clientset, *atomic.Int32) {
 func TestRightsRecordAcrossRestarts(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	cfg := DefaultConfig()
-	cfg.CNISocket = filepath.Join(dir, "cni.sock")
+	cfg := fastLease()
+	cfg.Services, cfg.NetworkPolicy = true, true
+	cfg.RightsRecord = filepath.Join(dir, "controller-rights.json")
 	cfg.Kubeconfig = filepath.Join(dir, "kubeconfig")
 	if err := os.WriteFile(cfg.Kubeconfig, []byte("token: a"), 0o600); err != nil {
 		t.Fatal(err)
@@ -49,14 +48,14 @@ func TestRightsRecordAcrossRestarts(t *testing.T) {
 	if err := first.rightsGranted(ctx); err != nil || n.Load() == 0 {
 		t.Fatalf("first start: %v after %d reviews, want granted after asking", err, n.Load())
 	}
-	if _, err := os.Stat(filepath.Join(dir, node.RightsRecordName)); err != nil {
-		t.Fatalf("no record beside the CNI socket: %v", err)
+	if _, err := os.Stat(cfg.RightsRecord); err != nil {
+		t.Fatalf("no record at %s: %v", cfg.RightsRecord, err)
 	}
 	second, n := start(true)
 	if err := second.rightsGranted(ctx); err != nil || n.Load() != 0 {
 		t.Errorf("restart within %v: %v after %d reviews, want the recorded grant trusted", rightsRecheck, err, n.Load())
 	}
-	record := filepath.Join(dir, node.RightsRecordName)
+	record := cfg.RightsRecord
 	for name, change := range map[string]func(){
 		"other credentials": func() { _ = os.WriteFile(cfg.Kubeconfig, []byte("token: b"), 0o600) },
 		"old grant": func() {

@@ -1,13 +1,11 @@
-package agent
+package leader
 
 import (
 	"context"
 	"crypto/tls"
-	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/edgeovn/edgeovn/agent/node"
 	"github.com/edgeovn/edgeovn/ovn"
 )
 
@@ -19,7 +17,7 @@ const rightsRecheck = time.Minute
 // northbound (a leader that cannot stalls every pod of the cluster) and have the API rights
 // the controller role uses.
 type eligibility struct {
-	kube      accessReviewer
+	kube      AccessReviewer
 	endpoints []string
 	tls       *tls.Config
 	rights    []right
@@ -32,10 +30,10 @@ type eligibility struct {
 	grantedAt time.Time // last time every right was granted
 }
 
-func newEligibility(cfg Config, kube accessReviewer, tlsCfg *tls.Config) *eligibility {
+func newEligibility(cfg Config, kube AccessReviewer, tlsCfg *tls.Config) *eligibility {
 	rights := controllerRights(cfg)
 	return &eligibility{kube: kube, endpoints: cfg.NBEndpoints, tls: tlsCfg, rights: rights,
-		record: filepath.Join(filepath.Dir(cfg.CNISocket), node.RightsRecordName), identity: rightsIdentity(cfg.Kubeconfig, rights)}
+		record: cfg.RightsRecord, identity: rightsIdentity(cfg.Kubeconfig, rights)}
 }
 
 // check returns why this host may not lead now, or nil.

@@ -1,4 +1,4 @@
-package agent
+package leader
 
 import (
 	"context"
@@ -22,7 +22,7 @@ var errTermEnded = errors.New("controller role stopped")
 
 type election struct {
 	cfg     Config
-	leases  leaseClient // the Lease namespace's
+	leases  LeaseClient // the Lease namespace's
 	log     *slog.Logger
 	metrics *metrics.Metrics
 	lead    func(ctx context.Context) error
@@ -31,6 +31,14 @@ type election struct {
 	// leading.
 	eligible func(ctx context.Context) error
 	recheck  time.Duration // zero: RetryPeriod
+}
+
+// Run campaigns for the controller Lease until ctx ends, running r.Lead while holding it, as
+// long as this host is eligible (eligibility.go): OVN northbound answers and the API grants
+// every right the controller role uses.
+func Run(ctx context.Context, r Request) error {
+	return elect(ctx, election{cfg: r.Config, leases: r.Leases, log: r.Log, metrics: r.Metrics, lead: r.Lead,
+		eligible: newEligibility(r.Config, r.Reviews, r.TLS).check})
 }
 
 // elect campaigns for the controller Lease until ctx ends, running lead while holding it. A

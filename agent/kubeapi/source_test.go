@@ -1,4 +1,4 @@
-package agent
+package kubeapi
 
 import (
 	"context"
@@ -25,7 +25,7 @@ current-context: x
 // it after edgeovn started), not before; a caller whose context ends stops waiting.
 func TestKubeSourceWaitsForFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "k3s.yaml")
-	s := &kubeSource{path: path, log: slog.New(slog.DiscardHandler)}
+	s := NewSource(path, slog.New(slog.DiscardHandler))
 
 	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -60,7 +60,7 @@ func TestKubeSourceBadFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs strings.Builder
-	s := &kubeSource{path: path, log: slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))}
+	s := NewSource(path, slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil)))
 	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if _, err := s.Get(short); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), path) {

@@ -1,4 +1,4 @@
-package agent
+package leader
 
 import (
 	"os"
@@ -14,7 +14,7 @@ import (
 // check asks for with all features on, so a host bound to it is never refused for a right the
 // package forgot.
 func TestRBACGrantsControllerRights(t *testing.T) {
-	b, err := os.ReadFile("../packaging/rbac.yaml")
+	b, err := os.ReadFile("../../packaging/rbac.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,9 +31,7 @@ func TestRBACGrantsControllerRights(t *testing.T) {
 	if role == nil {
 		t.Fatal("packaging/rbac.yaml has no ClusterRole")
 	}
-	cfg := DefaultConfig()
-	cfg.Services, cfg.NetworkPolicy = true, true
-	for _, r := range controllerRights(cfg) {
+	for _, r := range controllerRights(Config{LeaseNamespace: "kube-system", Services: true, NetworkPolicy: true}) {
 		for _, verb := range r.Verbs {
 			if !granted(role.Rules, r.Group, r.Resource, verb) {
 				t.Errorf("ClusterRole %s does not grant %s", role.Name, describe(r, verb))

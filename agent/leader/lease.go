@@ -1,4 +1,4 @@
-package agent
+package leader
 
 import (
 	"context"
@@ -16,13 +16,6 @@ import (
 // leaseJitter spreads the campaign's attempts as client-go's elector does (its JitterFactor):
 // each pause is RetryPeriod plus up to 1.2 times more.
 const leaseJitter = 1.2
-
-// leaseClient is the Lease API the election needs: client-go's typed LeaseInterface and edgeovn's slim client both have it.
-type leaseClient interface {
-	Get(ctx context.Context, name string, opts metav1.GetOptions) (*coordinationv1.Lease, error)
-	Create(ctx context.Context, lease *coordinationv1.Lease, opts metav1.CreateOptions) (*coordinationv1.Lease, error)
-	Update(ctx context.Context, lease *coordinationv1.Lease, opts metav1.UpdateOptions) (*coordinationv1.Lease, error)
-}
 
 // leaseRecord is what a Lease says of its holder (client-go's LeaderElectionRecord). An empty
 // holder means the Lease was given up: anyone may take it.
@@ -71,7 +64,7 @@ func (r leaseRecord) equal(o leaseRecord) bool {
 // for its LeaseDurationSeconds since this host saw it change, whatever times it holds. One
 // elector serves one campaign, from one goroutine.
 type leaseElector struct {
-	leases        leaseClient
+	leases        LeaseClient
 	namespace     string
 	name, id      string
 	duration      time.Duration
@@ -87,7 +80,7 @@ type leaseElector struct {
 }
 
 // newLeaseElector checks cfg's timings as client-go's NewLeaderElector does.
-func newLeaseElector(cfg Config, leases leaseClient, log *slog.Logger) (*leaseElector, error) {
+func newLeaseElector(cfg Config, leases LeaseClient, log *slog.Logger) (*leaseElector, error) {
 	switch {
 	case cfg.RetryPeriod <= 0 || cfg.RenewDeadline <= 0 || cfg.LeaseDuration <= 0:
 		return nil, errors.New("lease timings must be greater than zero")
@@ -267,7 +260,7 @@ func (l *leaseElector) report() {
 
 // releaseLease gives the Lease up if id holds it, as client-go's release does: the holder
 // emptied, the duration one second, the transitions kept. Held by another host, it is left.
-func releaseLease(ctx context.Context, leases leaseClient, name, id string, now time.Time) error {
+func releaseLease(ctx context.Context, leases LeaseClient, name, id string, now time.Time) error {
 	lease, err := leases.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("get lease: %w", err)

@@ -1,4 +1,4 @@
-package agent
+package leader
 
 import (
 	"crypto/sha256"
@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// rightsRecord is what node.RightsRecordName holds, in edgeovn's runtime directory (the CNI
-// socket's, on tmpfs): the last time every controller right was granted, kept for the next process: a
+// rightsRecord is what Config.RightsRecord holds (node.RightsRecordName in edgeovn's runtime
+// directory, the CNI socket's, on tmpfs): the last time every controller right was granted, kept for the next process: a
 // restart within rightsRecheck of it trusts the grant as the process before would have, instead
 // of asking the API server its dozens of reviews again before campaigning (about 30 ms of a
 // restart's way to its first allocation). The grant is bound to the credentials and the list
