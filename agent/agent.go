@@ -113,7 +113,7 @@ func runController(ctx context.Context, r controllerRun) error {
 	cfg := r.cfg
 	err := controller.Run(ctx, controller.Request{Kube: r.kube, Dynamic: r.dyn, NBEndpoints: cfg.NBEndpoints, SBEndpoints: cfg.SBEndpoints,
 		IPAMDatabase: cfg.IPAMDatabase, ClusterCIDR: cfg.ClusterCIDR, ClusterGateway: cfg.ClusterGateway,
-		JoinCIDR: cfg.JoinCIDR, Router: Router, Workers: cfg.ControllerWorkers, TLS: r.tls, Services: cfg.Services, NetworkPolicy: cfg.NetworkPolicy,
+		JoinCIDR: cfg.JoinCIDR, ServiceCIDRs: cfg.ServiceCIDRs, Router: Router, Workers: cfg.ControllerWorkers, TLS: r.tls, Services: cfg.Services, NetworkPolicy: cfg.NetworkPolicy,
 		Metrics: r.metrics, Log: r.log})
 	if ctx.Err() != nil {
 		return nil

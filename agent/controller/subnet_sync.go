@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
+	"github.com/edgeovn/edgeovn/agent/subnetcheck"
 	"github.com/edgeovn/edgeovn/ipam"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/nbdb"
@@ -119,6 +120,9 @@ func (s *subnets) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 		if mine, theirs, ok := kubeovn.Overlaps(net.CIDRs, others[name]); ok {
 			return net, &refusal{ReasonCIDROverlap, fmt.Errorf("cidrBlock %s overlaps subnet %s (%s): refused, subnets of one router must not share addresses", mine, name, theirs)}
 		}
+	}
+	if err := subnetcheck.Check(net.CIDRs, s.reserved()); err != nil {
+		return net, &refusal{ReasonCIDRReserved, fmt.Errorf("%w: refused, the hosts would route it to the pods instead (a Subnet must not overlap the Services, the Nodes' addresses, the hosts' own networks or a special range)", err)}
 	}
 	return net, nil
 }
