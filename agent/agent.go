@@ -34,6 +34,9 @@ type Hooks struct {
 
 // Run runs both roles until ctx ends. cfg must have passed Validate.
 func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
+	if err := checkHostNetworks(cfg); err != nil {
+		return err
+	}
 	kubes := &kubeSource{path: cfg.Kubeconfig, log: log}
 	ovnTLS, err := cfg.ovnTLS()
 	if err != nil {
