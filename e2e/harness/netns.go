@@ -60,6 +60,28 @@ func addTapUplink(ctx context.Context, name string) error {
 	})
 }
 
+// addVethUplink gives a lone host an uplink with a neighbour: eth0 with nodeIP and the
+// default route is a veth whose peer, in the namespace lan, holds the gateway's address
+// (forwarding off there: nothing goes further). The LAN peer answers ARP and ping.
+func addVethUplink(ctx context.Context, name, lan string) error {
+	if err := createNetns(ctx, lan); err != nil {
+		return err
+	}
+	if err := ipSteps(ctx, name, [][]string{
+		{"link", "add", uplinkName, "type", "veth", "peer", "name", uplinkName, "netns", lan},
+		{"addr", "add", nodeIP.String(), "dev", uplinkName},
+		{"link", "set", uplinkName, "up"},
+		{"route", "add", "default", "via", uplinkGW.String(), "dev", uplinkName},
+	}); err != nil {
+		return err
+	}
+	gw := netip.PrefixFrom(uplinkGW, nodeIP.Bits())
+	return ipSteps(ctx, lan, [][]string{
+		{"addr", "add", gw.String(), "dev", uplinkName},
+		{"link", "set", uplinkName, "up"},
+	})
+}
+
 // ipSteps runs `ip -n name <step>` for each step, stopping at the first failure.
 func ipSteps(ctx context.Context, name string, steps [][]string) error {
 	for _, args := range steps {
