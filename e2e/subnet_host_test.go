@@ -16,7 +16,7 @@ import (
 	"github.com/edgeovn/edgeovn/e2e/harness"
 )
 
-// TestSubnetLeavesHostAlone: the host (eth0 192.0.2.10/24, its LAN peer 192.0.2.1 in another
+// TestSubnetLeavesHostAlone: the host (eth0 192.0.2.10/24, its LAN peers 192.0.2.1 and .20 in another
 // namespace, and a site route 198.51.100.0/24 via that peer) keeps its whole route table
 // (IPv4 and IPv6, every table) and its LAN peer through bad Subnets and their deletion. A
 // Subnet on the host's LAN, inside the Service CIDR, or in a special range is refused by the
@@ -45,8 +45,8 @@ func TestSubnetLeavesHostAlone(t *testing.T) {
 	})
 	lanPeer := func(when string) {
 		t.Helper()
-		if out, err := env.rig.Run(ctx, "ping", "-c1", "-W2", "192.0.2.1"); err != nil {
-			t.Fatalf("LAN peer 192.0.2.1 unreachable %s: %v\n%s\n%s", when, err, out, hostRoutes(ctx, t, env))
+		if out, err := env.rig.Run(ctx, "ping", "-c1", "-W2", harness.LANPeerIP.String()); err != nil {
+			t.Fatalf("LAN peer %s unreachable %s: %v\n%s\n%s", harness.LANPeerIP, when, err, out, hostRoutes(ctx, t, env))
 		}
 	}
 	lanPeer("at the start")

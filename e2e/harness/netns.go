@@ -60,9 +60,14 @@ func addTapUplink(ctx context.Context, name string) error {
 	})
 }
 
+// LANPeerIP is the address of a neighbour on the host's LAN (Options.LANPeer) that is not
+// the gateway: a Subnet on the LAN would make OVN answer for its gateway address, not for
+// this one.
+var LANPeerIP = netip.MustParseAddr("192.0.2.20")
+
 // addVethUplink gives a lone host an uplink with a neighbour: eth0 with nodeIP and the
-// default route is a veth whose peer, in the namespace lan, holds the gateway's address
-// (forwarding off there: nothing goes further). The LAN peer answers ARP and ping.
+// default route is a veth whose peer, in the namespace lan, holds the gateway's address and
+// LANPeerIP (forwarding off there: nothing goes further). The LAN peer answers ARP and ping.
 func addVethUplink(ctx context.Context, name, lan string) error {
 	if err := createNetns(ctx, lan); err != nil {
 		return err
@@ -78,6 +83,7 @@ func addVethUplink(ctx context.Context, name, lan string) error {
 	gw := netip.PrefixFrom(uplinkGW, nodeIP.Bits())
 	return ipSteps(ctx, lan, [][]string{
 		{"addr", "add", gw.String(), "dev", uplinkName},
+		{"addr", "add", netip.PrefixFrom(LANPeerIP, nodeIP.Bits()).String(), "dev", uplinkName},
 		{"link", "set", uplinkName, "up"},
 	})
 }

@@ -49,7 +49,7 @@ type Options struct {
 	// StopDir(Dir) tears the rig down later.
 	Detach bool
 	// LANPeer makes eth0 a veth whose peer, in a namespace of its own (Rig.LANNetns), is the
-	// gateway 192.0.2.1 on the host's LAN, reachable by ping, instead of a tap nobody reads.
+	// gateway 192.0.2.1 and LANPeerIP on the host's LAN, reachable by ping, instead of a tap nobody reads.
 	LANPeer bool
 	// Keep leaves the run directory (logs, databases) in place after Stop.
 	Keep bool
