@@ -91,6 +91,22 @@ func TestRoutesLeaveOthersAlone(t *testing.T) {
 		if strings.Contains(mine, "10.66.0.0/16") || !strings.Contains(mine, "10.99.0.0/16 via 100.64.0.9 dev ovn0 proto static") {
 			t.Errorf("after the wiring without them: want edgeovn's 10.66.0.0/16 gone and the foreign route kept:\n%s", mine)
 		}
+		// What a clean-up removes: edgeovn's routes, and nothing else.
+		owned, err := OwnedRoutes()
+		if err != nil {
+			return err
+		}
+		if len(owned) != 1 || owned[0].Text != "10.42.0.0/16 via 100.64.0.1 dev ovn0 proto 211" {
+			t.Fatalf("owned routes: %+v", owned)
+		}
+		if err := DeleteRoute(owned[0]); err != nil {
+			return err
+		}
+		checkHostRoutes(t, before)
+		mine = strings.Join(routeTable(t, true), "\n")
+		if strings.Contains(mine, "proto 211") || !strings.Contains(mine, "10.99.0.0/16 via 100.64.0.9 dev ovn0 proto static") {
+			t.Errorf("after deleting the owned routes:\n%s", mine)
+		}
 		return nil
 	})
 }
