@@ -91,6 +91,15 @@ func TestSubnetLeavesHostAlone(t *testing.T) {
 		t.Fatalf("host routes changed with the bad Subnets:\n%s\nwere\n%s", after, before)
 	}
 	lanPeer("with the bad Subnets")
+	if m := httpGet(ctx, t, env, "/metrics"); !strings.Contains(m, "edgeovn_host_route_conflicts 1") {
+		t.Errorf("/metrics does not count the prefix left out")
+	}
+	status, err := env.command(ctx, "status")
+	if err != nil || !strings.Contains(status, "LEFT OUT, in the way: 198.51.100.0/24") {
+		t.Errorf("edgeovn status does not say what was left out: %v\n%s", err, status)
+	}
+	t.Logf("edgeovn status:\n%s", status)
+	env.doctorFails(ctx, t, "host routes", "fix: the Subnet overlaps a network of this host")
 
 	for _, r := range append(refused, struct{ name, cidr, says string }{"site", "", ""}) {
 		deleteSubnet(ctx, t, subnets, r.name)
@@ -102,6 +111,7 @@ func TestSubnetLeavesHostAlone(t *testing.T) {
 		t.Fatalf("host routes changed after the bad Subnets were deleted:\n%s\nwere\n%s", after, before)
 	}
 	lanPeer("after the bad Subnets were deleted")
+	env.doctorPasses(ctx, t)
 }
 
 func subnetYAML(name, cidr string) string {
