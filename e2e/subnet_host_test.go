@@ -62,6 +62,15 @@ func TestSubnetLeavesHostAlone(t *testing.T) {
 	deleteSubnet(ctx, t, subnets, "good")
 	eventually(ctx, t, "good's route removed", func() bool { return !strings.Contains(hostRoutes(ctx, t, env), "10.77.0.0/16") })
 
+	// The kernel gives ovn0 its IPv6 link-local address after DAD, in its own time.
+	eventually(ctx, t, "ovn0's IPv6 link-local address", func() bool {
+		for _, l := range strings.Split(hostRoutes(ctx, t, env), "\n") {
+			if strings.HasPrefix(l, "local fe80:") && strings.Contains(l, "dev ovn0") {
+				return true
+			}
+		}
+		return false
+	})
 	before := hostRoutes(ctx, t, env)
 	refused := []struct{ name, cidr, says string }{
 		{"lan", "192.0.2.0/24", "cidr 192.0.2.0/24 overlaps address of node " + node + " 192.0.2.10/32"},
@@ -112,6 +121,31 @@ func TestSubnetLeavesHostAlone(t *testing.T) {
 	}
 	lanPeer("after the bad Subnets were deleted")
 	env.doctorPasses(ctx, t)
+
+	// A configuration on the host's LAN stops the start, naming it, the host untouched.
+	for flag, says := range map[string]string{
+		"--cluster-cidr=192.0.2.0/24": "cluster-cidr: cidr 192.0.2.0/24 overlaps a network of this host's interfaces 192.0.2.0/24",
+		"--join-cidr=192.0.0.0/16":    "join-cidr: cidr 192.0.0.0/16 overlaps a network of this host's interfaces 192.0.2.0/24",
+	} {
+		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		out, err := env.rig.Run(rctx, env.bin, "run", "--config=/dev/null", "--node-name="+node, "--kubeconfig="+env.rig.Kubeconfig,
+			"--ovn-nb="+env.rig.NBEndpoint, "--ovn-sb="+env.rig.SBEndpoint, "--ovs-db="+env.rig.OVSEndpoint,
+			"--ipam-db="+t.TempDir()+"/ipam.db", "--cni-socket="+t.TempDir()+"/cni.sock", "--metrics-address=", flag)
+		timedOut := rctx.Err() != nil
+		cancel()
+		if err == nil || timedOut || !strings.Contains(string(out), says) {
+			t.Errorf("edgeovn run %s: %v, want it to stop at once saying %q:\n%s", flag, err, says, out)
+		}
+		t.Logf("edgeovn run %s: %s", flag, lastLine(string(out)))
+	}
+	if after := hostRoutes(ctx, t, env); after != before {
+		t.Fatalf("host routes changed by the refused starts:\n%s\nwere\n%s", after, before)
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
 }
 
 func subnetYAML(name, cidr string) string {
