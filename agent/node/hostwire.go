@@ -147,9 +147,12 @@ func (r *Role) hostSpec(node *corev1.Node, subnets *subnetView, networks []netip
 	}
 	routes, masq := subnets.wiring(r.req.ClusterCIDR)
 	routes, refused := r.refuseOverlaps(routes, prefixes[0].Masked(), networks)
-	masq = slices.DeleteFunc(masq, func(p netip.Prefix) bool {
-		return slices.ContainsFunc(refused, func(c hostnet.RouteConflict) bool { return c.Dst == p })
-	})
+	masq, refusedMasq := r.refuseOverlaps(masq, prefixes[0].Masked(), networks)
+	for _, c := range refusedMasq { // IPv6 prefixes are masqueraded, not routed
+		if !slices.ContainsFunc(refused, func(x hostnet.RouteConflict) bool { return x.Dst == c.Dst }) {
+			refused = append(refused, c)
+		}
+	}
 	return hostnet.Spec{Bridge: Bridge, Interface: HostInterface, IfaceID: port, MAC: n.MAC, Address: prefixes[0],
 		Gateway: n.Gateways[0], Routes: r.routes(routes), MTU: r.req.MTU, Masquerade: masq}, refused, nil
 }
