@@ -96,6 +96,7 @@ func TestSubnetLeavesHostAlone(t *testing.T) {
 		return strings.Contains(c, "198.51.100.0/24 (overlaps 198.51.100.0/24 via 192.0.2.1 dev eth0")
 	})
 	t.Logf("node %s %s: %s", node, annotation.RouteConflictsKey, nodeAnnotation(ctx, t, env, annotation.RouteConflictsKey))
+	t.Logf("node %s Event: %s", node, waitSubnetEvent(ctx, t, env, node, "RouteConflict"))
 	if after := hostRoutes(ctx, t, env); after != before {
 		t.Fatalf("host routes changed with the bad Subnets:\n%s\nwere\n%s", after, before)
 	}
@@ -186,7 +187,8 @@ func nodeAnnotation(ctx context.Context, t *testing.T, env *env, key string) str
 	return n.Annotations[key]
 }
 
-// waitSubnetEvent waits for a Warning Event with reason on the Subnet and returns its message.
+// waitSubnetEvent waits for a Warning Event with reason on the object name (a Subnet, a Node)
+// and returns its message.
 func waitSubnetEvent(ctx context.Context, t *testing.T, env *env, name, reason string) string {
 	t.Helper()
 	var msg string

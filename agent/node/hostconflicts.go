@@ -109,5 +109,29 @@ func (r *Role) publishHost(ctx context.Context, kube *kubeapi.Client, node *core
 	if _, err := kube.Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("annotate node %s with its networks: %w", node.Name, err)
 	}
+	if v, ok := want[annotation.RouteConflictsKey]; ok && v != nil {
+		return conflictEvent(ctx, kube, node, *v)
+	}
+	return nil
+}
+
+// ReasonRouteConflict is the Node Event's reason when the host wiring leaves prefixes out.
+const ReasonRouteConflict = "RouteConflict"
+
+// conflictEvent is a Warning Event on the Node saying what the wiring left out, once per
+// change of it.
+func conflictEvent(ctx context.Context, kube *kubeapi.Client, node *corev1.Node, msg string) error {
+	now := metav1.Now()
+	ev := &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{GenerateName: node.Name + ".", Namespace: metav1.NamespaceDefault},
+		InvolvedObject: corev1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID},
+		Reason:         ReasonRouteConflict, Type: corev1.EventTypeWarning, Count: 1, FirstTimestamp: now, LastTimestamp: now,
+		Message:             "not routed through " + HostInterface + ", a route or address of this host edgeovn does not own is in the way (left as it is): " + msg,
+		Source:              corev1.EventSource{Component: "edgeovn-node", Host: node.Name},
+		ReportingController: "edgeovn.io/node", ReportingInstance: node.Name,
+	}
+	if _, err := kube.Events(ev.Namespace).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("event on node %s: %w", node.Name, err)
+	}
 	return nil
 }
