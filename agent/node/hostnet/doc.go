@@ -20,9 +20,8 @@
 //     version's: through its interface, via Spec.Gateway, proto boot). Routes are added, never
 //     replaced (RouteReplace would take the place of any route with the same destination and
 //     metric, the kernel's connected route included). A prefix in Spec.Routes that overlaps a
-//     main-table route it does not own (default routes excepted) or holds a host address is
-//     not installed: Ensure applies everything else and returns a *ConflictError naming both
-//     sides. It writes on its own interface (Spec.Interface, created by edgeovn): the IPv4
+//     main-table route it does not own (default routes excepted) is not installed: Ensure
+//     applies everything else and returns a *ConflictError naming both sides. It writes on its own interface (Spec.Interface, created by edgeovn): the IPv4
 //     addresses on it (any other than Spec.Address is removed, IPv6 is left alone);
 //     /proc/sys/net/ipv4/ip_forward (only ever set to 1, never set back); and the nftables
 //     tables "ip edgeovn" and "ip6 edgeovn" (each replaced as a whole, in one netlink batch,

@@ -9,9 +9,14 @@ import (
 	"github.com/vishvananda/netlink"
 )
 
+// kubeProxyIPVS is kube-proxy's dummy interface in IPVS mode, holding every ClusterIP: those
+// are Service addresses (checked as the Service CIDR), not a network the host is on.
+const kubeProxyIPVS = "kube-ipvs0"
+
 // HostNetworks are the networks the host's own interfaces are on: the prefix of every
-// address (IPv4 and IPv6) of every interface but loopback, link-local addresses and the
-// interface named skip (edgeovn's ovn0), sorted, each once. Nothing is written.
+// address (IPv4 and IPv6) of every interface but loopback, link-local addresses,
+// kube-ipvs0 and the interface named skip (edgeovn's ovn0), sorted, each once. Nothing is
+// written.
 func HostNetworks(skip string) ([]netip.Prefix, error) {
 	links, err := netlinksafe.LinkList()
 	if err != nil {
@@ -19,7 +24,7 @@ func HostNetworks(skip string) ([]netip.Prefix, error) {
 	}
 	var out []netip.Prefix
 	for _, l := range links {
-		if l.Attrs().Name == skip {
+		if n := l.Attrs().Name; n == skip || n == kubeProxyIPVS {
 			continue
 		}
 		addrs, err := netlinksafe.AddrList(l, netlink.FAMILY_ALL)

@@ -23,7 +23,7 @@ import (
 const RouteProtocol netlink.RouteProtocol = 211
 
 // RouteConflict is a prefix edgeovn wanted to route through its interface and did not:
-// a route it does not own (or a host address) is in the way.
+// a route it does not own is in the way.
 type RouteConflict struct {
 	Dst    netip.Prefix // the prefix edgeovn wanted
 	Theirs string       // the route or address in the way, as `ip route` would show it
@@ -50,7 +50,7 @@ func (e *ConflictError) Error() string {
 // RouteProtocol are never replaced, changed or deleted, with one exception: a route of an
 // earlier edgeovn version (through the link, via spec.Gateway, proto boot) is adopted, that
 // is removed and installed again with RouteProtocol. A wanted prefix that overlaps any other
-// main-table route but a default route, or holds a host address, is not installed; it is
+// main-table route but a default route is not installed; it is
 // returned in a *ConflictError after everything else is applied.
 func ensureRoutes(_ context.Context, spec Spec, log *slog.Logger) error {
 	link, err := netlinksafe.LinkByName(spec.Interface)
@@ -83,16 +83,12 @@ func ensureRoutes(_ context.Context, spec Spec, log *slog.Logger) error {
 		}
 		log.Info("removed stale route through host interface", "dst", fmt.Sprint(r.Dst), "via", r.Gw.String())
 	}
-	locals, err := localAddrs(idx)
-	if err != nil {
-		return err
-	}
 	var conflicts []RouteConflict
 	for _, dst := range spec.Routes {
 		if slices.Contains(have, dst) {
 			continue
 		}
-		if c, ok := routeConflict(dst, others, locals); ok {
+		if c, ok := routeConflict(dst, others); ok {
 			conflicts = append(conflicts, c)
 			continue
 		}
@@ -135,9 +131,10 @@ func isLegacy(r netlink.Route, spec Spec, idx int) bool {
 }
 
 // routeConflict finds a route edgeovn does not own whose destination overlaps dst (default
-// routes excepted: every more specific route is meant to win over them), or a host address
-// (not on edgeovn's interface) inside dst.
-func routeConflict(dst netip.Prefix, others []netlink.Route, locals []netip.Prefix) (RouteConflict, bool) {
+// routes excepted: every more specific route is meant to win over them). A host address
+// with a prefix has its connected route here; a lone /32 (a VIP, kube-proxy's ClusterIPs on
+// kube-ipvs0) is delivered by the local table, which a route through ovn0 does not change.
+func routeConflict(dst netip.Prefix, others []netlink.Route) (RouteConflict, bool) {
 	for _, r := range others {
 		p, ok := routeDst(r)
 		if !ok || p.Bits() == 0 || !p.Overlaps(dst) {
@@ -145,29 +142,7 @@ func routeConflict(dst netip.Prefix, others []netlink.Route, locals []netip.Pref
 		}
 		return RouteConflict{Dst: dst, Theirs: describeRoute(r, p)}, true
 	}
-	for _, a := range locals {
-		if dst.Contains(a.Addr()) {
-			return RouteConflict{Dst: dst, Theirs: "host address " + a.String()}, true
-		}
-	}
 	return RouteConflict{}, false
-}
-
-// localAddrs are the host's IPv4 addresses on every interface but the link idx and loopback.
-func localAddrs(idx int) ([]netip.Prefix, error) {
-	addrs, err := netlinksafe.AddrList(nil, netlink.FAMILY_V4)
-	if err != nil {
-		return nil, fmt.Errorf("list host addresses: %w", err)
-	}
-	var out []netip.Prefix
-	for _, a := range addrs {
-		p, ok := ipNetToPrefix(a.IPNet)
-		if !ok || a.LinkIndex == idx || p.Addr().IsLoopback() {
-			continue
-		}
-		out = append(out, p)
-	}
-	return out, nil
 }
 
 func routeDst(r netlink.Route) (netip.Prefix, bool) {
