@@ -35,6 +35,9 @@ type Hooks struct {
 
 // Run runs both roles until ctx ends. cfg must have passed Validate.
 func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
+	if err := checkHostNetworks(cfg); err != nil {
+		return err
+	}
 	kubes := kubeapi.NewSource(cfg.Kubeconfig, log)
 	ovnTLS, err := cfg.ovnTLS()
 	if err != nil {
@@ -114,7 +117,7 @@ func runController(ctx context.Context, r controllerRun) error {
 	cfg := r.cfg
 	err := controller.Run(ctx, controller.Request{Kube: r.kube, Dynamic: r.dyn, NBEndpoints: cfg.NBEndpoints, SBEndpoints: cfg.SBEndpoints,
 		IPAMDatabase: cfg.IPAMDatabase, ClusterCIDR: cfg.ClusterCIDR, ClusterGateway: cfg.ClusterGateway,
-		JoinCIDR: cfg.JoinCIDR, Router: Router, Workers: cfg.ControllerWorkers, TLS: r.tls, Services: cfg.Services, NetworkPolicy: cfg.NetworkPolicy,
+		JoinCIDR: cfg.JoinCIDR, ServiceCIDRs: cfg.ServiceCIDRs, Router: Router, Workers: cfg.ControllerWorkers, TLS: r.tls, Services: cfg.Services, NetworkPolicy: cfg.NetworkPolicy,
 		Metrics: r.metrics, Log: r.log})
 	if ctx.Err() != nil {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 
 	"github.com/edgeovn/edgeovn/agent/node"
+	"github.com/edgeovn/edgeovn/agent/subnetcheck"
 )
 
 // Values of Config.KubeProxy.
@@ -15,7 +16,8 @@ const (
 )
 
 // validateServices checks the Service options: ranges of one address each per family,
-// clear of the pod and join networks, and a known kube-proxy mode.
+// clear of the pod and join networks, and a known kube-proxy mode; and the pod and join
+// networks clear of the special ranges (subnetcheck).
 func (c *Config) validateServices() []error {
 	var errs []error
 	switch c.KubeProxy {
@@ -25,6 +27,11 @@ func (c *Config) validateServices() []error {
 	}
 	if c.Services && len(c.ServiceCIDRs) == 0 {
 		errs = append(errs, fmt.Errorf("service-cidr: none given while services are on"))
+	}
+	for name, p := range map[string]netip.Prefix{"cluster-cidr": c.ClusterCIDR, "join-cidr": c.JoinCIDR} {
+		if err := subnetcheck.Check([]netip.Prefix{p}, nil); p.IsValid() && err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		}
 	}
 	seen := map[bool]bool{}
 	for i, p := range c.ServiceCIDRs {

@@ -74,6 +74,10 @@ func TestValidateServiceOptions(t *testing.T) {
 		"overlaps cluster-cidr": func(c *Config) { c.ServiceCIDRs = []netip.Prefix{netip.MustParsePrefix("10.42.128.0/17")} },
 		"a second range":        func(c *Config) { c.ServiceCIDRs = append(c.ServiceCIDRs, netip.MustParsePrefix("10.44.0.0/16")) },
 		"none given while":      func(c *Config) { c.ServiceCIDRs = nil },
+		"cluster-cidr: cidr 127.42.0.0/16 overlaps the loopback range 127.0.0.0/8": func(c *Config) {
+			c.ClusterCIDR, c.ClusterGateway = netip.MustParsePrefix("127.42.0.0/16"), netip.Addr{}
+		},
+		"join-cidr: cidr 169.254.0.0/16 overlaps the link-local range": func(c *Config) { c.JoinCIDR = netip.MustParsePrefix("169.254.0.0/16") },
 	} {
 		c := DefaultConfig()
 		c.NodeName = "n1"

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,7 +30,7 @@ func TestCleanup(t *testing.T) {
 		args := append([]string{"cleanup", "--ovs-db=" + env.rig.OVSEndpoint, "--cni-conf-dir=" + k.ConfDir,
 			"--cni-bin-dir=" + k.BinDir, "--cni-socket=" + filepath.Join(env.rig.Dir, "cni.sock"),
 			"--ipam-db=" + env.ipamDB, "--state-dir=" + filepath.Join(env.rig.Dir, "state")}, extra...)
-		out, err := exec.CommandContext(ctx, env.bin, args...).CombinedOutput()
+		out, err := env.rig.Run(ctx, env.bin, args...) // in the host's namespace: its routes and nftables
 		return string(out), err
 	}
 	if out, err := cleanup("--all"); err == nil || !strings.Contains(out, "edgeovn is running") {
@@ -48,10 +47,19 @@ func TestCleanup(t *testing.T) {
 	if after := vsctl("list-ports", "br-int"); after != before {
 		t.Fatalf("report-only cleanup changed br-int: %q -> %q", before, after)
 	}
+	if !strings.Contains(out, "would remove route 10.42.0.0/16 via 100.64.0.1 dev ovn0 proto 211") {
+		t.Errorf("cleanup (report only) does not list edgeovn's route:\n%s", out)
+	}
 	if out, err = cleanup("--all"); err != nil {
 		t.Fatalf("cleanup --all: %v\n%s", err, out)
 	}
 	t.Logf("edgeovn cleanup --all:\n%s", out)
+	if !strings.Contains(out, "removed route 10.42.0.0/16 via 100.64.0.1 dev ovn0 proto 211") {
+		t.Errorf("cleanup --all does not say it removed edgeovn's route:\n%s", out)
+	}
+	if routes, err := env.rig.Run(ctx, "ip", "route", "show", "proto", "211"); err != nil || strings.TrimSpace(string(routes)) != "" {
+		t.Errorf("edgeovn's routes after cleanup --all: %v %s", err, routes)
+	}
 	if ports := vsctl("list-ports", "br-int"); ports != "keepme" {
 		t.Errorf("ports on br-int after cleanup: %q, want keepme only", ports)
 	}

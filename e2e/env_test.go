@@ -79,6 +79,12 @@ func startEnv(t *testing.T) *env { return startEnvWith(t, false) }
 // passing the CNI socket, READY=1 awaited) or not.
 func startEnvWith(t *testing.T, supervised bool) *env {
 	t.Helper()
+	return startEnvOpts(t, supervised, harness.Options{})
+}
+
+// startEnvOpts is startEnvWith with rig options (Log and Keep are set here).
+func startEnvOpts(t *testing.T, supervised bool, opts harness.Options) *env {
+	t.Helper()
 	if err := harness.Preflight(); err != nil {
 		skip.Now(t, "end-to-end tier: real components unavailable (run `make deps` as root): %v", err)
 	}
@@ -86,7 +92,8 @@ func startEnvWith(t *testing.T, supervised bool) *env {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	rig, err := harness.Start(ctx, harness.Options{Log: log, Keep: os.Getenv("EDGEOVN_E2E_KEEP") != ""})
+	opts.Log, opts.Keep = log, os.Getenv("EDGEOVN_E2E_KEEP") != ""
+	rig, err := harness.Start(ctx, opts)
 	if err != nil {
 		t.Fatalf("start rig: %v", err)
 	}

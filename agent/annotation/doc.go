@@ -11,6 +11,9 @@
 // name of an IPPool object; ip_address takes precedence over ip_pool, as in Kube-OVN. Bad
 // values are errors that name the annotation and the bad part.
 // PortName is the other convention both roles share: a pod's port is "<pod>.<namespace>"; and
-// NodeInternalIP, the node address both read (its first IPv4 InternalIP).
+// NodeInternalIP, the node address both read (its first IPv4 InternalIP). Each node role
+// writes edgeovn.io/host-networks (the networks its interfaces are on, a JSON list of CIDRs)
+// and edgeovn.io/route-conflicts on its own Node (hostnet.go); the controller checks Subnets
+// against the former (bad entries are skipped, never refusing anything).
 // The package is pure: API types only, no client-go, no I/O.
 package annotation

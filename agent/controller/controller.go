@@ -45,9 +45,11 @@ type Request struct {
 	ClusterCIDR    netip.Prefix
 	ClusterGateway netip.Addr
 	JoinCIDR       netip.Prefix
-	Router         string // "ovn-cluster"
-	Workers        int
-	TLS            *tls.Config // for ssl: NB endpoints
+	// ServiceCIDRs are the Service ClusterIP ranges: no Subnet may overlap them.
+	ServiceCIDRs []netip.Prefix
+	Router       string // "ovn-cluster"
+	Workers      int
+	TLS          *tls.Config // for ssl: NB endpoints
 	// Services turns Services into OVN load balancers; NetworkPolicy turns NetworkPolicies
 	// into port groups, address sets and ACLs. Off: edgeovn leaves them to another engine.
 	Services      bool
@@ -312,8 +314,19 @@ func (c *Controller) watch(pods, nodes cache.SharedIndexInformer) error {
 			c.nodeQueue.Add(key)
 		}
 	}
+	// A Node's addresses and host networks are what Subnets are checked against.
+	onNodeUpdate := func(old, obj any) {
+		onNode(obj)
+		if o, n := old.(*corev1.Node), obj.(*corev1.Node); o != nil && n != nil && hostNetworksChanged(o, n) {
+			c.subnets.enqueueAll()
+		}
+	}
+	onNodeAdd := func(obj any) {
+		onNode(obj)
+		c.subnets.enqueueAll()
+	}
 	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: onNode, UpdateFunc: func(_, obj any) { onNode(obj) }, DeleteFunc: onNode,
+		AddFunc: onNodeAdd, UpdateFunc: onNodeUpdate, DeleteFunc: onNode,
 	}); err != nil {
 		return fmt.Errorf("watch nodes: %w", err)
 	}

@@ -32,8 +32,11 @@
 // removed when private is turned off, announced with nb_cfg like a policy change; an invalid
 // allowSubnets entry refuses the spec like any other invalid field). A Subnet that does not
 // parse, overlaps another (the one applied first, in this term or an earlier one, keeps its
-// CIDR) or changes its CIDR is refused: Validated/Ready False and Error True with the reason,
-// and a Warning Event; what was applied stays. Status: Kube-OVN's conditions, edgeovn's
+// CIDR), changes its CIDR, or overlaps a special range, a Service CIDR, a Node's InternalIP or
+// ExternalIP, or a network a host's interfaces are on (each node role's edgeovn.io/host-networks;
+// CIDRReserved, package subnetcheck; a change of a Node's addresses or networks checks every
+// Subnet again) is refused: Validated/Ready False and Error True with the reason naming both
+// sides, and a Warning Event; what was applied stays. Status: Kube-OVN's conditions, edgeovn's
 // Unsupported naming each spec field it does not implement, and the v4/v6 used and available
 // counts (written at most once a second per subnet while pods come and go). A deleted Subnet is
 // held by the finalizer edgeovn.io/subnet while pods hold addresses in it (Ready False,

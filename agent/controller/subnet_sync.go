@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
+	"github.com/edgeovn/edgeovn/agent/subnetcheck"
 	"github.com/edgeovn/edgeovn/ipam"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/nbdb"
@@ -84,9 +85,10 @@ func (s *subnets) sync(ctx context.Context, name string) error {
 	return s.writeStatus(ctx, u, sn, ref)
 }
 
-// validate parses the Subnet's network and refuses a CIDR change, an overlap with another
-// subnet (the one applied first keeps its CIDR) and a built-in subnet that differs from the
-// configuration.
+// validate parses the Subnet's network and refuses a CIDR change, a built-in subnet that
+// differs from the configuration, an overlap with a special range, a Service CIDR, a Node's
+// address or a host's network (subnetcheck), and an overlap with another subnet (the one
+// applied first keeps its CIDR).
 func (s *subnets) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 	net, err := kubeovn.ParseNetwork(sn.Spec)
 	if err != nil {
@@ -102,6 +104,9 @@ func (s *subnets) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 	if want := map[string]netip.Prefix{DefaultSubnet: r.ClusterCIDR.Masked(), JoinSubnet: r.JoinCIDR.Masked()}[sn.Name]; want.IsValid() &&
 		!slices.Equal(net.CIDRs, []netip.Prefix{want}) {
 		return net, &refusal{ReasonNotConfigured, fmt.Errorf("cidrBlock %v differs from edgeovn's configuration (%s): the configuration stays in use", net.CIDRs, want)}
+	}
+	if err := subnetcheck.Check(net.CIDRs, s.reserved()); err != nil {
+		return net, &refusal{ReasonCIDRReserved, fmt.Errorf("%w: refused, the hosts would route it to the pods instead (a Subnet must not overlap the Services, the Nodes' addresses, the hosts' own networks or a special range)", err)}
 	}
 	others := map[string][]netip.Prefix{DefaultSubnet: {r.ClusterCIDR.Masked()}, JoinSubnet: {r.JoinCIDR.Masked()}}
 	for _, sn := range s.c.ipam.Subnets() { // applied in an earlier term: they keep their CIDRs

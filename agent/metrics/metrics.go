@@ -23,6 +23,7 @@ type Metrics struct {
 	reconciles *prometheus.CounterVec
 	allocs     *prometheus.CounterVec
 	releases   *prometheus.CounterVec
+	conflicts  prometheus.Gauge
 	nb, ovs    *ovn.Metrics
 
 	mu   sync.Mutex
@@ -63,10 +64,12 @@ func New(log *slog.Logger) *Metrics {
 			Help: "Allocations made durable in the IPAM database, by subnet."}, []string{"subnet"}),
 		releases: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "edgeovn_ipam_releases_total",
 			Help: "Allocations released in the IPAM database, by subnet."}, []string{"subnet"}),
+		conflicts: prometheus.NewGauge(prometheus.GaugeOpts{Name: "edgeovn_host_route_conflicts",
+			Help: "Prefixes this host's node role did not route through ovn0 because a route or address it does not own covers them (see the log and edgeovn status)."}),
 		nb:  ovn.NewMetrics(log, 0),
 		ovs: ovn.NewMetrics(log, 0),
 	}
-	m.reg.MustRegister(m.cni, m.leader, m.states, m.reconciles, m.allocs, m.releases,
+	m.reg.MustRegister(m.cni, m.leader, m.states, m.reconciles, m.allocs, m.releases, m.conflicts,
 		newOVSDBCollector(map[string]*ovn.Metrics{"OVN_Northbound": m.nb, "Open_vSwitch": m.ovs}),
 		usageCollector{m}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -114,6 +117,15 @@ func (m *Metrics) SetLeader(leading bool) {
 		v = 1
 	}
 	m.leader.Set(v)
+}
+
+// SetRouteConflicts records how many prefixes the host wiring left out for a route or
+// address it does not own.
+func (m *Metrics) SetRouteConflicts(n int) {
+	if m == nil {
+		return
+	}
+	m.conflicts.Set(float64(n))
 }
 
 // ObserveReconcile records one sync of an object of kind by the controller role.

@@ -19,8 +19,8 @@ type CleanupParts struct {
 	// CNI: the CNI config, /opt/cni/bin/edgeovn, and the plugins edgeovn installed (by its
 	// manifest; others' plugins stay), so the runtime sends no pod to a plugin that is gone.
 	CNI bool
-	// OVS: edgeovn's pod ports on br-int, the host's ovn0 (br-int itself is
-	// ovn-controller's), and edgeovn's nftables tables (masquerade, node ports).
+	// OVS: edgeovn's routes (proto 211), its pod ports on br-int, the host's ovn0 (br-int
+	// itself is ovn-controller's), and edgeovn's nftables tables (masquerade, node ports).
 	OVS bool
 	// State: the state directory and the IPAM database.
 	State bool
@@ -58,6 +58,7 @@ func Cleanup(ctx context.Context, req CleanupRequest) error {
 		c.cni(req, req.Remove.CNI)
 	}
 	if report || req.Remove.OVS {
+		c.routes(req.Remove.OVS)
 		c.ovs(ctx, req, req.Remove.OVS)
 		c.nft(req.Remove.OVS)
 	}

@@ -41,6 +41,28 @@ func (c *cleaner) nft(do bool) {
 	}
 }
 
+// routes removes edgeovn's routes (hostnet.RouteProtocol), before ovn0 goes, so that each is
+// said; no other route is touched.
+func (c *cleaner) routes(do bool) {
+	routes, err := hostnet.OwnedRoutes()
+	if err != nil {
+		c.errs = append(c.errs, err)
+		return
+	}
+	for _, r := range routes {
+		what := "route " + r.Text
+		if !do {
+			fmt.Fprintln(c.out, "would remove", what)
+			continue
+		}
+		if err := hostnet.DeleteRoute(r); err != nil {
+			c.errs = append(c.errs, err)
+			continue
+		}
+		fmt.Fprintln(c.out, "removed", what)
+	}
+}
+
 // ovs removes edgeovn's pod ports on br-int, then ovn0. Ports edgeovn did not create are
 // refused by DeletePort (ovn.ErrNotOwned) and reported kept.
 func (c *cleaner) ovs(ctx context.Context, req CleanupRequest, do bool) {

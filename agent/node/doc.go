@@ -20,7 +20,12 @@
 // own Node is deleted while it runs, ovn0 is removed and readiness says why until the Node is
 // registered again (nodegone.go). The Subnets in force are routed through ovn0 and, with
 // natOutgoing, masqueraded (subnets.go): those Validated, and those still Ready whose latest
-// change the controller refused (the network applied before stays in force).
+// change the controller refused (the network applied before stays in force), but those that
+// overlap a network of this host, the join network or a Service CIDR (the node's own guard,
+// subnetcheck), and those hostnet leaves out for a route it does not own in the way; both are
+// reported (log, edgeovn_host_route_conflicts, the Node's edgeovn.io/route-conflicts). The
+// host's networks are published on its Node (edgeovn.io/host-networks) for the controller's
+// Subnet check (hostconflicts.go).
 // Invariants: files are replaced atomically (temporary file and rename in the same directory,
 // so containerd's watcher sees a whole file) and only when their content changes; a plugin
 // another package installed is never replaced, one edgeovn installed (recorded with its

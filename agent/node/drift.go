@@ -26,16 +26,27 @@ type hostState struct {
 	spec  *hostnet.Spec
 	files stamps
 	ports portSweep // only the drift loop uses it
+	// conflicts are the prefixes the wiring left out, and what was last reported of them.
+	conflicts conflicts
 }
 
 // ensureHost applies spec, as the last one, under the lock.
 func (r *Role) ensureHost(ctx context.Context, spec hostnet.Spec, log *slog.Logger) error {
 	r.host.mu.Lock()
 	defer r.host.mu.Unlock()
-	if err := hostnet.Ensure(ctx, r.ovs, spec, log); err != nil {
+	err := hostnet.Ensure(ctx, r.ovs, spec, log)
+	var c *hostnet.ConflictError
+	switch {
+	case errors.As(err, &c):
+		// Everything else is applied; what is in the way is not edgeovn's to change.
+		r.host.conflicts.routes = c.Conflicts
+	case err != nil:
 		return err
+	default:
+		r.host.conflicts.routes = nil
 	}
 	r.host.spec = &spec
+	r.reportConflicts(log)
 	return nil
 }
 

@@ -86,13 +86,22 @@ func (r *Role) wireHost(ctx context.Context, kube *kubeapi.Client) error {
 		seen = true
 		r.ready.nodeGone.Store(false)
 		r.followNodeIP(ctx, node)
-		spec, err := r.hostSpec(node, subnets)
+		networks, err := hostnet.HostNetworks(HostInterface)
+		if err != nil {
+			r.log.Warn("list this host's networks", "err", err)
+		}
+		spec, refused, err := r.hostSpec(node, subnets, networks)
 		if errors.Is(err, errNoJoinPort) {
+			r.publish(ctx, kube, node, networks)
 			continue
 		}
 		if err == nil {
+			r.host.mu.Lock()
+			r.host.conflicts.refused = refused
+			r.host.mu.Unlock()
 			err = r.ensureHost(ctx, spec, r.log)
 		}
+		r.publish(ctx, kube, node, networks)
 		if err != nil {
 			backoff = min(max(2*backoff, 200*time.Millisecond), 30*time.Second)
 			r.log.Warn("wire host to the cluster network, will retry", "node", r.req.NodeName, "err", err, "retry_in", backoff)
@@ -107,27 +116,45 @@ func (r *Role) wireHost(ctx context.Context, kube *kubeapi.Client) error {
 	}
 }
 
+// publish writes this host's networks and conflicts on its Node; a failure is retried at
+// the next change of the Node (and the drift loop's, which wakes this loop through netlink).
+func (r *Role) publish(ctx context.Context, kube *kubeapi.Client, node *corev1.Node, networks []netip.Prefix) {
+	if networks == nil {
+		return
+	}
+	if err := r.publishHost(ctx, kube, node, networks); err != nil {
+		r.log.Warn("publish this host's networks on its Node, will retry", "err", err)
+	}
+}
+
 // hostSpec is the host wiring the Node's annotations describe, with the subnets' routes and
-// masquerade.
-func (r *Role) hostSpec(node *corev1.Node, subnets *subnetView) (hostnet.Spec, error) {
+// masquerade, without the subnets that overlap this host's networks (refused).
+func (r *Role) hostSpec(node *corev1.Node, subnets *subnetView, networks []netip.Prefix) (hostnet.Spec, []hostnet.RouteConflict, error) {
 	n, err := annotation.Decode(node.Annotations)
 	if errors.Is(err, annotation.ErrNotAllocated) {
-		return hostnet.Spec{}, errNoJoinPort
+		return hostnet.Spec{}, nil, errNoJoinPort
 	}
 	if err != nil {
-		return hostnet.Spec{}, fmt.Errorf("node %s annotations: %w", node.Name, err)
+		return hostnet.Spec{}, nil, fmt.Errorf("node %s annotations: %w", node.Name, err)
 	}
 	prefixes := n.Prefixes()
 	if len(prefixes) == 0 || len(n.Gateways) == 0 || !prefixes[0].Addr().Is4() {
-		return hostnet.Spec{}, fmt.Errorf("node %s annotations: want an IPv4 join address and gateway, have %v via %v", node.Name, n.IPs, n.Gateways)
+		return hostnet.Spec{}, nil, fmt.Errorf("node %s annotations: want an IPv4 join address and gateway, have %v via %v", node.Name, n.IPs, n.Gateways)
 	}
 	port := node.Annotations[annotation.PortNameKey]
 	if port == "" {
-		return hostnet.Spec{}, fmt.Errorf("node %s annotations: %s is empty", node.Name, annotation.PortNameKey)
+		return hostnet.Spec{}, nil, fmt.Errorf("node %s annotations: %s is empty", node.Name, annotation.PortNameKey)
 	}
 	routes, masq := subnets.wiring(r.req.ClusterCIDR)
+	routes, refused := r.refuseOverlaps(routes, prefixes[0].Masked(), networks)
+	masq, refusedMasq := r.refuseOverlaps(masq, prefixes[0].Masked(), networks)
+	for _, c := range refusedMasq { // IPv6 prefixes are masqueraded, not routed
+		if !slices.ContainsFunc(refused, func(x hostnet.RouteConflict) bool { return x.Dst == c.Dst }) {
+			refused = append(refused, c)
+		}
+	}
 	return hostnet.Spec{Bridge: Bridge, Interface: HostInterface, IfaceID: port, MAC: n.MAC, Address: prefixes[0],
-		Gateway: n.Gateways[0], Routes: r.routes(routes), MTU: r.req.MTU, Masquerade: masq}, nil
+		Gateway: n.Gateways[0], Routes: r.routes(routes), MTU: r.req.MTU, Masquerade: masq}, refused, nil
 }
 
 // routes are the networks reached through ovn0: the pods' subnets, and the Services'

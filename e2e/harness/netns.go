@@ -60,6 +60,34 @@ func addTapUplink(ctx context.Context, name string) error {
 	})
 }
 
+// LANPeerIP is the address of a neighbour on the host's LAN (Options.LANPeer) that is not
+// the gateway: a Subnet on the LAN would make OVN answer for its gateway address, not for
+// this one.
+var LANPeerIP = netip.MustParseAddr("192.0.2.20")
+
+// addVethUplink gives a lone host an uplink with a neighbour: eth0 with nodeIP and the
+// default route is a veth whose peer, in the namespace lan, holds the gateway's address and
+// LANPeerIP (forwarding off there: nothing goes further). The LAN peer answers ARP and ping.
+func addVethUplink(ctx context.Context, name, lan string) error {
+	if err := createNetns(ctx, lan); err != nil {
+		return err
+	}
+	if err := ipSteps(ctx, name, [][]string{
+		{"link", "add", uplinkName, "type", "veth", "peer", "name", uplinkName, "netns", lan},
+		{"addr", "add", nodeIP.String(), "dev", uplinkName},
+		{"link", "set", uplinkName, "up"},
+		{"route", "add", "default", "via", uplinkGW.String(), "dev", uplinkName},
+	}); err != nil {
+		return err
+	}
+	gw := netip.PrefixFrom(uplinkGW, nodeIP.Bits())
+	return ipSteps(ctx, lan, [][]string{
+		{"addr", "add", gw.String(), "dev", uplinkName},
+		{"addr", "add", netip.PrefixFrom(LANPeerIP, nodeIP.Bits()).String(), "dev", uplinkName},
+		{"link", "set", uplinkName, "up"},
+	})
+}
+
 // ipSteps runs `ip -n name <step>` for each step, stopping at the first failure.
 func ipSteps(ctx context.Context, name string, steps [][]string) error {
 	for _, args := range steps {

@@ -48,6 +48,9 @@ type Options struct {
 	// Detach starts every process in its own session so it outlives the starting program;
 	// StopDir(Dir) tears the rig down later.
 	Detach bool
+	// LANPeer makes eth0 a veth whose peer, in a namespace of its own (Rig.LANNetns), is the
+	// gateway 192.0.2.1 and LANPeerIP on the host's LAN, reachable by ping, instead of a tap nobody reads.
+	LANPeer bool
 	// Keep leaves the run directory (logs, databases) in place after Stop.
 	Keep bool
 	// Log receives progress messages. Nil discards them.

@@ -25,6 +25,9 @@ type Rig struct {
 	// bind-mount path (for setns).
 	Netns     string
 	NetnsPath string
+	// LANNetns is the namespace of eth0's LAN peer (Options.LANPeer), holding the gateway's
+	// address; empty without one.
+	LANNetns string
 	// NodeIP is the host's address on its uplink eth0 (a tap device no program reads, holding
 	// the default route; nothing sent there leaves the namespace). The API server advertises it.
 	NodeIP netip.Addr
@@ -104,7 +107,16 @@ func (r *Rig) start(ctx context.Context) error {
 	if err := createNetns(ctx, r.Netns); err != nil {
 		return err
 	}
-	if err := addTapUplink(ctx, r.Netns); err != nil {
+	if r.opts.LANPeer {
+		r.LANNetns = r.Netns + "-lan"
+		lan := r.LANNetns
+		if err := r.onClose(func() error { return deleteNetns(lan) }); err != nil {
+			return err
+		}
+		if err := addVethUplink(ctx, r.Netns, lan); err != nil {
+			return err
+		}
+	} else if err := addTapUplink(ctx, r.Netns); err != nil {
 		return err
 	}
 	if err := os.WriteFile(r.path(netnsFile), []byte(r.Netns+"\n"), 0o644); err != nil {

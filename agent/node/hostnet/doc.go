@@ -15,13 +15,20 @@
 // again with the same Spec changes nothing (no address, route, sysctl or nftables write).
 //
 // Invariants:
-//   - It touches only its own interface (Spec.Interface): the IPv4 addresses on it (any
-//     other than Spec.Address is removed, IPv6 is left alone), the IPv4 routes through it
-//     that have a gateway (any to a prefix not in Spec.Routes is removed; the kernel's
-//     connected route is kept), /proc/sys/net/ipv4/ip_forward (only ever set to 1), and the
-//     nftables tables "ip edgeovn" and "ip6 edgeovn" (each replaced as a whole, in one netlink
-//     batch, when it differs; deleted when Spec.Masquerade has no prefix of its family). No other interface, route or table is read for
-//     change or written.
+//   - It never replaces, changes or deletes what it did not create. Its routes carry
+//     RouteProtocol (211, `proto 211`) and it acts only on those (and adopts an earlier
+//     version's: through its interface, via Spec.Gateway, proto boot). Routes are added, never
+//     replaced (RouteReplace would take the place of any route with the same destination and
+//     metric, the kernel's connected route included). A prefix in Spec.Routes that overlaps a
+//     main-table route it does not own (default routes excepted) is not installed: Ensure
+//     applies everything else and returns a *ConflictError naming both sides. It writes on its own interface (Spec.Interface, created by edgeovn): the IPv4
+//     addresses on it (any other than Spec.Address is removed, IPv6 is left alone);
+//     /proc/sys/net/ipv4/ip_forward (only ever set to 1, never set back); and the nftables
+//     tables "ip edgeovn" and "ip6 edgeovn" (each replaced as a whole, in one netlink batch,
+//     when it differs; deleted when Spec.Masquerade has no prefix of its family), whose names
+//     are their ownership. No other interface, route or table is written.
+//   - HostNetworks only reads: the networks the host's interfaces are on, for the controller's
+//     Subnet check and the start's configuration check.
 //   - A Spec that does not validate changes nothing; the error names the field (ErrInvalid).
 //   - Waiting for ovs-vswitchd to create the kernel interface is event-driven (a netlink link
 //     subscription) and bounded by the caller's context.

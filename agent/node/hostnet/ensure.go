@@ -2,6 +2,7 @@ package hostnet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -17,7 +18,9 @@ var _ Ports = (*vswitch.Client)(nil)
 
 // Ensure makes the host match spec, idempotently: the internal port on the bridge, then (once
 // the kernel interface exists) its MAC, MTU, address and up state, the routes, IPv4 forwarding,
-// and the masquerade rules. A second call with the same spec changes nothing.
+// and the masquerade rules. A second call with the same spec changes nothing. Routes left out
+// because a route edgeovn does not own is in the way come back as a *ConflictError once
+// everything else is applied.
 func Ensure(ctx context.Context, ports Ports, spec Spec, log *slog.Logger) error {
 	if err := spec.Validate(); err != nil {
 		return fmt.Errorf("wire host interface %s: %w", spec.Interface, err)
@@ -46,10 +49,18 @@ func wireLink(ctx context.Context, spec Spec, log *slog.Logger) error {
 	steps := []func(context.Context, Spec, *slog.Logger) error{
 		configureLink, ensureAddress, ensureRoutes, ensureForwarding, ensureMasquerade,
 	}
+	var conflict *ConflictError
 	for _, step := range steps {
-		if err := step(ctx, spec, log); err != nil {
+		err := step(ctx, spec, log)
+		if errors.As(err, &conflict) {
+			continue // the rest of the host's wiring does not depend on the routes left out
+		}
+		if err != nil {
 			return err
 		}
+	}
+	if conflict != nil {
+		return conflict
 	}
 	return nil
 }
