@@ -27,6 +27,7 @@ func (h *Host) Checks() []Check {
 		{"chassis registered", h.checkChassisRegistered},
 		{"br-int", h.checkBridge},
 		{"ovn0", h.checkHostInterface},
+		{"pod bindings", h.checkPodBindings},
 		{"cni config", h.checkConf},
 		{"cni plugins", h.checkPlugins},
 		{"edgeovn daemon", h.checkDaemon},

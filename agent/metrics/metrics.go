@@ -23,6 +23,7 @@ type Metrics struct {
 	reconciles *prometheus.CounterVec
 	allocs     *prometheus.CounterVec
 	releases   *prometheus.CounterVec
+	lost       *prometheus.CounterVec
 	nb, ovs    *ovn.Metrics
 
 	mu   sync.Mutex
@@ -63,10 +64,12 @@ func New(log *slog.Logger) *Metrics {
 			Help: "Allocations made durable in the IPAM database, by subnet."}, []string{"subnet"}),
 		releases: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "edgeovn_ipam_releases_total",
 			Help: "Allocations released in the IPAM database, by subnet."}, []string{"subnet"}),
+		lost: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "edgeovn_pod_bindings_lost_total",
+			Help: "Local pod ports whose OVN binding was lost after ovn-installed (released by ovn-controller), by repair result (reclaimed, failed)."}, []string{"result"}),
 		nb:  ovn.NewMetrics(log, 0),
 		ovs: ovn.NewMetrics(log, 0),
 	}
-	m.reg.MustRegister(m.cni, m.leader, m.states, m.reconciles, m.allocs, m.releases,
+	m.reg.MustRegister(m.cni, m.leader, m.states, m.reconciles, m.allocs, m.releases, m.lost,
 		newOVSDBCollector(map[string]*ovn.Metrics{"OVN_Northbound": m.nb, "Open_vSwitch": m.ovs}),
 		usageCollector{m}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -102,6 +105,21 @@ func cniResult(code uint) string {
 		return ResultUnavailable
 	}
 	return ResultError
+}
+
+// Repair results of a lost pod binding.
+const (
+	BindingReclaimed = "reclaimed"
+	BindingFailed    = "failed"
+)
+
+// ObserveLostBinding records a local pod port found without its OVN binding and what its
+// repair did (BindingReclaimed, BindingFailed).
+func (m *Metrics) ObserveLostBinding(result string) {
+	if m == nil {
+		return
+	}
+	m.lost.WithLabelValues(result).Inc()
 }
 
 // SetLeader records whether this host runs the controller role.
