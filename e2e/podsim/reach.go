@@ -28,15 +28,15 @@ func WaitReachable(ctx context.Context, sandboxes []*Sandbox, gateway netip.Addr
 			targets = append(targets, sandboxes[(i+1)%len(sandboxes)].IP())
 		}
 		out[i].Sandbox = sb
-		wg.Go(func() { out[i].At = reachAll(ctx, sb, targets) })
+		wg.Go(func() { out[i].At = ReachAll(ctx, sb, targets...) })
 	}
 	wg.Wait()
 	return out
 }
 
-// reachAll returns when every target answered one ping from sb (each until it does), or the
-// zero time when ctx ended first.
-func reachAll(ctx context.Context, sb *Sandbox, targets []netip.Addr) time.Time {
+// ReachAll pings each target from sb until it answers, in order, and returns when the last
+// one did, or the zero time when ctx ended first.
+func ReachAll(ctx context.Context, sb *Sandbox, targets ...netip.Addr) time.Time {
 	for _, dst := range targets {
 		for !pingOnce(ctx, sb, dst) {
 			select {

@@ -33,7 +33,7 @@ type result struct {
 	edgeovn     time.Duration // from edgeovn's start after the reboot to every pod reachable
 	addP99      time.Duration
 	retried     int // pods that needed more than one ADD
-	unreachable int
+	unreachable int // pods that did not reach their gateway within reachDeadline
 }
 
 func (r result) print() {
@@ -114,51 +114,68 @@ func firstSandboxes(ctx context.Context, k *podsim.Kubelet, n int) ([]*podsim.Sa
 	return out, g.Wait()
 }
 
-// afterBoot re-creates every sandbox at once and measures until every pod is reachable.
+// afterBoot re-creates every sandbox at once and measures until every pod is reachable:
+// each pod, once its ADD succeeded, pings its gateway, then its neighbour (the next pod's
+// address), until 60 s after the daemons' start.
 func afterBoot(ctx context.Context, k *podsim.Kubelet, before []*podsim.Sandbox, bt harness.BootTimes) (result, error) {
-	after := make([]*podsim.Sandbox, len(before))
-	adds := make([]int, len(before))
-	took := make([]time.Duration, len(before))
+	rctx, cancel := context.WithDeadline(ctx, bt.Start.Add(reachDeadline))
+	defer cancel()
+	pods := make([]podRun, len(before))
 	var wg sync.WaitGroup
 	for i, sb := range before {
-		wg.Go(func() { after[i], adds[i], took[i] = recreate(ctx, k, sb.Pod) })
+		neighbour := before[(i+1)%len(before)].IP()
+		wg.Go(func() { pods[i] = runPod(ctx, rctx, k, sb.Pod, neighbour) })
 	}
 	wg.Wait()
-	defer func() {
-		for _, sb := range after {
-			if sb != nil {
-				_ = podsim.RemoveNetns(sb.Netns)
-			}
+	r := result{pods: len(before)}
+	var last time.Time
+	var took []time.Duration
+	for _, p := range pods {
+		if p.sb != nil {
+			_ = podsim.RemoveNetns(p.sb.Netns)
 		}
-	}()
-	r := result{pods: len(before), boot: -1, ovs: -1}
-	var live []*podsim.Sandbox
-	for i, sb := range after {
-		if adds[i] > 1 {
+		took = append(took, p.took)
+		if p.adds > 1 {
 			r.retried++
 		}
-		if sb == nil {
+		if p.gateway.IsZero() {
 			r.unreachable++
-			continue
 		}
-		live = append(live, sb)
+		if p.neighbour.After(last) {
+			last = p.neighbour
+		}
 	}
 	slices.Sort(took)
 	r.addP99 = took[(len(took)*99+99)/100-1]
-	rctx, cancel := context.WithDeadline(ctx, bt.Start.Add(reachDeadline))
-	defer cancel()
-	var last time.Time
-	for _, reach := range podsim.WaitReachable(rctx, live, gateway) {
-		if reach.At.IsZero() {
-			r.unreachable++
-		} else if reach.At.After(last) {
-			last = reach.At
-		}
-	}
-	if r.unreachable == 0 {
+	r.boot, r.ovs = -1, -1
+	if allReached(pods) {
 		r.boot, r.ovs = last.Sub(bt.Start), last.Sub(bt.OVSUp)
 	}
 	return r, nil
+}
+
+// podRun is one pod's life after the reboot.
+type podRun struct {
+	sb                 *podsim.Sandbox
+	adds               int
+	took               time.Duration // its last ADD
+	gateway, neighbour time.Time     // when it reached each; zero: not before the deadline
+}
+
+func runPod(ctx, reach context.Context, k *podsim.Kubelet, pod *corev1.Pod, neighbour netip.Addr) podRun {
+	var p podRun
+	p.sb, p.adds, p.took = recreate(ctx, k, pod)
+	if p.sb == nil {
+		return p
+	}
+	if p.gateway = podsim.ReachAll(reach, p.sb, gateway); !p.gateway.IsZero() {
+		p.neighbour = podsim.ReachAll(reach, p.sb, neighbour)
+	}
+	return p
+}
+
+func allReached(pods []podRun) bool {
+	return !slices.ContainsFunc(pods, func(p podRun) bool { return p.neighbour.IsZero() })
 }
 
 // recreate runs a new sandbox for the pod, retrying a failed ADD (after its DEL) up to
