@@ -6,9 +6,8 @@
 // a failed one). For each size it prints the time from the first daemon's start, and from
 // Open vSwitch answering, to every pod reaching its gateway and its neighbour; the pods that
 // needed more than one ADD; and the pods still unreachable 60 s after the daemons' start.
-// Boot order puts etcd and kube-apiserver after Open vSwitch and edgeovn last (it starts
-// serving without the API, but the rig starts it after): "edgeovn->all up" is edgeovn's
-// own share.
+// Boot order puts etcd and kube-apiserver after Open vSwitch, and the bench starts edgeovn
+// last: "edgeovn->all up", from edgeovn's start to every pod reachable, is edgeovn's share.
 //
 //	go run ./e2e/cmd/rebootbench -bin bin -pods 10,100,500   (as root, after `make deps build`)
 package main
