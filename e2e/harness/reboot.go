@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -15,8 +16,9 @@ import (
 // (edgeovn too) is SIGKILLed by PID at once and reaped, the daemons' pid and control files
 // are removed, and the rig's own daemons are started again in boot order (OVN central, the
 // host's Open vSwitch, ovn-controller, etcd, kube-apiserver) from their database files, each
-// waited for. The kernel state the daemons held goes with them (ovs-vswitchd's tap devices:
-// br-int, ovn0); pod network namespaces are the test's to remove. Processes that are not
+// waited for. The kernel state the daemons held goes with them: ovs-vswitchd's tap devices
+// (br-int, ovn0, a Cluster host's br-phy, whose address and route are set again) are deleted,
+// as a boot would not find them; pod network namespaces are the test's to remove. A Cluster host reboots alone: its central stays up. Processes that are not
 // the rig's (edgeovn) are not started again: the caller starts them, and gets the time at
 // which the first daemon was started (the boot) and the time at which Open vSwitch answered.
 // A raft member's rig cannot reboot (its cluster needs its peers).
@@ -29,14 +31,23 @@ func (r *Rig) Reboot(ctx context.Context) (BootTimes, error) {
 	if err := r.removeRunFiles(); err != nil {
 		return BootTimes{}, err
 	}
+	if err := r.deleteTaps(ctx); err != nil {
+		return BootTimes{}, err
+	}
 	var bt BootTimes
 	bt.Start = time.Now()
 	for _, name := range bootOrder(procs) {
 		if err := r.boot(ctx, name, procs); err != nil {
 			return bt, fmt.Errorf("reboot: start %s: %w", name, err)
 		}
-		if name == "ovs-vswitchd" {
-			bt.OVSUp = time.Now()
+		if name != "ovs-vswitchd" {
+			continue
+		}
+		bt.OVSUp = time.Now()
+		if r.uplink != nil {
+			if err := r.uplink(ctx); err != nil {
+				return bt, fmt.Errorf("reboot: uplink: %w", err)
+			}
 		}
 	}
 	r.log.Info("rig rebooted", "dir", r.Dir, "took", time.Since(bt.Start))
@@ -77,6 +88,23 @@ func (r *Rig) removeRunFiles() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// deleteTaps deletes the tap devices ovs-vswitchd made for its bridges' internal ports
+// (br-int, ovn0, br-phy): OVS makes them persistent, so they outlive the process with their
+// addresses and routes, which a boot would not find. The rig's own uplink tap stays.
+func (r *Rig) deleteTaps(ctx context.Context) error {
+	out, err := r.Run(ctx, "sh", "-c", `for d in /sys/class/net/*; do [ -e "$d/tun_flags" ] && echo "${d##*/}"; done; true`)
+	if err != nil {
+		return fmt.Errorf("reboot: list tap devices: %w: %s", err, out)
+	}
+	var steps [][]string
+	for _, name := range strings.Fields(string(out)) {
+		if name != uplinkName {
+			steps = append(steps, []string{"link", "del", name})
+		}
+	}
+	return ipSteps(ctx, r.Netns, steps)
 }
 
 // rigDaemons are the processes the rig itself starts, in boot order.
