@@ -5,7 +5,8 @@
 // is re-created at once (new namespace, new container ID, CNI ADD, retried as kubelet retries
 // a failed one). For each size it prints the time from the first daemon's start, and from
 // Open vSwitch answering, to every pod reaching its gateway and its neighbour; the pods that
-// needed more than one ADD; and the pods still unreachable 60 s after the daemons' start.
+// needed more than one ADD; and the pods unreachable 60 s after the daemons' start (each
+// pod's gateway probed again then: a pod reached once may have been cut off since).
 // Boot order puts etcd and kube-apiserver after Open vSwitch, and the bench starts edgeovn
 // last: "edgeovn->all up", from edgeovn's start to every pod reachable, is edgeovn's share.
 //

@@ -33,7 +33,7 @@ type result struct {
 	edgeovn     time.Duration // from edgeovn's start after the reboot to every pod reachable
 	addP99      time.Duration
 	retried     int // pods that needed more than one ADD
-	unreachable int // pods that did not reach their gateway within reachDeadline
+	unreachable int // pods that did not reach their gateway at reachDeadline
 }
 
 func (r result) print() {
@@ -130,16 +130,17 @@ func afterBoot(ctx context.Context, k *podsim.Kubelet, before []*podsim.Sandbox,
 	r := result{pods: len(before)}
 	var last time.Time
 	var took []time.Duration
-	for _, p := range pods {
-		if p.sb != nil {
-			_ = podsim.RemoveNetns(p.sb.Netns)
+	defer func() {
+		for _, p := range pods {
+			if p.sb != nil {
+				_ = podsim.RemoveNetns(p.sb.Netns)
+			}
 		}
+	}()
+	for _, p := range pods {
 		took = append(took, p.took)
 		if p.adds > 1 {
 			r.retried++
-		}
-		if p.gateway.IsZero() {
-			r.unreachable++
 		}
 		if p.neighbour.After(last) {
 			last = p.neighbour
@@ -151,7 +152,37 @@ func afterBoot(ctx context.Context, k *podsim.Kubelet, before []*podsim.Sandbox,
 	if allReached(pods) {
 		r.boot, r.ovs = last.Sub(bt.Start), last.Sub(bt.OVSUp)
 	}
+	r.unreachable = unreachableAt(ctx, pods, bt.Start.Add(reachDeadline))
 	return r, nil
+}
+
+// finalProbe bounds the probe of each pod at reachDeadline.
+const finalProbe = 5 * time.Second
+
+// unreachableAt probes every pod's gateway again at the moment at (a pod reached once may
+// have been cut off since: issue 29's pods were) and counts those that do not answer within
+// finalProbe, and those that never got a sandbox.
+func unreachableAt(ctx context.Context, pods []podRun, at time.Time) int {
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Until(at)):
+	}
+	ctx, cancel := context.WithTimeout(ctx, finalProbe)
+	defer cancel()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	n := 0
+	for _, p := range pods {
+		wg.Go(func() {
+			if p.sb == nil || podsim.ReachAll(ctx, p.sb, gateway).IsZero() {
+				mu.Lock()
+				n++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return n
 }
 
 // podRun is one pod's life after the reboot.
