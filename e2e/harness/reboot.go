@@ -17,11 +17,12 @@ import (
 // are removed, and the rig's own daemons are started again in boot order (OVN central, the
 // host's Open vSwitch, ovn-controller, etcd, kube-apiserver) from their database files, each
 // waited for. The kernel state the daemons held goes with them: ovs-vswitchd's tap devices
-// (br-int, ovn0, a Cluster host's br-phy, whose address and route are set again) are deleted,
-// as a boot would not find them; pod network namespaces are the test's to remove. A Cluster host reboots alone: its central stays up. Processes that are not
-// the rig's (edgeovn) are not started again: the caller starts them, and gets the time at
-// which the first daemon was started (the boot) and the time at which Open vSwitch answered.
-// A raft member's rig cannot reboot (its cluster needs its peers).
+// (br-int, ovn0, a Cluster host's br-phy, whose address and route are set again) are
+// deleted, as a boot would not find them; pod network namespaces are the test's to remove.
+// A Cluster host reboots alone: its central stays up. Processes that are not the rig's
+// (edgeovn) are not started again: the caller starts them. Reboot returns when the boot
+// started and when Open vSwitch answered. A raft member's rig cannot reboot (its cluster
+// needs its peers).
 func (r *Rig) Reboot(ctx context.Context) (BootTimes, error) {
 	if r.raftMember {
 		return BootTimes{}, errors.New("reboot: a raft member's rig cannot reboot alone")
