@@ -57,7 +57,7 @@ func run(bin string, sizes []int, keep bool) error {
 		return err
 	}
 	bin, _ = filepath.Abs(bin)
-	fmt.Printf("%6s  %14s  %14s  %14s  %10s  %12s  %16s\n", "pods", "boot->all up", "ovs->all up", "edgeovn->all up", "ADD p99", "ADDs > 1", "unreachable@60s")
+	fmt.Printf("%6s  %14s  %14s  %15s  %10s  %9s  %16s\n", "pods", "boot->all up", "ovs->all up", "edgeovn->all up", "ADD p99", "ADDs > 1", "unreachable@60s")
 	for _, n := range sizes {
 		r, err := reboot(context.Background(), bin, n, keep)
 		if err != nil {

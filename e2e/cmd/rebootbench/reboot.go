@@ -34,6 +34,7 @@ type result struct {
 	addP99      time.Duration
 	retried     int // pods that needed more than one ADD
 	unreachable int // pods that did not reach their gateway at reachDeadline
+	noSandbox   int // of which: every ADD failed
 }
 
 func (r result) print() {
@@ -43,8 +44,8 @@ func (r result) print() {
 		}
 		return d.Round(10 * time.Millisecond).String()
 	}
-	fmt.Printf("%6d  %14s  %14s  %14s  %10s  %12d  %16d\n", r.pods, show(r.boot), show(r.ovs), show(r.edgeovn),
-		r.addP99.Round(time.Millisecond), r.retried, r.unreachable)
+	fmt.Printf("%6d  %14s  %14s  %15s  %10s  %9d  %16s\n", r.pods, show(r.boot), show(r.ovs), show(r.edgeovn),
+		r.addP99.Round(time.Millisecond), r.retried, fmt.Sprintf("%d (%d no ADD)", r.unreachable, r.noSandbox))
 }
 
 // reboot runs one reboot of a rig with n pods.
@@ -153,6 +154,11 @@ func afterBoot(ctx context.Context, k *podsim.Kubelet, before []*podsim.Sandbox,
 		r.boot, r.ovs = last.Sub(bt.Start), last.Sub(bt.OVSUp)
 	}
 	r.unreachable = unreachableAt(ctx, pods, bt.Start.Add(reachDeadline))
+	for _, p := range pods {
+		if p.sb == nil {
+			r.noSandbox++
+		}
+	}
 	return r, nil
 }
 
