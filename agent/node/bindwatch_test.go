@@ -29,13 +29,20 @@ func TestBindingWatchDue(t *testing.T) {
 		ports []vswitch.Port
 		want  []string
 	}{
-		{0, all, nil},                                        // first sight: not yet
-		{2 * time.Second, all, []string{"a_h"}},              // second check in a row: reclaim
-		{4 * time.Second, all, nil},                          // reclaimed just now: wait
-		{2*time.Second + reclaimRetry, all, []string{"a_h"}}, // still lost after the retry time
-		{40 * time.Second, []vswitch.Port{bound}, nil},       // bound again: forgotten
-		{42 * time.Second, all, nil},                         // lost anew: first sight again
-		{44 * time.Second, all, []string{"a_h"}},
+		{0, all, nil},                                          // first sight: not yet
+		{2 * time.Second, all, []string{"a_h"}},                // second check in a row: reclaim
+		{4 * time.Second, all, nil},                            // reclaimed just now: wait reclaimRetry
+		{2*time.Second + reclaimRetry, all, []string{"a_h"}},   // still lost: again
+		{4*time.Second + reclaimRetry, all, nil},               // now it waits twice as long
+		{2*time.Second + 3*reclaimRetry, all, []string{"a_h"}}, // and again
+		{10 * time.Minute, all, []string{"a_h"}},               // the fourth
+		{10*time.Minute + 8*reclaimRetry - time.Second, all, nil},
+		{11 * time.Minute, []vswitch.Port{bound}, nil}, // bound again: forgotten
+		{11*time.Minute + 2*time.Second, all, nil},     // lost anew: first sight again
+		{11*time.Minute + 4*time.Second, all, []string{"a_h"}},
+	}
+	if st := (reclaimState{at: t0, n: 20}); st.next() != t0.Add(reclaimMaxRetry) {
+		t.Errorf("after 20 reclaims the next is at %v, want the cap %v", st.next().Sub(t0), reclaimMaxRetry)
 	}
 	for i, s := range steps {
 		got := names(w.due(s.ports, gone, t0.Add(s.at)))
