@@ -28,6 +28,7 @@ func (h *Host) Checks() []Check {
 		{"br-int", h.checkBridge},
 		{"ovn0", h.checkHostInterface},
 		{"host routes", h.checkHostRoutes},
+		{"pod bindings", h.checkPodBindings},
 		{"cni config", h.checkConf},
 		{"cni plugins", h.checkPlugins},
 		{"edgeovn daemon", h.checkDaemon},

@@ -24,6 +24,7 @@ type Metrics struct {
 	allocs     *prometheus.CounterVec
 	releases   *prometheus.CounterVec
 	conflicts  prometheus.Gauge
+	lost       *prometheus.CounterVec
 	nb, ovs    *ovn.Metrics
 
 	mu   sync.Mutex
@@ -66,10 +67,12 @@ func New(log *slog.Logger) *Metrics {
 			Help: "Allocations released in the IPAM database, by subnet."}, []string{"subnet"}),
 		conflicts: prometheus.NewGauge(prometheus.GaugeOpts{Name: "edgeovn_host_route_conflicts",
 			Help: "Prefixes this host's node role did not route through ovn0 because a route or address it does not own covers them (see the log and edgeovn status)."}),
+		lost: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "edgeovn_pod_binding_reclaims_total",
+			Help: "Reclaims of local pod ports whose OVN binding was lost after ovn-installed (released by ovn-controller), by result (reclaimed: written, failed: not); a port that stays lost is reclaimed again with a growing delay."}, []string{"result"}),
 		nb:  ovn.NewMetrics(log, 0),
 		ovs: ovn.NewMetrics(log, 0),
 	}
-	m.reg.MustRegister(m.cni, m.leader, m.states, m.reconciles, m.allocs, m.releases, m.conflicts,
+	m.reg.MustRegister(m.cni, m.leader, m.states, m.reconciles, m.allocs, m.releases, m.conflicts, m.lost,
 		newOVSDBCollector(map[string]*ovn.Metrics{"OVN_Northbound": m.nb, "Open_vSwitch": m.ovs}),
 		usageCollector{m}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -105,6 +108,21 @@ func cniResult(code uint) string {
 		return ResultUnavailable
 	}
 	return ResultError
+}
+
+// Repair results of a lost pod binding.
+const (
+	BindingReclaimed = "reclaimed"
+	BindingFailed    = "failed"
+)
+
+// ObserveLostBinding records one reclaim of a local pod port found without its OVN binding
+// and whether it was written (BindingReclaimed) or failed (BindingFailed).
+func (m *Metrics) ObserveLostBinding(result string) {
+	if m == nil {
+		return
+	}
+	m.lost.WithLabelValues(result).Inc()
 }
 
 // SetLeader records whether this host runs the controller role.

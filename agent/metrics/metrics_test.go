@@ -20,6 +20,7 @@ func TestNilMetricsDoNothing(t *testing.T) {
 	m.ObserveCNI("ADD", 0, time.Millisecond)
 	m.SetLeader(true)
 	m.ObserveReconcile("pod", nil)
+	m.ObserveLostBinding(BindingReclaimed)
 	m.SetIPAM(nil)
 	st := fakestore.New()
 	if m.CountIPAM(st) != ipam.Store(st) || m.NBTransactions() != nil || m.OVSTransactions() != nil {
@@ -151,4 +152,21 @@ func (s *failingStore) Commit(ctx context.Context, c []ipam.Change) error {
 		return errors.New("disk full")
 	}
 	return s.Store.Commit(ctx, c)
+}
+
+// TestLostBindings: each reclaim of a lost pod binding is counted by its result.
+func TestLostBindings(t *testing.T) {
+	m := New(nil)
+	m.ObserveLostBinding(BindingReclaimed)
+	m.ObserveLostBinding(BindingReclaimed)
+	m.ObserveLostBinding(BindingFailed)
+	want := `
+# HELP edgeovn_pod_binding_reclaims_total Reclaims of local pod ports whose OVN binding was lost after ovn-installed (released by ovn-controller), by result (reclaimed: written, failed: not); a port that stays lost is reclaimed again with a growing delay.
+# TYPE edgeovn_pod_binding_reclaims_total counter
+edgeovn_pod_binding_reclaims_total{result="failed"} 1
+edgeovn_pod_binding_reclaims_total{result="reclaimed"} 2
+`
+	if err := testutil.CollectAndCompare(m.lost, strings.NewReader(want)); err != nil {
+		t.Error(err)
+	}
 }

@@ -36,6 +36,11 @@
 // only stats them, any difference brings the full check back; a drift check that finds everything right writes nothing; a pod
 // port on br-int is removed by it only when its device was gone at two checks in a row
 // (portsweep.go), never while a CNI ADD or DEL may be handling it.
+// A pod port that ovn-controller bound (ovn-installed) and released since, with its device
+// still there, is reclaimed (its iface-id taken away and given back, the one change that
+// makes ovn-controller 23.03 claim a released port again) when two checks in a row found
+// it so, and again after a delay that doubles (3 s up to a minute) while it stays lost; each
+// reclaim is logged and counted in edgeovn_pod_binding_reclaims_total (bindwatch.go).
 // At shutdown, what a CNI request needs (the pod watch, the OVS client) runs until the server
 // has drained its requests in flight.
 package node

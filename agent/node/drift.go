@@ -22,10 +22,11 @@ const eventSettle = 50 * time.Millisecond
 // hostState is what the drift loop keeps right: the host wiring last applied from the Node
 // (nil until the controller has given this node its join port), and the CNI files' stamps.
 type hostState struct {
-	mu    sync.Mutex // one Ensure at a time (hostnet's rule), from the Node loop or the drift loop
-	spec  *hostnet.Spec
-	files stamps
-	ports portSweep // only the drift loop uses it
+	mu       sync.Mutex // one Ensure at a time (hostnet's rule), from the Node loop or the drift loop
+	spec     *hostnet.Spec
+	files    stamps
+	ports    portSweep    // only the drift loop uses it
+	bindings bindingWatch // only the drift loop uses it
 	// conflicts are the prefixes the wiring left out, and what was last reported of them.
 	conflicts conflicts
 }
@@ -97,6 +98,9 @@ func (r *Role) repair(ctx context.Context) {
 	}
 	if err := r.repairPorts(ctx, log); err != nil && ctx.Err() == nil {
 		log.Warn("repair pod ports", "err", err)
+	}
+	if err := r.repairBindings(ctx, log); err != nil && ctx.Err() == nil {
+		log.Warn("repair pod bindings", "err", err)
 	}
 	if err := r.repairHostPorts(ctx, log); err != nil && ctx.Err() == nil {
 		log.Warn("repair host port rules", "err", err)

@@ -16,6 +16,13 @@ import (
 // takes the veth pair with it and leaves OVS a port with no device. A port is removed only
 // when two checks in a row found its device gone, so a DEL that removes the device and then
 // the port is never raced; an ADD makes the device before the port, so it is never touched.
+//
+// The sweep never removes a pod's only live binding: an ADD deletes every other port that
+// carries its logical port's iface-id in the transaction that adds its own (vswitch.AddPort),
+// so a port whose device is gone never shares an iface-id with a live one. Before that rule
+// (issue 29), a pod re-created after a reboot got its new port beside the stale one,
+// ovn-controller bound the new one, and this sweep's removal of the stale one made
+// ovn-controller release the logical port for good.
 type portSweep struct {
 	gone map[string]bool // ports whose device the previous check did not find
 }

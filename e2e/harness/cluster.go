@@ -209,11 +209,15 @@ func (c *Cluster) startHost(ctx context.Context, h *Rig) error {
 
 // addPhyBridge puts the host's underlay leg on br-phy (netdev) and the underlay address and
 // default route on br-phy: with the address on the veth itself, native tunnel routing fails.
+// After a Reboot the bridge is in the database already, and its new tap has no address.
 func (r *Rig) addPhyBridge(ctx context.Context) error {
-	_, err := r.Run(ctx, "ovs-vsctl", "--db="+r.OVSEndpoint, "add-br", phyBridge,
-		"--", "set", "bridge", phyBridge, "datapath_type=netdev", "--", "add-port", phyBridge, uplinkName)
+	_, err := r.Run(ctx, "ovs-vsctl", "--db="+r.OVSEndpoint, "--may-exist", "add-br", phyBridge,
+		"--", "set", "bridge", phyBridge, "datapath_type=netdev", "--", "--may-exist", "add-port", phyBridge, uplinkName)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", phyBridge, err)
+	}
+	if err := waitLink(ctx, r.Netns, phyBridge); err != nil {
+		return err
 	}
 	return ipSteps(ctx, r.Netns, [][]string{
 		{"link", "set", uplinkName, "up"},

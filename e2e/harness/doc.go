@@ -57,6 +57,11 @@
 // server restarts from its file with RestartDaemon and rejoins; AddHost adds a host that is
 // never a member.
 //
+// Reboot is a host crash and boot: every process of the rig (edgeovn too) SIGKILLed by PID at
+// once and reaped, pid and control files removed, the rig's own daemons started again in boot
+// order from their database files (OVN central, Open vSwitch, ovn-controller, etcd,
+// kube-apiserver); the test starts edgeovn again. A raft member cannot reboot alone.
+//
 // Concurrency: a Rig's methods may be called from several goroutines; Stop is idempotent and
 // safe to call after a failed or partial start.
 package harness

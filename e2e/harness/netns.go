@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/vishvananda/netns"
 )
@@ -97,6 +98,25 @@ func ipSteps(ctx context.Context, name string, steps [][]string) error {
 		}
 	}
 	return nil
+}
+
+// waitLink waits until the namespace has a network device of that name: ovs-vsctl returns
+// before ovs-vswitchd made a bridge's tap when the bridge was in its database already (a
+// Reboot).
+func waitLink(ctx context.Context, netns, name string) error {
+	ctx, cancel := context.WithTimeout(ctx, daemonReadyTimeout)
+	defer cancel()
+	for {
+		err := exec.CommandContext(ctx, "ip", "-n", netns, "link", "show", name).Run()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("netns %s: no device %s: %w", netns, name, ctx.Err())
+		case <-time.After(pollInterval):
+		}
+	}
 }
 
 // deleteNetns removes the named namespace; a namespace already gone is not an error.

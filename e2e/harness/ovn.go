@@ -72,6 +72,7 @@ func (r *Rig) startHostOVS(ctx context.Context, uplink func(context.Context) err
 	if _, err := r.spawn(ctx, vswitchd, socketAccepts(r.path("ovs-vswitchd.ctl"))); err != nil {
 		return err
 	}
+	r.uplink = uplink
 	if uplink != nil {
 		if err := uplink(ctx); err != nil {
 			return err

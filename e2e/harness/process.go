@@ -46,6 +46,7 @@ type Process struct {
 	// Log is the path of the file that receives its stdout and stderr.
 	Log string
 
+	spec ProcessSpec // as started, so that Reboot can start it again
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error // set before done is closed
@@ -121,7 +122,7 @@ func startProcess(req startRequest) (*Process, error) {
 	if err := spawn(cmd); err != nil {
 		return nil, fmt.Errorf("start %s in netns %s: %w", req.spec.Name, req.netns, err)
 	}
-	p := &Process{Name: req.spec.Name, PID: cmd.Process.Pid, Log: logPath, cmd: cmd, done: make(chan struct{})}
+	p := &Process{Name: req.spec.Name, PID: cmd.Process.Pid, Log: logPath, spec: req.spec, cmd: cmd, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)

@@ -52,6 +52,9 @@ type Rig struct {
 	kube  kubernetes.Interface
 	// raftMember: the rig's NB and SB database files are raft cluster members (RaftDBs).
 	raftMember bool
+	// uplink is what startHostOVS ran between ovs-vswitchd and ovn-controller (a Cluster
+	// host's br-phy); Reboot runs it again, since the address was on ovs-vswitchd's tap.
+	uplink func(context.Context) error
 
 	mu      sync.Mutex
 	procs   []*Process // in start order

@@ -17,6 +17,12 @@
 // exist (ovs-ctl / `ovs-vsctl init` create it); its absence is ovn.ErrNotFound. GC only ever
 // considers edgeovn system ports that carry an iface-id, never an internal port, and
 // deletes an edgeovn QoS row with its port (QoS is a root table: nothing else would).
+// After AddPort of a system port, no other edgeovn pod port on the bridge carries its
+// iface-id: a twin left by a lost sandbox is deleted in the same transaction (stale.go), so
+// ovn-controller never sees two interfaces of one logical port and a later port deletion
+// never releases a live binding. A port ovn-controller released after binding it keeps
+// ovn-installed-ts without ovn-installed (Port.BindingLost); ReclaimPort takes its iface-id
+// away and gives it back, in two transactions, which makes ovn-controller claim it again.
 // Creates are guarded (wait operations and the schema's name indexes), so two clients adding
 // the same port at once end with one port; the loser gets ovn.ErrConflict or, when its cache
 // already shows the winner's port, succeeds without writing.

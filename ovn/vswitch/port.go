@@ -75,8 +75,11 @@ func (s PortSpec) interfaceIDs() map[string]string {
 // AddPort adds the port and its interface to the bridge in one transaction. If the port is
 // already there with the same iface-id, tags, type, mac and mtu_request nothing is written;
 // otherwise only what differs is changed: the interface's external_ids key-wise (dropping a
-// stale ovn-installed when the iface-id changes) and its type, mac and mtu_request columns. A same-named port not created by edgeovn is ovn.ErrNotOwned, one on
-// another bridge ovn.ErrConflict.
+// stale ovn-installed when the iface-id changes) and its type, mac and mtu_request columns.
+// For a system (pod) port, the same transaction deletes every other edgeovn port on the
+// bridge whose interface has the same iface-id (see staleTwinOps), so that the bridge never
+// holds two interfaces of one logical port. A same-named port not created by edgeovn is
+// ovn.ErrNotOwned, one on another bridge ovn.ErrConflict.
 func (c *Client) AddPort(ctx context.Context, spec PortSpec) error {
 	if err := spec.Validate(); err != nil {
 		return fmt.Errorf("add port: %w", err)
@@ -99,6 +102,25 @@ func (c *Client) addPortOps(ctx context.Context, spec PortSpec) ([]ovsdb.Operati
 	if br == nil {
 		return nil, fmt.Errorf("bridge %s: %w", spec.Bridge, ovn.ErrNotFound)
 	}
+	ops, err := c.ownPortOps(ctx, spec, br)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Type == PortInternal {
+		return ops, nil
+	}
+	twins, err := c.staleTwinOps(ctx, br, spec)
+	if err != nil || len(twins) == 0 {
+		return ops, err
+	}
+	if len(ops) == 0 {
+		ops = []ovsdb.Operation{ovn.WaitPresent(vswitchdb.BridgeTable, br.UUID, "name", br.Name)}
+	}
+	return append(ops, twins...), nil
+}
+
+// ownPortOps creates or updates spec's own port and interface.
+func (c *Client) ownPortOps(ctx context.Context, spec PortSpec, br *vswitchdb.Bridge) ([]ovsdb.Operation, error) {
 	port, err := c.portByName(ctx, spec.Name)
 	if err != nil {
 		return nil, err

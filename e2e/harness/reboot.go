@@ -1,0 +1,149 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Reboot is a host crash and boot, as far as processes go: every process the rig started
+// (edgeovn too) is SIGKILLed by PID at once and reaped, the daemons' pid and control files
+// are removed, and the rig's own daemons are started again in boot order (OVN central, the
+// host's Open vSwitch, ovn-controller, etcd, kube-apiserver) from their database files, each
+// waited for. The kernel state the daemons held goes with them: ovs-vswitchd's tap devices
+// (br-int, ovn0, a Cluster host's br-phy, whose address and route are set again) are
+// deleted, as a boot would not find them; pod network namespaces are the test's to remove.
+// A Cluster host reboots alone: its central stays up. Processes that are not the rig's
+// (edgeovn) are not started again: the caller starts them. Reboot returns when the boot
+// started and when Open vSwitch answered. A raft member's rig cannot reboot (its cluster
+// needs its peers).
+func (r *Rig) Reboot(ctx context.Context) (BootTimes, error) {
+	if r.raftMember {
+		return BootTimes{}, errors.New("reboot: a raft member's rig cannot reboot alone")
+	}
+	procs := r.Processes()
+	killAtOnce(procs)
+	if err := r.removeRunFiles(); err != nil {
+		return BootTimes{}, err
+	}
+	if err := r.deleteTaps(ctx); err != nil {
+		return BootTimes{}, err
+	}
+	var bt BootTimes
+	bt.Start = time.Now()
+	for _, name := range bootOrder(procs) {
+		if err := r.boot(ctx, name, procs); err != nil {
+			return bt, fmt.Errorf("reboot: start %s: %w", name, err)
+		}
+		if name != "ovs-vswitchd" {
+			continue
+		}
+		bt.OVSUp = time.Now()
+		if r.uplink != nil {
+			if err := r.uplink(ctx); err != nil {
+				return bt, fmt.Errorf("reboot: uplink: %w", err)
+			}
+		}
+	}
+	r.log.Info("rig rebooted", "dir", r.Dir, "took", time.Since(bt.Start))
+	return bt, nil
+}
+
+// BootTimes are the moments of a Reboot the figures are measured from.
+type BootTimes struct {
+	Start time.Time // the first daemon started
+	OVSUp time.Time // ovs-vswitchd answered
+}
+
+// killAtOnce sends SIGKILL to every live process first and only then reaps them, so that none
+// sees another's death before its own.
+func killAtOnce(procs []*Process) {
+	for _, p := range procs {
+		select {
+		case <-p.done:
+		default:
+			_ = p.cmd.Process.Signal(syscall.SIGKILL)
+		}
+	}
+	for _, p := range procs {
+		<-p.done
+	}
+}
+
+// removeRunFiles deletes the pid and control files a crash leaves in the run directory.
+func (r *Rig) removeRunFiles() error {
+	var errs []error
+	for _, pattern := range []string{"*.pid", "*.ctl"} {
+		files, err := filepath.Glob(r.path(pattern))
+		errs = append(errs, err)
+		for _, f := range files {
+			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// deleteTaps deletes the tap devices ovs-vswitchd made for its bridges' internal ports
+// (br-int, ovn0, br-phy): OVS makes them persistent, so they outlive the process with their
+// addresses and routes, which a boot would not find. The rig's own uplink tap stays.
+func (r *Rig) deleteTaps(ctx context.Context) error {
+	out, err := r.Run(ctx, "sh", "-c", `for d in /sys/class/net/*; do [ -e "$d/tun_flags" ] && echo "${d##*/}"; done; true`)
+	if err != nil {
+		return fmt.Errorf("reboot: list tap devices: %w: %s", err, out)
+	}
+	var steps [][]string
+	for _, name := range strings.Fields(string(out)) {
+		if name != uplinkName {
+			steps = append(steps, []string{"link", "del", name})
+		}
+	}
+	return ipSteps(ctx, r.Netns, steps)
+}
+
+// rigDaemons are the processes the rig itself starts, in boot order.
+var rigDaemons = []string{nbDB.name, sbDB.name, "ovn-northd", vswitchDB.name, "ovs-vswitchd",
+	"ovn-controller", "etcd", "kube-apiserver"}
+
+// bootOrder returns the rig daemons among procs, in boot order, each once.
+func bootOrder(procs []*Process) []string {
+	var out []string
+	for _, name := range rigDaemons {
+		if slices.ContainsFunc(procs, func(p *Process) bool { return p.Name == name }) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// boot starts the daemon again with the spec it was last started with and waits for it.
+func (r *Rig) boot(ctx context.Context, name string, procs []*Process) error {
+	var last *Process
+	for _, p := range procs {
+		if p.Name == name {
+			last = p
+		}
+	}
+	switch name {
+	case "ovn-controller":
+		return r.startController(ctx)
+	case "kube-apiserver":
+		return r.startAPIServer(ctx)
+	case "etcd":
+		_, err := r.spawn(ctx, last.spec, httpOK(r.NetnsPath, fmt.Sprintf("http://127.0.0.1:%d/health", etcdClientPort)))
+		return err
+	case nbDB.name, sbDB.name, vswitchDB.name:
+		stem := map[string]string{nbDB.name: nbDB.stem, sbDB.name: sbDB.stem, vswitchDB.name: vswitchDB.stem}[name]
+		_, err := r.spawn(ctx, last.spec, socketAccepts(r.path(stem+".sock")))
+		return err
+	}
+	_, err := r.spawn(ctx, last.spec, socketAccepts(r.path(name+".ctl")))
+	return err
+}
