@@ -2,6 +2,7 @@ package health
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -28,6 +29,8 @@ type Failure struct {
 	Check    string
 	Err      error
 	Liveness bool
+	// TimedOut: the check ran until its timeout (busy, not refused or missing).
+	TimedOut bool
 }
 
 // NotReadyError lists every check that failed in one evaluation.
@@ -79,6 +82,7 @@ type Slowest struct {
 func evaluateTimed(ctx context.Context, checks []Check, timeout time.Duration) (Slowest, error) {
 	errs := make([]error, len(checks))
 	took := make([]time.Duration, len(checks))
+	timedOut := make([]bool, len(checks))
 	var wg sync.WaitGroup
 	for i, c := range checks {
 		wg.Go(func() {
@@ -87,6 +91,7 @@ func evaluateTimed(ctx context.Context, checks []Check, timeout time.Duration) (
 			t0 := time.Now()
 			errs[i] = c.Run(cctx)
 			took[i] = time.Since(t0)
+			timedOut[i] = errors.Is(cctx.Err(), context.DeadlineExceeded)
 		})
 	}
 	wg.Wait()
@@ -97,7 +102,7 @@ func evaluateTimed(ctx context.Context, checks []Check, timeout time.Duration) (
 			slowest = Slowest{Check: c.Name, Took: took[i]}
 		}
 		if errs[i] != nil {
-			failed = append(failed, Failure{Check: c.Name, Err: errs[i], Liveness: c.Liveness})
+			failed = append(failed, Failure{Check: c.Name, Err: errs[i], Liveness: c.Liveness, TimedOut: timedOut[i]})
 		}
 	}
 	if len(failed) == 0 {

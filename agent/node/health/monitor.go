@@ -26,6 +26,9 @@ type MonitorRequest struct {
 	Interval      time.Duration // default DefaultInterval
 	RetryInterval time.Duration // default DefaultRetryInterval
 	CheckTimeout  time.Duration // default DefaultCheckTimeout
+	// SlowGrace is how long a check that passed may time out before the verdict says not
+	// ready (slow.go); default DefaultSlowGrace, negative: never tolerated.
+	SlowGrace time.Duration
 	// OnChange receives every change of the verdict, the first one included: nil when the
 	// datapath became ready, the reason when it stopped being ready.
 	OnChange func(err error)
@@ -49,6 +52,8 @@ type Monitor struct {
 	trigger chan struct{}
 	// joined counts the callers that have waited on an evaluation in flight (tests wait on it).
 	joined int
+	// passed is when each check last passed (slow.go).
+	passed map[string]time.Time
 }
 
 // NewMonitor returns a Monitor with no checks: not ready and not alive until Run.
@@ -61,6 +66,9 @@ func NewMonitor(req MonitorRequest) *Monitor {
 	}
 	if req.CheckTimeout <= 0 {
 		req.CheckTimeout = DefaultCheckTimeout
+	}
+	if req.SlowGrace == 0 {
+		req.SlowGrace = DefaultSlowGrace
 	}
 	if req.Log == nil {
 		req.Log = slog.New(slog.DiscardHandler)
@@ -231,6 +239,7 @@ func (m *Monitor) evaluate(ctx context.Context) error {
 	}
 	t0 := time.Now()
 	slowest, err := evaluateTimed(ctx, checks, m.req.CheckTimeout)
+	err = m.tolerateSlow(checks, err)
 	m.req.Log.Debug("node datapath evaluated", "took", time.Since(t0), "slowest_check", slowest.Check,
 		"slowest_took", slowest.Took, "ready", err == nil)
 	m.mu.Lock()
