@@ -45,7 +45,7 @@ package: build ## build the .deb and .rpm for amd64 and arm64 into dist/ (nfpm.y
 		for p in deb rpm; do VERSION=$(PKG_VERSION) $(GO) run $(NFPM) pkg --config dist/nfpm-$$a.yaml --packager $$p --target dist/ || exit 1; done; \
 	done
 
-deps: ## install what the tests need (Debian packages; kube-apiserver, controller-manager, kube-proxy, kubelet, containerd, CoreDNS builds cached in .cache/)
+deps: ## install what the tests need (Debian packages; kube-apiserver, controller-manager, scheduler, kube-proxy, kubelet, containerd, CoreDNS builds cached in .cache/)
 	./e2e/scripts/install-deps.sh $(CACHE)
 
 vet: ## gofmt and go vet

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Builds Kubernetes components from the Go module proxy into a cache folder, each once.
 # usage: build-kube.sh OUTDIR [COMPONENT...]   (env KUBE_VERSION, default 1.34.4)
-#   COMPONENT: kube-apiserver, kube-controller-manager, kube-proxy, kubelet (the default: the
-#   four make deps needs), kube-scheduler, kubectl, agnhost (the upstream test image's binary)
-#   and e2e.test (the upstream e2e binary; these four are make conformance's)
+#   COMPONENT: kube-apiserver, kube-controller-manager, kube-proxy, kubelet, kube-scheduler (the
+#   default: the five make deps needs; the harness's TestClusterControllers runs the scheduler),
+#   kubectl, agnhost (the upstream test image's binary) and e2e.test (the upstream e2e binary;
+#   these three and kube-scheduler are make conformance's)
 #
 # OUTDIR/<component> is kept while OUTDIR/<component>.version names the wanted version; the
 # ones missing are built together in one throwaway module that requires k8s.io/kubernetes
@@ -16,7 +17,7 @@ version="${KUBE_VERSION:-1.34.4}"
 staging="0.${version#1.}"
 out="$(mkdir -p "${1:?usage: $0 OUTDIR [COMPONENT...]}" && cd "$1" && pwd)"
 shift
-[ $# -gt 0 ] || set -- kube-apiserver kube-controller-manager kube-proxy kubelet
+[ $# -gt 0 ] || set -- kube-apiserver kube-controller-manager kube-proxy kubelet kube-scheduler
 
 # pkg COMPONENT: the Go package that builds it.
 pkg() {
