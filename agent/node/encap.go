@@ -17,7 +17,7 @@ var ErrNoEncapIP = errors.New("no encapsulation address")
 // default routes and addresses, and the Node's InternalIP.
 type encapSource struct {
 	Fixed  netip.Addr // --encap-ip: wins when set
-	From   string     // agent.EncapFromDefaultRoute or agent.EncapFromNodeIP
+	From   string     // config.EncapFromDefaultRoute or config.EncapFromNodeIP
 	NodeIP netip.Addr // the Node's InternalIP; invalid: not known (yet)
 	// Defaults are the IPv4 default routes of the main table, each with its source address
 	// resolved (the route's own, else the one the kernel picks towards its gateway).
@@ -33,7 +33,8 @@ type defaultRoute struct {
 	Metric int
 }
 
-// Sources of EncapIPFrom, as agent.Config names them (node cannot import agent).
+// Sources of EncapIPFrom, as config.Config names them (node cannot import agent/config,
+// which imports node).
 const (
 	encapFromDefaultRoute = "default-route"
 	encapFromNodeIP       = "node-ip"

@@ -1,4 +1,4 @@
-package agent
+package config
 
 import (
 	"fmt"
@@ -9,10 +9,10 @@ import (
 	"github.com/edgeovn/edgeovn/agent/subnetcheck"
 )
 
-// checkHostNetworks refuses a configuration whose cluster-cidr or join-cidr overlaps a network
+// CheckHostNetworks refuses a configuration whose cluster-cidr or join-cidr overlaps a network
 // this host's own interfaces are on (its LAN): routed through ovn0, it would cut the host off
 // its neighbours. It only reads; nothing is started or changed before it passes.
-func checkHostNetworks(cfg Config) error {
+func CheckHostNetworks(cfg Config) error {
 	networks, err := hostnet.HostNetworks(node.HostInterface)
 	if err != nil {
 		return fmt.Errorf("check the configuration against this host's networks: %w", err)
