@@ -141,7 +141,7 @@ func Default() Config {
 		RenewDeadline:   4 * time.Second,
 		RetryPeriod:     time.Second,
 		MetricsAddress:  DefaultMetricsAddress,
-		// 16: measured with ctrlbench (README, Controller).
+		// 64: measured with ctrlbench (ControllerWorkers says how).
 		ControllerWorkers: 64,
 		// 30: measured with ctrlbench (README, Controller).
 		MemoryLimitMiB: 30,

@@ -48,8 +48,10 @@ type Request struct {
 	// ServiceCIDRs are the Service ClusterIP ranges: no Subnet may overlap them.
 	ServiceCIDRs []netip.Prefix
 	Router       string // "ovn-cluster"
-	Workers      int
-	TLS          *tls.Config // for ssl: NB endpoints
+	// Workers is how many pods are synced at once, at least 1: Config.ControllerWorkers, whose
+	// default is the only one (a zero is refused, not defaulted here).
+	Workers int
+	TLS     *tls.Config // for ssl: NB endpoints
 	// Services turns Services into OVN load balancers; NetworkPolicy turns NetworkPolicies
 	// into port groups, address sets and ACLs. Off: edgeovn leaves them to another engine.
 	Services      bool
@@ -102,8 +104,8 @@ type Controller struct {
 
 // Run runs the controller role until ctx ends (leadership lost or shutdown).
 func Run(ctx context.Context, req Request) error {
-	if req.Workers <= 0 {
-		req.Workers = 2
+	if req.Workers < 1 {
+		return fmt.Errorf("workers %d: at least 1 (--controller-workers)", req.Workers)
 	}
 	c := &Controller{req: req, log: req.Log, nodeQueue: newQueue("nodes"),
 		stsQueue: newQueue("statefulsets"), holdPod: holdPodFromEnv(), phases: newTermPhases()}
