@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"log/slog"
 	"sync"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/agent/node"
 	"github.com/edgeovn/edgeovn/agent/node/health"
+	"github.com/edgeovn/edgeovn/agent/node/hostnet"
 	"github.com/edgeovn/edgeovn/agent/opsserver"
 	"github.com/edgeovn/edgeovn/agent/startup"
 )
@@ -36,7 +38,7 @@ type Hooks struct {
 
 // Run runs both roles until ctx ends. cfg must have passed Validate.
 func Run(ctx context.Context, cfg config.Config, hooks Hooks, log *slog.Logger) error {
-	if err := config.CheckHostNetworks(cfg); err != nil {
+	if err := checkHostNetworks(cfg); err != nil {
 		return err
 	}
 	kubes := kubeapi.NewSource(cfg.Kubeconfig, log)
@@ -116,4 +118,15 @@ func runController(ctx context.Context, r controllerRun) error {
 		return nil
 	}
 	return err
+}
+
+// checkHostNetworks reads this host's networks and refuses a configuration whose pod or join
+// network overlaps one (config.CheckHostNetworks). It only reads; nothing is started or
+// changed before it passes.
+func checkHostNetworks(cfg config.Config) error {
+	networks, err := hostnet.HostNetworks(node.HostInterface)
+	if err != nil {
+		return fmt.Errorf("check the configuration against this host's networks: %w", err)
+	}
+	return config.CheckHostNetworks(cfg, networks)
 }

@@ -23,21 +23,14 @@ type nodeRun struct {
 // nodeRequest is the node role's request under r.cfg: the one place node.Request is filled
 // (TestRoleRequestsFillEveryField fails when a field is left out).
 func nodeRequest(r nodeRun) node.Request {
-	cfg := r.cfg
-	return node.Request{Kube: r.kubes.Get, Dynamic: r.kubes.Dynamic, NodeName: cfg.NodeName, OVSEndpoint: cfg.OVSEndpoint,
-		SBEndpoints: cfg.SBEndpoints, ClusterCIDR: cfg.ClusterCIDR, ServiceCIDRs: cfg.ServiceCIDRs, Services: cfg.Services,
-		KubeProxy: cfg.KubeProxy, EncapIP: cfg.EncapIP, EncapIPFrom: cfg.EncapIPFrom, DatapathType: cfg.DatapathType, MTU: cfg.MTU,
-		CNISocket: cfg.CNISocket, CNIConfDir: cfg.CNIConfDir, CNIBinDir: cfg.CNIBinDir,
-		CNIBinarySource: cfg.CNIBinarySource, CNITimeout: cfg.CNITimeout, Health: r.hooks.Health, TLS: r.tls,
-		Metrics: r.hooks.Metrics, Startup: r.hooks.Startup, Started: r.started, Log: r.log.With("role", "node")}
+	return node.Request{Kube: r.kubes.Get, Dynamic: r.kubes.Dynamic, Cluster: r.cfg.Cluster, Node: r.cfg.Node,
+		TLS: r.tls, Health: r.hooks.Health, Metrics: r.hooks.Metrics, Startup: r.hooks.Startup, Started: r.started,
+		Log: r.log.With("role", "node")}
 }
 
 // controllerRequest is the controller role's request under r.cfg: the one place
 // controller.Request is filled (TestRoleRequestsFillEveryField fails when a field is left out).
 func controllerRequest(r controllerRun) controller.Request {
-	cfg := r.cfg
-	return controller.Request{Kube: r.kube, Dynamic: r.dyn, NBEndpoints: cfg.NBEndpoints, SBEndpoints: cfg.SBEndpoints,
-		IPAMDatabase: cfg.IPAMDatabase, ClusterCIDR: cfg.ClusterCIDR, ClusterGateway: cfg.ClusterGateway,
-		JoinCIDR: cfg.JoinCIDR, ServiceCIDRs: cfg.ServiceCIDRs, Router: Router, Workers: cfg.ControllerWorkers, TLS: r.tls,
-		Services: cfg.Services, NetworkPolicy: cfg.NetworkPolicy, Metrics: r.metrics, Log: r.log}
+	return controller.Request{Kube: r.kube, Dynamic: r.dyn, Cluster: r.cfg.Cluster, Controller: r.cfg.Controller,
+		Router: Router, TLS: r.tls, Metrics: r.metrics, Log: r.log}
 }

@@ -35,14 +35,14 @@ func TestRoleRequestsFillEveryField(t *testing.T) {
 	hooks := Hooks{Health: health.NewMonitor(health.MonitorRequest{Log: log}), Metrics: metrics.New(log), Startup: startup.Begin()}
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
 	nr := nodeRequest(nodeRun{cfg: cfg, kubes: kubeapi.NewSource("/nonexistent", log), tls: tlsConfig, hooks: hooks, started: func() {}, log: log})
-	checkRequest(t, cfg, reflect.ValueOf(nr), nil)
+	checkRequest(t, cfg, reflect.ValueOf(nr))
 	cr := controllerRequest(controllerRun{cfg: cfg, kube: &kubeapi.Client{}, dyn: noDynamic{}, tls: tlsConfig, metrics: hooks.Metrics, log: log})
-	checkRequest(t, cfg, reflect.ValueOf(cr), map[string]string{"Workers": "ControllerWorkers"})
+	checkRequest(t, cfg, reflect.ValueOf(cr))
 }
 
-// checkRequest: no field of req is zero, and each field that is an option of cfg (by its
-// name, or as renamed) holds cfg's value.
-func checkRequest(t *testing.T, cfg config.Config, req reflect.Value, renamed map[string]string) {
+// checkRequest: no field of req is zero, and each field named like a field of cfg (the
+// embedded parts Cluster, Node, Controller) holds cfg's value.
+func checkRequest(t *testing.T, cfg config.Config, req reflect.Value) {
 	t.Helper()
 	c := reflect.ValueOf(cfg)
 	for i := range req.NumField() {
@@ -52,12 +52,8 @@ func checkRequest(t *testing.T, cfg config.Config, req reflect.Value, renamed ma
 			t.Errorf("%s.%s left unset", req.Type(), name)
 			continue
 		}
-		option := name
-		if r, ok := renamed[name]; ok {
-			option = r
-		}
-		if o := c.FieldByName(option); o.IsValid() && !reflect.DeepEqual(f.Interface(), o.Interface()) {
-			t.Errorf("%s.%s = %v, want Config.%s %v", req.Type(), name, f.Interface(), option, o.Interface())
+		if o := c.FieldByName(name); o.IsValid() && !reflect.DeepEqual(f.Interface(), o.Interface()) {
+			t.Errorf("%s.%s = %+v, want Config.%s %+v", req.Type(), name, f.Interface(), name, o.Interface())
 		}
 	}
 }

@@ -13,65 +13,21 @@ import (
 )
 
 // Config is everything the daemon needs; one struct, defaults from Default, flags bound
-// by AddFlags, checked by Validate before anything starts.
+// by AddFlags, checked by Validate before anything starts. The roles' options are its
+// embedded parts, each handed to its role whole (roles.go): Cluster to both, Node to the node
+// role, Controller to the controller role; the rest is the daemon's own.
 type Config struct {
-	// NodeName is this host's Kubernetes Node name (default: the hostname).
-	NodeName string
 	// Kubeconfig is the API server credentials file; empty means in-cluster config.
 	Kubeconfig string
 
-	// ClusterCIDR is the default subnet ovn-default (k3s: 10.42.0.0/16).
-	ClusterCIDR netip.Prefix
-	// ClusterGateway is the router port address on ovn-default (default: first address).
-	ClusterGateway netip.Addr
-	// JoinCIDR is the join switch connecting hosts to the cluster router.
-	JoinCIDR netip.Prefix
-	// MTU of pod interfaces: 1400 leaves room for Geneve on a 1500 underlay.
-	MTU int
-	// ServiceCIDRs are the Service ClusterIP ranges (k3s: 10.43.0.0/16; one per family).
-	ServiceCIDRs []netip.Prefix
+	Cluster
+	Node
+	Controller
 
-	// Services turns Services into OVN load balancers on every pod switch (off: another
-	// implementation serves them). NetworkPolicy turns NetworkPolicies into OVN ACLs (off:
-	// another policy engine).
-	Services      bool
-	NetworkPolicy bool
-	// KubeProxy says who serves host-originated ClusterIP traffic and NodePorts: "auto"
-	// (detect kube-proxy's rules on this host), "present" (kube-proxy does) or "absent"
-	// (edgeovn does, as with k3s --disable-kube-proxy).
-	KubeProxy string
-
-	// NBEndpoints are the OVN northbound database endpoints: one, or every member of a raft
-	// cluster (the client stays on the raft leader and follows it when it moves).
-	NBEndpoints []string
-	// SBEndpoints are the OVN southbound database endpoints, likewise: ovn-controller on this
-	// host is told all of them (ovn-remote, comma-separated) and the controller role removes
-	// a deleted node's chassis there.
-	SBEndpoints []string
-	// OVSEndpoint is the host's Open_vSwitch database.
-	OVSEndpoint string
 	// OVNCACert, OVNCert and OVNKey are PEM files for ssl: database endpoints.
 	OVNCACert string
 	OVNCert   string
 	OVNKey    string
-	// EncapIP is this host's tunnel endpoint; invalid means found as EncapIPFrom says.
-	EncapIP netip.Addr
-	// EncapIPFrom says where the tunnel endpoint is found when EncapIP is not set:
-	// EncapFromDefaultRoute (the IPv4 default route's source address) or EncapFromNodeIP
-	// (the Node's InternalIP, which must be an address of this host). Never a loopback.
-	EncapIPFrom string
-	// DatapathType is "system" or "netdev"; empty means detect the openvswitch kernel module.
-	DatapathType string
-
-	// IPAMDatabase is the SQLite file the controller role keeps its allocations in.
-	IPAMDatabase string
-
-	CNISocket       string
-	CNIConfDir      string
-	CNIBinDir       string
-	CNIBinarySource string
-	// CNITimeout bounds one CNI ADD, waiting for allocation and OVN binding included.
-	CNITimeout time.Duration
 
 	LeaseNamespace string
 	LeaseName      string
@@ -83,12 +39,6 @@ type Config struct {
 	MetricsAddress string
 	// Profiling serves Go's /debug/pprof/ profiles on MetricsAddress.
 	Profiling bool
-	// ControllerWorkers is how many pods the controller role syncs at once. A pod's sync
-	// waits on SQLite, northbound and the API server in turn, above all on the API server's
-	// answer to its annotation patch, so workers overlap the waits; the IPAM commits their
-	// allocations together (group commit). 64: a 500-pod burst went 1.5-1.9 times as fast as
-	// with 16 (ctrlbench, README).
-	ControllerWorkers int
 	// MemoryLimitMiB is Go's soft memory limit in MiB (raised to twice the live heap when
 	// that is more); 0: none. GOMEMLIMIT in the environment overrides it.
 	MemoryLimitMiB int
@@ -116,33 +66,39 @@ func Default() Config {
 		kubeconfig = K3sKubeconfig
 	}
 	return Config{
-		NodeName:        strings.ToLower(host),
-		Kubeconfig:      kubeconfig,
-		ClusterCIDR:     netip.MustParsePrefix("10.42.0.0/16"),
-		JoinCIDR:        netip.MustParsePrefix("100.64.0.0/16"),
-		MTU:             1400,
-		ServiceCIDRs:    []netip.Prefix{netip.MustParsePrefix("10.43.0.0/16")},
-		Services:        true,
-		NetworkPolicy:   true,
-		KubeProxy:       KubeProxyAuto,
-		EncapIPFrom:     EncapFromDefaultRoute,
-		NBEndpoints:     []string{"unix:/var/run/ovn/ovnnb_db.sock"},
-		SBEndpoints:     []string{"unix:/var/run/ovn/ovnsb_db.sock"},
-		OVSEndpoint:     "unix:/var/run/openvswitch/db.sock",
-		IPAMDatabase:    "/var/lib/edgeovn/ipam.db",
-		CNISocket:       "/run/edgeovn/cni.sock",
-		CNIConfDir:      "/etc/cni/net.d",
-		CNIBinDir:       "/opt/cni/bin",
-		CNIBinarySource: "/usr/lib/edgeovn/edgeovn-cni",
-		CNITimeout:      60 * time.Second,
-		LeaseNamespace:  "kube-system",
-		LeaseName:       "edgeovn-controller",
-		LeaseDuration:   6 * time.Second,
-		RenewDeadline:   4 * time.Second,
-		RetryPeriod:     time.Second,
-		MetricsAddress:  DefaultMetricsAddress,
-		// 64: measured with ctrlbench (ControllerWorkers says how).
-		ControllerWorkers: 64,
+		Kubeconfig: kubeconfig,
+		Cluster: Cluster{
+			ClusterCIDR:  netip.MustParsePrefix("10.42.0.0/16"),
+			ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.43.0.0/16")},
+			Services:     true,
+			SBEndpoints:  []string{"unix:/var/run/ovn/ovnsb_db.sock"},
+		},
+		Node: Node{
+			NodeName:        strings.ToLower(host),
+			OVSEndpoint:     "unix:/var/run/openvswitch/db.sock",
+			KubeProxy:       KubeProxyAuto,
+			EncapIPFrom:     EncapFromDefaultRoute,
+			MTU:             1400,
+			CNISocket:       "/run/edgeovn/cni.sock",
+			CNIConfDir:      "/etc/cni/net.d",
+			CNIBinDir:       "/opt/cni/bin",
+			CNIBinarySource: "/usr/lib/edgeovn/edgeovn-cni",
+			CNITimeout:      60 * time.Second,
+		},
+		Controller: Controller{
+			NBEndpoints:   []string{"unix:/var/run/ovn/ovnnb_db.sock"},
+			IPAMDatabase:  "/var/lib/edgeovn/ipam.db",
+			JoinCIDR:      netip.MustParsePrefix("100.64.0.0/16"),
+			NetworkPolicy: true,
+			// 64: measured with ctrlbench (Controller.Workers says how).
+			Workers: 64,
+		},
+		LeaseNamespace: "kube-system",
+		LeaseName:      "edgeovn-controller",
+		LeaseDuration:  6 * time.Second,
+		RenewDeadline:  4 * time.Second,
+		RetryPeriod:    time.Second,
+		MetricsAddress: DefaultMetricsAddress,
 		// 30: measured with ctrlbench (README, Controller).
 		MemoryLimitMiB: 30,
 	}
@@ -157,8 +113,8 @@ func (c *Config) Validate() error {
 	if c.MemoryLimitMiB < 0 {
 		errs = append(errs, fmt.Errorf("memory-limit-mib %d: 0 (none) or more", c.MemoryLimitMiB))
 	}
-	if c.ControllerWorkers < 1 {
-		errs = append(errs, fmt.Errorf("controller-workers %d: at least 1", c.ControllerWorkers))
+	if c.Workers < 1 {
+		errs = append(errs, fmt.Errorf("controller-workers %d: at least 1", c.Workers))
 	}
 	if !c.ClusterCIDR.IsValid() {
 		errs = append(errs, errors.New("cluster-cidr: not set"))

@@ -32,7 +32,7 @@ func TestFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.ClusterCIDR.String() != "10.244.0.0/16" || c.ClusterGateway.String() != "10.244.0.1" || c.MTU != 1450 ||
-		c.EncapIP.String() != "192.0.2.7" || c.ControllerWorkers != 4 || strings.Join(c.NBEndpoints, " ") != "tcp:10.0.0.1:6641 tcp:10.0.0.2:6641" {
+		c.EncapIP.String() != "192.0.2.7" || c.Workers != 4 || strings.Join(c.NBEndpoints, " ") != "tcp:10.0.0.1:6641 tcp:10.0.0.2:6641" {
 		t.Fatalf("flags not applied: %+v", c)
 	}
 	if err := fs.Parse([]string{"--cluster-cidr=10.42.0.300/16"}); err == nil {
@@ -52,7 +52,7 @@ func TestValidateNamesEveryBadField(t *testing.T) {
 	c.RenewDeadline = c.LeaseDuration
 	c.EncapIP = netip.MustParseAddr("127.0.0.1")
 	c.EncapIPFrom = "eth0"
-	c.ControllerWorkers = 0
+	c.Workers = 0
 	c.MemoryLimitMiB = -1
 	err := c.Validate()
 	if err == nil {

@@ -41,7 +41,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.RenewDeadline, "lease-renew-deadline", c.RenewDeadline, "controller Lease renew deadline")
 	fs.DurationVar(&c.RetryPeriod, "lease-retry-period", c.RetryPeriod, "controller Lease retry period")
 	fs.StringVar(&c.MetricsAddress, "metrics-address", c.MetricsAddress, "host:port serving /metrics, /healthz and /readyz (empty: off)")
-	fs.IntVar(&c.ControllerWorkers, "controller-workers", c.ControllerWorkers, "pods the controller role syncs at once")
+	fs.IntVar(&c.Workers, "controller-workers", c.Workers, "pods the controller role syncs at once")
 	fs.IntVar(&c.MemoryLimitMiB, "memory-limit-mib", c.MemoryLimitMiB, "Go's soft memory limit in MiB, raised to twice the live heap when more (0: none; GOMEMLIMIT overrides)")
 	fs.BoolVar(&c.Profiling, "pprof", c.Profiling, "also serve Go's profiles under /debug/pprof/ on metrics-address")
 }

@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// TestCheckAgainstHostNetworks: a cluster-cidr or join-cidr on (or containing) the host's LAN
+// TestCheckHostNetworks: a cluster-cidr or join-cidr on (or containing) the host's LAN
 // stops the start, naming the flag and the network; the defaults pass on a host on 192.0.2.0/24.
-func TestCheckAgainstHostNetworks(t *testing.T) {
+func TestCheckHostNetworks(t *testing.T) {
 	lan := []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24"), netip.MustParsePrefix("fd00:1::/64")}
-	if err := checkAgainst(Default(), lan); err != nil {
+	if err := CheckHostNetworks(Default(), lan); err != nil {
 		t.Fatalf("defaults refused: %v", err)
 	}
 	for want, mut := range map[string]func(*Config){
@@ -19,7 +19,7 @@ func TestCheckAgainstHostNetworks(t *testing.T) {
 	} {
 		c := Default()
 		mut(&c)
-		if err := checkAgainst(c, lan); err == nil || !strings.Contains(err.Error(), want) {
+		if err := CheckHostNetworks(c, lan); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("got %v, want an error saying %q", err, want)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/vishvananda/netlink"
+
+	"github.com/edgeovn/edgeovn/agent/config"
 )
 
 // ErrNoEncapIP: no tunnel endpoint could be found; the node is not ready until one is.
@@ -33,11 +35,10 @@ type defaultRoute struct {
 	Metric int
 }
 
-// Sources of EncapIPFrom, as config.Config names them (node cannot import agent/config,
-// which imports node).
+// Sources of EncapIPFrom (config's names, short).
 const (
-	encapFromDefaultRoute = "default-route"
-	encapFromNodeIP       = "node-ip"
+	encapFromDefaultRoute = config.EncapFromDefaultRoute
+	encapFromNodeIP       = config.EncapFromNodeIP
 )
 
 // chooseEncapIP picks the tunnel endpoint, never a loopback, or says why there is none.
