@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestDefaultConfigValid(t *testing.T) {
+func TestDefaultValid(t *testing.T) {
 	c := Default()
 	c.NodeName = "n1"
 	if err := c.Validate(); err != nil {
