@@ -9,8 +9,8 @@ import (
 	"os"
 	"slices"
 
-	"github.com/edgeovn/edgeovn/agent"
-	"github.com/edgeovn/edgeovn/agent/configfile"
+	"github.com/edgeovn/edgeovn/agent/config"
+	"github.com/edgeovn/edgeovn/agent/config/configfile"
 )
 
 // defaultConfigFile is the package's conffile; a missing one is fine (every option has a
@@ -21,12 +21,12 @@ var defaultConfigFile = "/etc/edgeovn/config.yaml"
 // level. Every command that acts on this host's edgeovn (run, cleanup, status, doctor) takes
 // them, so they find the same sockets, databases and directories as the daemon.
 type options struct {
-	agent.Config
+	config.Config
 	LogLevel string
 }
 
 func defaultOptions(level string) options {
-	return options{Config: agent.DefaultConfig(), LogLevel: level}
+	return options{Config: config.Default(), LogLevel: level}
 }
 
 func (o *options) addFlags(fs *flag.FlagSet) {

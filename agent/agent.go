@@ -3,18 +3,21 @@ package agent
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"log/slog"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/edgeovn/edgeovn/agent/config"
 	"github.com/edgeovn/edgeovn/agent/controller"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/leader"
 	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/agent/node"
 	"github.com/edgeovn/edgeovn/agent/node/health"
+	"github.com/edgeovn/edgeovn/agent/node/hostnet"
 	"github.com/edgeovn/edgeovn/agent/opsserver"
 	"github.com/edgeovn/edgeovn/agent/startup"
 )
@@ -34,12 +37,12 @@ type Hooks struct {
 }
 
 // Run runs both roles until ctx ends. cfg must have passed Validate.
-func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
+func Run(ctx context.Context, cfg config.Config, hooks Hooks, log *slog.Logger) error {
 	if err := checkHostNetworks(cfg); err != nil {
 		return err
 	}
 	kubes := kubeapi.NewSource(cfg.Kubeconfig, log)
-	ovnTLS, err := cfg.ovnTLS()
+	ovnTLS, err := cfg.OVNTLS()
 	if err != nil {
 		return err
 	}
@@ -62,11 +65,7 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 		})
 	}
 	g.Go(func() error {
-		return node.Run(ctx, node.Request{Kube: kubes.Get, Dynamic: kubes.Dynamic, NodeName: cfg.NodeName, OVSEndpoint: cfg.OVSEndpoint,
-			SBEndpoints: cfg.SBEndpoints, ClusterCIDR: cfg.ClusterCIDR, ServiceCIDRs: cfg.ServiceCIDRs, Services: cfg.Services, KubeProxy: cfg.KubeProxy, EncapIP: cfg.EncapIP, EncapIPFrom: cfg.EncapIPFrom, DatapathType: cfg.DatapathType, MTU: cfg.MTU,
-			CNISocket: cfg.CNISocket, CNIConfDir: cfg.CNIConfDir, CNIBinDir: cfg.CNIBinDir,
-			CNIBinarySource: cfg.CNIBinarySource, CNITimeout: cfg.CNITimeout, Health: hooks.Health, TLS: ovnTLS,
-			Metrics: hooks.Metrics, Startup: hooks.Startup, Started: markStarted, Log: log.With("role", "node")})
+		return node.Run(ctx, nodeRequest(nodeRun{cfg: cfg, kubes: kubes, tls: ovnTLS, hooks: hooks, started: markStarted, log: log}))
 	})
 	g.Go(func() error {
 		if !node.AfterStart(ctx, nodeStarted) {
@@ -102,7 +101,7 @@ func Run(ctx context.Context, cfg Config, hooks Hooks, log *slog.Logger) error {
 
 // controllerRun is what runController starts the role with.
 type controllerRun struct {
-	cfg     Config
+	cfg     config.Config
 	kube    *kubeapi.Client
 	dyn     dynamic.Interface
 	tls     *tls.Config
@@ -114,13 +113,20 @@ type controllerRun struct {
 // this host's hold on the Lease: a host whose controller cannot run must not keep every
 // other host from taking over.
 func runController(ctx context.Context, r controllerRun) error {
-	cfg := r.cfg
-	err := controller.Run(ctx, controller.Request{Kube: r.kube, Dynamic: r.dyn, NBEndpoints: cfg.NBEndpoints, SBEndpoints: cfg.SBEndpoints,
-		IPAMDatabase: cfg.IPAMDatabase, ClusterCIDR: cfg.ClusterCIDR, ClusterGateway: cfg.ClusterGateway,
-		JoinCIDR: cfg.JoinCIDR, ServiceCIDRs: cfg.ServiceCIDRs, Router: Router, Workers: cfg.ControllerWorkers, TLS: r.tls, Services: cfg.Services, NetworkPolicy: cfg.NetworkPolicy,
-		Metrics: r.metrics, Log: r.log})
+	err := controller.Run(ctx, controllerRequest(r))
 	if ctx.Err() != nil {
 		return nil
 	}
 	return err
+}
+
+// checkHostNetworks reads this host's networks and refuses a configuration whose pod or join
+// network overlaps one (config.CheckHostNetworks). It only reads; nothing is started or
+// changed before it passes.
+func checkHostNetworks(cfg config.Config) error {
+	networks, err := hostnet.HostNetworks(node.HostInterface)
+	if err != nil {
+		return fmt.Errorf("check the configuration against this host's networks: %w", err)
+	}
+	return config.CheckHostNetworks(cfg, networks)
 }

@@ -5,11 +5,13 @@
 // the other way round: the controller role's campaign waits for the node role's first verdict
 // (at most node.APIStartGrace), so the two do not fight over the CPU on the way to READY=1.
 //
-// Election is package leader's (filled from Config in leaderconfig.go): a host campaigns for
-// the controller Lease only while it is eligible and runs the controller role while it holds
-// it. The API clients come from package kubeapi (kubeapi.Source waits for the kubeconfig).
-//
-// Config is the daemon's single configuration struct: defaults, flags and validation
-// (config*.go, flags.go, tls.go; OVNTLS is exported for agent/inspect). memlimit.go keeps Go's
-// soft memory limit.
+// The configuration is package config's (config.Config, validated before Run; Run reads this
+// host's networks and refuses a pod or join network on one of them before anything starts).
+// The roles' requests are filled in one place each: rolerequests.go hands config.Cluster with
+// config.Node to node.Request and with config.Controller to controller.Request, whole;
+// leaderconfig.go fills leader.Config. A test fails when a field of one of them is left unset
+// or differs from the configuration. Election is package leader's: a host campaigns for the
+// controller Lease only while it is eligible and runs the controller role while it holds it.
+// The API clients come from package kubeapi (kubeapi.Source waits for the kubeconfig).
+// memlimit.go keeps Go's soft memory limit.
 package agent

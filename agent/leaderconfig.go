@@ -3,6 +3,7 @@ package agent
 import (
 	"path/filepath"
 
+	"github.com/edgeovn/edgeovn/agent/config"
 	"github.com/edgeovn/edgeovn/agent/leader"
 	"github.com/edgeovn/edgeovn/agent/node"
 )
@@ -10,7 +11,7 @@ import (
 // leaderConfig is the election's configuration under cfg: the one place package leader's
 // Config is filled. The grant of the API rights is recorded beside the CNI socket, where
 // node.Cleanup removes it.
-func leaderConfig(cfg Config) leader.Config {
+func leaderConfig(cfg config.Config) leader.Config {
 	return leader.Config{
 		NodeName:       cfg.NodeName,
 		LeaseNamespace: cfg.LeaseNamespace,

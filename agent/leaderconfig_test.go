@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/edgeovn/edgeovn/agent/config"
 	"github.com/edgeovn/edgeovn/agent/node"
 )
 
@@ -12,7 +13,7 @@ import (
 // compile and leave the election unconfigured in it; with every option set, none is zero. The
 // grant of the rights is recorded where node.Cleanup removes it.
 func TestLeaderConfigFillsEveryField(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.Kubeconfig = "/etc/edgeovn/kubeconfig"
 	cfg.Services, cfg.NetworkPolicy = true, true
 	lc := leaderConfig(cfg)

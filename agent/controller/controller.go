@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/edgeovn/edgeovn/agent/config"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/ipam"
@@ -36,24 +37,14 @@ const DefaultSubnet = "ovn-default"
 type Request struct {
 	Kube *kubeapi.Client
 	// Dynamic reads and writes kubeovn.io/v1 Subnets and their CRD.
-	Dynamic     dynamic.Interface
-	NBEndpoints []string
-	// SBEndpoints are the southbound's: a deleted node's chassis is removed there. Empty:
-	// chassis are left to the operator (ovn-sbctl chassis-del).
-	SBEndpoints    []string
-	IPAMDatabase   string
-	ClusterCIDR    netip.Prefix
-	ClusterGateway netip.Addr
-	JoinCIDR       netip.Prefix
-	// ServiceCIDRs are the Service ClusterIP ranges: no Subnet may overlap them.
-	ServiceCIDRs []netip.Prefix
-	Router       string // "ovn-cluster"
-	Workers      int
-	TLS          *tls.Config // for ssl: NB endpoints
-	// Services turns Services into OVN load balancers; NetworkPolicy turns NetworkPolicies
-	// into port groups, address sets and ACLs. Off: edgeovn leaves them to another engine.
-	Services      bool
-	NetworkPolicy bool
+	Dynamic dynamic.Interface
+	// Cluster and Controller are the role's options, handed down whole from the daemon's
+	// Config. Workers is at least 1: its one default is config.Default's, a zero is refused.
+	// No SBEndpoints: a deleted node's chassis is left to the operator (ovn-sbctl chassis-del).
+	config.Cluster
+	config.Controller
+	Router string      // "ovn-cluster"
+	TLS    *tls.Config // for ssl: NB endpoints
 	// Metrics counts the role's IPAM changes, NB transactions and reconciles and exports its
 	// IPAM's usage while the term lasts; nil: none.
 	Metrics *metrics.Metrics
@@ -102,8 +93,8 @@ type Controller struct {
 
 // Run runs the controller role until ctx ends (leadership lost or shutdown).
 func Run(ctx context.Context, req Request) error {
-	if req.Workers <= 0 {
-		req.Workers = 2
+	if req.Workers < 1 {
+		return fmt.Errorf("workers %d: at least 1 (--controller-workers)", req.Workers)
 	}
 	c := &Controller{req: req, log: req.Log, nodeQueue: newQueue("nodes"),
 		stsQueue: newQueue("statefulsets"), holdPod: holdPodFromEnv(), phases: newTermPhases()}

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/edgeovn/edgeovn/agent"
+	"github.com/edgeovn/edgeovn/agent/config"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
@@ -17,7 +17,7 @@ import (
 // Host is this host's edgeovn as its configuration describes it; the clients connect on
 // first use and are kept for the next check.
 type Host struct {
-	Cfg agent.Config
+	Cfg config.Config
 	Log *slog.Logger
 
 	ovs  lazy[*vswitch.Client]
@@ -43,7 +43,7 @@ func (l *lazy[T]) get(connect func() (T, error)) (T, error) {
 }
 
 // NewHost returns a Host for cfg, which must have passed Validate.
-func NewHost(cfg agent.Config, log *slog.Logger) *Host {
+func NewHost(cfg config.Config, log *slog.Logger) *Host {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

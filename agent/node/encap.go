@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/vishvananda/netlink"
+
+	"github.com/edgeovn/edgeovn/agent/config"
 )
 
 // ErrNoEncapIP: no tunnel endpoint could be found; the node is not ready until one is.
@@ -17,7 +19,7 @@ var ErrNoEncapIP = errors.New("no encapsulation address")
 // default routes and addresses, and the Node's InternalIP.
 type encapSource struct {
 	Fixed  netip.Addr // --encap-ip: wins when set
-	From   string     // agent.EncapFromDefaultRoute or agent.EncapFromNodeIP
+	From   string     // config.EncapFromDefaultRoute or config.EncapFromNodeIP
 	NodeIP netip.Addr // the Node's InternalIP; invalid: not known (yet)
 	// Defaults are the IPv4 default routes of the main table, each with its source address
 	// resolved (the route's own, else the one the kernel picks towards its gateway).
@@ -33,10 +35,10 @@ type defaultRoute struct {
 	Metric int
 }
 
-// Sources of EncapIPFrom, as agent.Config names them (node cannot import agent).
+// Sources of EncapIPFrom (config's names, short).
 const (
-	encapFromDefaultRoute = "default-route"
-	encapFromNodeIP       = "node-ip"
+	encapFromDefaultRoute = config.EncapFromDefaultRoute
+	encapFromNodeIP       = config.EncapFromNodeIP
 )
 
 // chooseEncapIP picks the tunnel endpoint, never a loopback, or says why there is none.

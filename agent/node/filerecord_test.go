@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edgeovn/edgeovn/agent/config"
 	"github.com/edgeovn/edgeovn/agent/node/health"
 )
 
@@ -33,8 +34,8 @@ func newRecordFixture(t *testing.T) recordFixture {
 	}
 	must(t, os.MkdirAll(filepath.Join(root, "run"), 0o700))
 	f := recordFixture{src: src, log: &bytes.Buffer{}}
-	f.r = &Role{req: Request{CNISocket: filepath.Join(root, "run", "cni.sock"), CNIConfDir: filepath.Join(root, "net.d"),
-		CNIBinDir: filepath.Join(root, "bin"), CNIBinarySource: src}, log: slog.New(slog.NewTextHandler(f.log, nil)), started: make(chan struct{})}
+	f.r = &Role{req: Request{Node: config.Node{CNISocket: filepath.Join(root, "run", "cni.sock"), CNIConfDir: filepath.Join(root, "net.d"),
+		CNIBinDir: filepath.Join(root, "bin"), CNIBinarySource: src}}, log: slog.New(slog.NewTextHandler(f.log, nil)), started: make(chan struct{})}
 	f.r.ready = newReadiness(readinessProbes{})
 	f.r.health = health.NewMonitor(health.MonitorRequest{})
 	return f

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/edgeovn/edgeovn/agent/config"
 )
 
 // TestRefuseOverlaps: the node's own guard leaves out the subnets on this host's networks,
@@ -12,7 +14,7 @@ import (
 // in the way; the others are kept in order.
 func TestRefuseOverlaps(t *testing.T) {
 	p := netip.MustParsePrefix
-	r := &Role{req: Request{Services: true, ServiceCIDRs: []netip.Prefix{p("10.43.0.0/16")}}}
+	r := &Role{req: Request{Cluster: config.Cluster{Services: true, ServiceCIDRs: []netip.Prefix{p("10.43.0.0/16")}}}}
 	host := []netip.Prefix{p("192.0.2.0/24"), p("fd00:1::/64")}
 	in := []netip.Prefix{p("10.42.0.0/16"), p("192.0.2.0/25"), p("10.43.1.0/24"), p("100.64.3.0/24"), p("fd00:1::/80"), p("10.66.0.0/16")}
 	keep, refused := r.refuseOverlaps(in, p("100.64.0.0/16"), host)

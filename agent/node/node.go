@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
-	"net/netip"
 	"path/filepath"
 	"sync"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/edgeovn/edgeovn/agent/config"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/agent/node/health"
@@ -34,29 +34,11 @@ type Request struct {
 	Kube func(context.Context) (*kubeapi.Client, error)
 	// Dynamic returns the client of kubeovn.io/v1 Subnets, whose CIDRs are routed and
 	// masqueraded like the cluster CIDR; nil: only the cluster CIDR is.
-	Dynamic     func(context.Context) (dynamic.Interface, error)
-	NodeName    string
-	OVSEndpoint string
-	// SBEndpoints are the southbound's (its raft members'): ovn-controller's ovn-remote.
-	SBEndpoints []string
-	ClusterCIDR netip.Prefix // routed to OVN through ovn0, masqueraded when leaving the host
-	// ServiceCIDRs are routed to OVN through ovn0 too: the load balancers on the join
-	// switch serve the host's own traffic to ClusterIPs.
-	ServiceCIDRs []netip.Prefix
-	// Services: edgeovn serves Services (off: nothing of it on this host). KubeProxy is
-	// "auto", "present" or "absent": who serves node ports on this host.
-	Services        bool
-	KubeProxy       string
-	EncapIP         netip.Addr // invalid: found as EncapIPFrom says
-	EncapIPFrom     string     // "default-route" or "node-ip"
-	DatapathType    string     // empty: detect
-	MTU             int
-	CNISocket       string
-	CNIConfDir      string
-	CNIBinDir       string
-	CNIBinarySource string
-	CNITimeout      time.Duration
-	TLS             *tls.Config // for an ssl: Open_vSwitch endpoint
+	Dynamic func(context.Context) (dynamic.Interface, error)
+	// Cluster and Node are the role's options, handed down whole from the daemon's Config.
+	config.Cluster
+	config.Node
+	TLS *tls.Config // for an ssl: Open_vSwitch endpoint
 	// Health evaluates the node's readiness (CNI STATUS, systemd) and reports its changes;
 	// nil: a Monitor of the role's own, reporting to the log only.
 	Health *health.Monitor

@@ -10,15 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/edgeovn/edgeovn/agent/config"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/node/hostnet"
-)
-
-// Values of Request.KubeProxy.
-const (
-	KubeProxyAuto    = "auto"
-	KubeProxyPresent = "present"
-	KubeProxyAbsent  = "absent"
 )
 
 // kubeProxyRecheck is how often "auto" looks for kube-proxy's rules again: on a k3s host
@@ -33,7 +27,7 @@ func (r *Role) serveServices(ctx context.Context, kube *kubeapi.Client) error {
 	if !r.req.Services {
 		return hostnet.EnsureServices(ctx, nil, r.log)
 	}
-	if r.req.KubeProxy == KubeProxyPresent {
+	if r.req.KubeProxy == config.KubeProxyPresent {
 		r.log.Info("kube-proxy serves host traffic to services and node ports (configured)")
 		return hostnet.EnsureServices(ctx, nil, r.log)
 	}
@@ -92,7 +86,7 @@ func (l *nodePortLoop) run(ctx context.Context, changed <-chan struct{}) error {
 // apply detects who serves node ports and writes or removes edgeovn's rules.
 func (l *nodePortLoop) apply(ctx context.Context) error {
 	present := false
-	if l.r.req.KubeProxy == KubeProxyAuto {
+	if l.r.req.KubeProxy == config.KubeProxyAuto {
 		var err error
 		if present, err = kubeProxyPresent(); err != nil {
 			return err
@@ -100,7 +94,7 @@ func (l *nodePortLoop) apply(ctx context.Context) error {
 	}
 	mode := "edgeovn serves host traffic to services and node ports (kube-proxy not found)"
 	switch {
-	case l.r.req.KubeProxy == KubeProxyAbsent:
+	case l.r.req.KubeProxy == config.KubeProxyAbsent:
 		mode = "edgeovn serves host traffic to services and node ports (kube-proxy absent: configured)"
 	case present:
 		mode = "kube-proxy serves host traffic to services and node ports (its rules found)"

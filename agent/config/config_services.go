@@ -1,18 +1,17 @@
-package agent
+package config
 
 import (
 	"fmt"
 	"net/netip"
 
-	"github.com/edgeovn/edgeovn/agent/node"
 	"github.com/edgeovn/edgeovn/agent/subnetcheck"
 )
 
 // Values of Config.KubeProxy.
 const (
-	KubeProxyAuto    = node.KubeProxyAuto
-	KubeProxyPresent = node.KubeProxyPresent
-	KubeProxyAbsent  = node.KubeProxyAbsent
+	KubeProxyAuto    = "auto"
+	KubeProxyPresent = "present"
+	KubeProxyAbsent  = "absent"
 )
 
 // validateServices checks the Service options: ranges of one address each per family,

@@ -1,4 +1,4 @@
-package agent
+package config
 
 import (
 	"crypto/ecdsa"
@@ -56,19 +56,19 @@ func TestOVNTLS(t *testing.T) {
 	ca := newCert(t, "ovn-ca", nil)
 	client := newCert(t, "edgeovn", &ca)
 	keyDER, _ := x509.MarshalECPrivateKey(client.key)
-	c := DefaultConfig()
-	if cfg, err := c.ovnTLS(); cfg != nil || err != nil {
+	c := Default()
+	if cfg, err := c.OVNTLS(); cfg != nil || err != nil {
 		t.Fatalf("no files: %v, %v; want nil, nil", cfg, err)
 	}
 	c.OVNCACert = writePEM(t, filepath.Join(dir, "ca.pem"), "CERTIFICATE", ca.der)
-	if _, err := c.ovnTLS(); err == nil || !strings.Contains(err.Error(), "all three or none") {
+	if _, err := c.OVNTLS(); err == nil || !strings.Contains(err.Error(), "all three or none") {
 		t.Fatalf("partial settings: %v", err)
 	}
 	c.OVNCert = writePEM(t, filepath.Join(dir, "cert.pem"), "CERTIFICATE", client.der)
 	c.OVNKey = writePEM(t, filepath.Join(dir, "key.pem"), "EC PRIVATE KEY", keyDER)
-	cfg, err := c.ovnTLS()
+	cfg, err := c.OVNTLS()
 	if err != nil || len(cfg.Certificates) != 1 {
-		t.Fatalf("ovnTLS: %v", err)
+		t.Fatalf("OVNTLS: %v", err)
 	}
 	server := newCert(t, "ovnnb", &ca)
 	if err := cfg.VerifyPeerCertificate([][]byte{server.der}, nil); err != nil {
@@ -80,13 +80,13 @@ func TestOVNTLS(t *testing.T) {
 	}
 	c.OVNCACert = writePEM(t, filepath.Join(dir, "bad.pem"), "NOTHING", nil)
 	os.WriteFile(c.OVNCACert, []byte("garbage"), 0o600)
-	if _, err := c.ovnTLS(); err == nil || !strings.Contains(err.Error(), "bad.pem") {
+	if _, err := c.OVNTLS(); err == nil || !strings.Contains(err.Error(), "bad.pem") {
 		t.Fatalf("garbage CA file: %v", err)
 	}
 }
 
 func TestValidateSSLNeedsCertificates(t *testing.T) {
-	c := DefaultConfig()
+	c := Default()
 	c.NodeName = "n1"
 	c.NBEndpoints = []string{"ssl:192.0.2.1:6641"}
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "ovn-ca-cert") {

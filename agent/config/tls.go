@@ -1,4 +1,4 @@
-package agent
+package config
 
 import (
 	"crypto/tls"
@@ -9,9 +9,10 @@ import (
 	"strings"
 )
 
-// ovnTLS loads the certificates for ssl: OVSDB endpoints (OVN's PKI: ovs-pki or the
-// packages' /etc/ovn files); nil when none are configured.
-func (c *Config) ovnTLS() (*tls.Config, error) {
+// OVNTLS loads the certificates for ssl: OVSDB endpoints (OVN's PKI: ovs-pki or the
+// packages' /etc/ovn files); nil when none are configured. The daemon's roles and the
+// diagnostic commands (agent/inspect: edgeovn status, edgeovn doctor) connect with it alike.
+func (c *Config) OVNTLS() (*tls.Config, error) {
 	if c.OVNCACert == "" && c.OVNCert == "" && c.OVNKey == "" {
 		return nil, nil
 	}

@@ -1,4 +1,4 @@
-package agent
+package config
 
 import (
 	"flag"
@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-func TestDefaultConfigValid(t *testing.T) {
-	c := DefaultConfig()
+func TestDefaultValid(t *testing.T) {
+	c := Default()
 	c.NodeName = "n1"
 	if err := c.Validate(); err != nil {
 		t.Fatalf("defaults invalid: %v", err)
@@ -20,7 +20,7 @@ func TestDefaultConfigValid(t *testing.T) {
 }
 
 func TestFlags(t *testing.T) {
-	c := DefaultConfig()
+	c := Default()
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	c.AddFlags(fs)
 	err := fs.Parse([]string{"--node-name=n2", "--cluster-cidr=10.244.0.0/16", "--ovn-nb=tcp:10.0.0.1:6641",
@@ -32,7 +32,7 @@ func TestFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.ClusterCIDR.String() != "10.244.0.0/16" || c.ClusterGateway.String() != "10.244.0.1" || c.MTU != 1450 ||
-		c.EncapIP.String() != "192.0.2.7" || c.ControllerWorkers != 4 || strings.Join(c.NBEndpoints, " ") != "tcp:10.0.0.1:6641 tcp:10.0.0.2:6641" {
+		c.EncapIP.String() != "192.0.2.7" || c.Workers != 4 || strings.Join(c.NBEndpoints, " ") != "tcp:10.0.0.1:6641 tcp:10.0.0.2:6641" {
 		t.Fatalf("flags not applied: %+v", c)
 	}
 	if err := fs.Parse([]string{"--cluster-cidr=10.42.0.300/16"}); err == nil {
@@ -41,7 +41,7 @@ func TestFlags(t *testing.T) {
 }
 
 func TestValidateNamesEveryBadField(t *testing.T) {
-	c := DefaultConfig()
+	c := Default()
 	c.NodeName = ""
 	c.ClusterGateway = netip.MustParseAddr("10.99.0.1")
 	c.JoinCIDR = netip.MustParsePrefix("10.42.128.0/17")
@@ -52,7 +52,7 @@ func TestValidateNamesEveryBadField(t *testing.T) {
 	c.RenewDeadline = c.LeaseDuration
 	c.EncapIP = netip.MustParseAddr("127.0.0.1")
 	c.EncapIPFrom = "eth0"
-	c.ControllerWorkers = 0
+	c.Workers = 0
 	c.MemoryLimitMiB = -1
 	err := c.Validate()
 	if err == nil {
@@ -79,14 +79,14 @@ func TestValidateServiceOptions(t *testing.T) {
 		},
 		"join-cidr: cidr 169.254.0.0/16 overlaps the link-local range": func(c *Config) { c.JoinCIDR = netip.MustParsePrefix("169.254.0.0/16") },
 	} {
-		c := DefaultConfig()
+		c := Default()
 		c.NodeName = "n1"
 		mut(&c)
 		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate = %v, want an error saying %q", err, want)
 		}
 	}
-	c := DefaultConfig()
+	c := Default()
 	c.NodeName = "n1"
 	c.ServiceCIDRs = append(c.ServiceCIDRs, netip.MustParsePrefix("fd00:43::/112"))
 	if err := c.Validate(); err != nil {
@@ -98,7 +98,7 @@ func TestValidateServiceOptions(t *testing.T) {
 // a list that cannot work is refused with the flag and the entry named: a comma-joined
 // entry, the same member twice, a unix socket among several, no endpoint at all.
 func TestDatabaseEndpointLists(t *testing.T) {
-	c := DefaultConfig()
+	c := Default()
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	c.AddFlags(fs)
 	members := []string{"tcp:10.0.0.1:6642", "tcp:10.0.0.2:6642", "tcp:10.0.0.3:6642"}
@@ -129,7 +129,7 @@ func TestDatabaseEndpointLists(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := DefaultConfig()
+			c := Default()
 			c.NodeName = "n1"
 			if tc.nb != nil {
 				c.NBEndpoints = tc.nb
