@@ -1,6 +1,6 @@
 // Package ipam allocates pod addresses and MACs on edgeovn's subnets. It owns the allocation
 // rules; durability is delegated to a Store (ipam/sqlitestore in production, ipam/fakestore in
-// tests), and the package imports no netlink, OVSDB, Kubernetes or SQLite code
+// tests; ipam/storecontract is the suite both pass), and the package imports no netlink, OVSDB, Kubernetes or SQLite code
 // (imports_test.go enforces it).
 //
 // Invariants:
