@@ -1,7 +1,7 @@
 // Package ipam allocates pod addresses and MACs on edgeovn's subnets. It owns the allocation
 // rules; durability is delegated to a Store (ipam/sqlitestore in production, ipam/fakestore in
-// tests), and the package imports no netlink, OVSDB, Kubernetes or SQLite code
-// (imports_test.go enforces it).
+// tests; ipam/storecontract is the suite both pass), and the package imports no netlink,
+// OVSDB, Kubernetes or SQLite code (imports_test.go enforces it).
 //
 // Invariants:
 //   - An address is held by at most one owner (a pod's interface) at any time, and a MAC by at

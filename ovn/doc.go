@@ -8,8 +8,8 @@
 // Sub-packages: nbdb and vswitchdb are generated libovsdb models (do not edit; regenerate with
 // modelgen -extended from schema/), northbound writes the OVN northbound topology (router,
 // switches, pod ports), vswitch writes the host's Open_vSwitch database (bridge, ports, the
-// ovn-controller settings) and waits for ovn-installed. internal/ovsdbtest starts throwaway
-// servers and raft clusters for tests; internal/nbbench holds the benchmarks that both
+// ovn-controller settings) and waits for ovn-installed. ovsdbtest starts throwaway servers
+// and raft clusters for any package's tests; internal/nbbench holds the benchmarks that both
 // `go test -bench` and cmd/ovnbench run.
 //
 // libovsdb logs through the injected slog handler at Info and above; its failed reconnect

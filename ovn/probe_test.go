@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/edgeovn/edgeovn/ovn"
-	"github.com/edgeovn/edgeovn/ovn/internal/ovsdbtest"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
+	"github.com/edgeovn/edgeovn/ovn/ovsdbtest"
 )
 
 // TestProbe asks a real ovsdb-server: the database it serves passes over unix and TCP, a

@@ -51,7 +51,7 @@ func (t *txn) apply(c ipam.Change) error {
 		r := c.PutReleased
 		return t.exec(stmtRelease, "record released address "+r.IP.String(), r.Subnet, ipBlob(r.IP), r.At.UnixNano())
 	}
-	return fmt.Errorf("empty ipam change")
+	return fmt.Errorf("ipam change sets no field: %w", ipam.ErrInvalid)
 }
 
 // putSubnet stores the spec without its pools, which live in their own table.

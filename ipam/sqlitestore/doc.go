@@ -18,7 +18,8 @@
 //
 // The schema enforces the IPAM's uniqueness invariants on its own (one owner per subnet
 // address, one live allocation per MAC), so a logic error elsewhere fails a commit instead of
-// persisting a duplicate.
+// persisting a duplicate; the commit's error wraps ipam.ErrConflict. ipam/storecontract holds
+// this store and ipam/fakestore to the same behaviour.
 //
 // Files: the database, -wal and -shm are 0600 (Open creates the file itself, since SQLite
 // would make it 0644 and gives the other two the database's mode, and tightens older ones).

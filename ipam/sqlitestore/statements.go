@@ -3,7 +3,13 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/edgeovn/edgeovn/ipam"
 )
 
 // The statements Commit runs, prepared once at Open: parsing SQL costs more than executing
@@ -68,7 +74,17 @@ func (t *txn) exec(stmt int, what string, args ...any) error {
 		t.bound[stmt] = st
 	}
 	if _, err := st.ExecContext(t.ctx, args...); err != nil {
+		if isConstraint(err) {
+			return fmt.Errorf("%s: %w: %w", what, ipam.ErrConflict, err)
+		}
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
+}
+
+// isConstraint reports whether err is SQLite refusing a row the schema's unique indexes
+// forbid: an address or MAC another owner holds.
+func isConstraint(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT
 }

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/edgeovn/edgeovn/ovn"
-	"github.com/edgeovn/edgeovn/ovn/internal/ovsdbtest"
 	"github.com/edgeovn/edgeovn/ovn/nbdb"
+	"github.com/edgeovn/edgeovn/ovn/ovsdbtest"
 )
 
 // numberedPod is pod port i of ovn-default, each with its own name, MAC and address.

@@ -15,8 +15,8 @@ import (
 	"github.com/ovn-org/libovsdb/ovsdb"
 
 	"github.com/edgeovn/edgeovn/ovn"
-	"github.com/edgeovn/edgeovn/ovn/internal/ovsdbtest"
 	"github.com/edgeovn/edgeovn/ovn/nbdb"
+	"github.com/edgeovn/edgeovn/ovn/ovsdbtest"
 )
 
 type fixture struct {

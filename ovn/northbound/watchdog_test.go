@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/edgeovn/edgeovn/ovn"
-	"github.com/edgeovn/edgeovn/ovn/internal/ovsdbtest"
+	"github.com/edgeovn/edgeovn/ovn/ovsdbtest"
 )
 
 // A frozen server keeps its TCP connections open, so only the Echo watchdog notices it.

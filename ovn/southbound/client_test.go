@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/edgeovn/edgeovn/ovn"
-	"github.com/edgeovn/edgeovn/ovn/internal/ovsdbtest"
+	"github.com/edgeovn/edgeovn/ovn/ovsdbtest"
 
 	"github.com/edgeovn/edgeovn/e2e/skip"
 )

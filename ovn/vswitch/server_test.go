@@ -12,7 +12,7 @@ import (
 	"github.com/ovn-org/libovsdb/ovsdb"
 
 	"github.com/edgeovn/edgeovn/ovn"
-	"github.com/edgeovn/edgeovn/ovn/internal/ovsdbtest"
+	"github.com/edgeovn/edgeovn/ovn/ovsdbtest"
 	"github.com/edgeovn/edgeovn/ovn/vswitchdb"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edgeovn/edgeovn/ovn/internal/ovsdbtest"
+	"github.com/edgeovn/edgeovn/ovn/ovsdbtest"
 
 	"github.com/edgeovn/edgeovn/e2e/skip"
 )

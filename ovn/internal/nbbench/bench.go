@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/edgeovn/edgeovn/ovn"
-	"github.com/edgeovn/edgeovn/ovn/internal/ovsdbtest"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
+	"github.com/edgeovn/edgeovn/ovn/ovsdbtest"
 )
 
 // Batch is the number of ports per transaction in the batched benchmarks.

@@ -35,7 +35,7 @@ func SchemaPath(t testing.TB, name string) string {
 	if !ok {
 		t.Fatal("locate ovsdbtest source file")
 	}
-	return filepath.Join(filepath.Dir(file), "..", "..", "schema", name)
+	return filepath.Join(filepath.Dir(file), "..", "schema", name)
 }
 
 // Start creates a database from schema and serves it until the test ends.
