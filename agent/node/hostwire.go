@@ -29,8 +29,8 @@ var errNoJoinPort = errors.New("node has no join port yet")
 // Node's annotations (its join address and port): ovn0 on br-int, the route to the pods, and
 // masquerading of pod traffic leaving the host. It never holds up readiness: pods on this node
 // reach each other without it, the host and the outside need it. It re-applies on every
-// change of the Node and retries a failure with backoff; between changes the drift loop
-// (keepWired) re-applies the last spec.
+// change of the Node and of the host's addresses (whose networks it publishes) and retries a
+// failure with backoff; between changes the drift loop (keepWired) re-applies the last spec.
 func (r *Role) wireHost(ctx context.Context, kube *kubeapi.Client) error {
 	factory := kubeapi.NewInformers(kube, kubeapi.InformerOptions{Tweak: func(o *metav1.ListOptions) {
 		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", r.req.NodeName).String()
@@ -53,6 +53,7 @@ func (r *Role) wireHost(ctx context.Context, kube *kubeapi.Client) error {
 		return err
 	}
 	fctx, stop := context.WithCancel(ctx)
+	r.watchAddresses(fctx, func() { poke(nil) })
 	factory.Start(fctx)
 	defer factory.Shutdown()
 	defer stop()
@@ -117,7 +118,7 @@ func (r *Role) wireHost(ctx context.Context, kube *kubeapi.Client) error {
 }
 
 // publish writes this host's networks and conflicts on its Node; a failure is retried at
-// the next change of the Node (and the drift loop's, which wakes this loop through netlink).
+// the next change of the Node or of the host's addresses (watchAddresses).
 func (r *Role) publish(ctx context.Context, kube *kubeapi.Client, node *corev1.Node, networks []netip.Prefix) {
 	if networks == nil {
 		return
