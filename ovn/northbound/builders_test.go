@@ -39,6 +39,10 @@ func TestEnsureNode(t *testing.T) {
 	}
 	// A node port made before the pin gets it in place.
 	f.srv.Run(t, "ovn-nbctl", "remove", "Logical_Switch_Port", "node-node1", "options", "requested-chassis")
+	f.waitCache(t, "the pin's removal", func() bool { // ovn-nbctl's write reaches the client's cache in its own time
+		lsp := &nbdb.LogicalSwitchPort{Name: "node-node1"}
+		return f.c.nb.Get(f.ctx, lsp) == nil && lsp.Options["requested-chassis"] == ""
+	})
 	f.mustWrite(t, 1, "pin the node port", func() error { return f.c.EnsureNode(f.ctx, spec) })
 	spec.PodIPs = append(spec.PodIPs, netip.MustParseAddr("10.42.0.6"))
 	f.mustWrite(t, 1, "ensure node with another pod", func() error { return f.c.EnsureNode(f.ctx, spec) })
