@@ -1,0 +1,383 @@
+package controller
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/agent/config"
+	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
+	"github.com/edgeovn/edgeovn/ipam"
+	"github.com/edgeovn/edgeovn/ovn/northbound"
+)
+
+// The rig runs the controller role's steps (syncPod, reconcile, syncNode, a Subnet's sync)
+// one at a time on real parts below e2e (package ctltest): a real northbound ovsdb-server, the
+// SQLite IPAM, and the fake API behind the role's own kubeapi client. No informer runs: the
+// listers are filled from the fake API before the term starts and after every step, so each
+// step sees what the informers would have delivered by then, and nothing runs on its own.
+
+// world is the state before the term: the API's objects, and the rows an earlier term left.
+type world struct {
+	pods       []*corev1.Pod
+	nodes      []*corev1.Node
+	namespaces []string // besides the pods' own namespaces
+	subnets    []*kubeovn.Subnet
+	// ports are pod ports in northbound and allocs addresses in the IPAM database, as an
+	// earlier term wrote them (before this term's reconcile).
+	ports  []seedPort
+	allocs []seedPort
+}
+
+// seedPort is a pod port or an allocation of an earlier term; a pod key without a slash is a
+// node's join address (allocs only).
+type seedPort struct {
+	subnet, owner, ip string
+}
+
+// rig is one term of the controller role on real parts.
+type rig struct {
+	t    *testing.T
+	ctx  context.Context
+	c    *Controller
+	kube *ctltest.Kube
+	dyn  *dynamicfake.FakeDynamicClient
+	nb   *ctltest.NB
+	ipam *ctltest.IPAM
+	rec  *ctltest.Recorder
+
+	pods, nodes, namespaces, subnetObjs cache.Indexer
+}
+
+var (
+	rigClusterCIDR = netip.MustParsePrefix("10.42.0.0/16")
+	rigJoinCIDR    = netip.MustParsePrefix("100.64.0.0/16")
+)
+
+// newRig starts the term as Run does up to the pods' reconcile: the topology and the built-in
+// and the world's Subnets applied. The earlier term's rows are written first when the world
+// has any (their switches are the topology's).
+func newRig(t *testing.T, w world) *rig {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	r := &rig{t: t, ctx: ctx, rec: &ctltest.Recorder{}}
+	r.nb = ctltest.StartNB(ctx, t, log)
+	r.ipam = ctltest.OpenIPAM(ctx, t, log)
+	var objs []runtime.Object
+	nss := slices.Clone(w.namespaces)
+	for _, p := range w.pods {
+		objs = append(objs, p)
+		nss = append(nss, p.Namespace)
+	}
+	slices.Sort(nss)
+	for _, ns := range slices.Compact(nss) {
+		objs = append(objs, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	}
+	for _, n := range w.nodes {
+		objs = append(objs, n)
+	}
+	r.kube = ctltest.NewKube(t, objs...)
+	var subnetObjs []runtime.Object
+	for _, sn := range w.subnets {
+		u, err := kubeovn.ToUnstructured(sn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subnetObjs = append(subnetObjs, u)
+	}
+	r.dyn = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{kubeovn.SubnetResource: "SubnetList"}, subnetObjs...)
+
+	r.pods = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{
+		cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, byNodeIndex: podNodeName})
+	r.nodes = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	r.namespaces = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	r.subnetObjs = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	c := &Controller{
+		req: Request{Kube: r.kube.Client, Dynamic: r.dyn, Router: "ovn-cluster", Log: log,
+			Cluster:    config.Cluster{ClusterCIDR: rigClusterCIDR, ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.43.0.0/16")}},
+			Controller: config.Controller{ClusterGateway: netip.MustParseAddr("10.42.0.1"), JoinCIDR: rigJoinCIDR, Workers: 1}},
+		log: log, ipam: r.ipam.IPAM, nb: r.nb.Client, events: r.rec,
+		pods: corelisters.NewPodLister(r.pods), nodes: corelisters.NewNodeLister(r.nodes), podsByNode: r.pods,
+		nodeQueue: newQueue("nodes"), stsQueue: newQueue("statefulsets"), phases: newTermPhases(),
+	}
+	c.queue = newPriorityQueue("pods", c.awaitsAllocation)
+	r.c = c
+	c.subnets = newSubnets(c)
+	c.subnets.nsList = corelisters.NewNamespaceLister(r.namespaces)
+	c.subnets.lister = cache.NewGenericLister(r.subnetObjs, kubeovn.SubnetResource.GroupResource())
+	t.Cleanup(func() {
+		c.queue.ShutDown()
+		c.nodeQueue.ShutDown()
+		c.stsQueue.ShutDown()
+		c.subnets.queue.ShutDown()
+		c.subnets.nsQ.ShutDown()
+	})
+	r.refresh()
+	if err := c.ensureTopology(ctx); err != nil {
+		t.Fatalf("ensure topology: %v", err)
+	}
+	for _, b := range c.subnets.builtins() {
+		if err := c.subnets.apply(ctx, b, c.subnets.configNetwork(b)); err != nil {
+			t.Fatalf("apply built-in subnet %s: %v", b.Name, err)
+		}
+	}
+	for _, sn := range w.subnets {
+		r.syncSubnet(sn.Name)
+	}
+	r.seed(w)
+	return r
+}
+
+// seed writes what an earlier term left: pod ports in northbound, allocations in the IPAM.
+func (r *rig) seed(w world) {
+	r.t.Helper()
+	for _, s := range w.allocs {
+		o := owner(s.owner)
+		if !strings.Contains(s.owner, "/") {
+			o = nodeOwner(s.owner)
+		}
+		if _, err := r.c.ipam.Allocate(r.ctx, ipam.Request{Subnet: s.subnet, Owner: o, IPs: []netip.Addr{netip.MustParseAddr(s.ip)}}); err != nil {
+			r.t.Fatalf("seed ipam %v: %v", s, err)
+		}
+	}
+	for _, p := range w.ports {
+		ns, name, _ := strings.Cut(p.owner, "/")
+		ip := netip.MustParseAddr(p.ip)
+		if err := r.c.nb.EnsurePodPort(r.ctx, northbound.PodPortSpec{Switch: p.subnet, Name: annotation.PortName(ns, name),
+			MAC: macOf(ip), IPs: []netip.Addr{ip}, Owner: p.owner}); err != nil {
+			r.t.Fatalf("seed port %v: %v", p, err)
+		}
+	}
+}
+
+// macOf is the MAC the IPAM derives from an IPv4 address (0a:58 and its four octets).
+func macOf(ip netip.Addr) net.HardwareAddr {
+	b := ip.As4()
+	return net.HardwareAddr{0x0a, 0x58, b[0], b[1], b[2], b[3]}
+}
+
+// refresh fills the listers from the fake API, as the informers would.
+func (r *rig) refresh() {
+	r.t.Helper()
+	pods, err := r.kube.Fake.CoreV1().Pods("").List(r.ctx, metav1.ListOptions{})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	nodes, err := r.kube.Fake.CoreV1().Nodes().List(r.ctx, metav1.ListOptions{})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	nss, err := r.kube.Fake.CoreV1().Namespaces().List(r.ctx, metav1.ListOptions{})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	subnets, err := r.dyn.Resource(kubeovn.SubnetResource).List(r.ctx, metav1.ListOptions{})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	replace(r.t, r.pods, pods.Items)
+	replace(r.t, r.nodes, nodes.Items)
+	replace(r.t, r.namespaces, nss.Items)
+	replace(r.t, r.subnetObjs, subnets.Items)
+}
+
+func replace[T any](t *testing.T, idx cache.Indexer, items []T) {
+	t.Helper()
+	objs := make([]any, len(items))
+	for i := range items {
+		objs[i] = &items[i]
+	}
+	if err := idx.Replace(objs, ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// step is one thing that happens in the term: a sync, or a change in the API.
+type step struct {
+	name string
+	do   func(r *rig) error
+}
+
+func syncPodStep(key string) step {
+	return step{"sync pod " + key, func(r *rig) error { return r.c.syncPod(r.ctx, key) }}
+}
+
+func syncNodeStep(name string) step {
+	return step{"sync node " + name, func(r *rig) error { return r.c.syncNode(r.ctx, name) }}
+}
+
+func reconcileStep() step {
+	return step{"reconcile", func(r *rig) error { return r.c.reconcile(r.ctx) }}
+}
+
+func deleteNodeStep(name string) step {
+	return step{"delete node " + name, func(r *rig) error {
+		return r.kube.Fake.CoreV1().Nodes().Delete(r.ctx, name, metav1.DeleteOptions{})
+	}}
+}
+
+// run runs the steps in order, refreshing the listers after each, and returns each step's
+// error ("" for none).
+func (r *rig) run(steps []step) []string {
+	r.t.Helper()
+	var errs []string
+	for _, s := range steps {
+		err := s.do(r)
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+			r.t.Logf("%s: %v", s.name, err)
+		}
+		errs = append(errs, msg)
+		r.refresh()
+	}
+	return errs
+}
+
+// syncSubnet runs the Subnet's sync, as its informer's event would.
+func (r *rig) syncSubnet(name string) {
+	r.t.Helper()
+	r.refresh()
+	if err := r.c.subnets.sync(r.ctx, name); err != nil {
+		r.t.Fatalf("sync subnet %s: %v", name, err)
+	}
+	r.refresh()
+}
+
+// podNetwork returns the pod's allocation as its annotations say, "" when it has none:
+// "SWITCH IP MAC".
+func (r *rig) podNetwork(key string) string {
+	r.t.Helper()
+	ns, name, _ := strings.Cut(key, "/")
+	p, err := r.kube.Fake.CoreV1().Pods(ns).Get(r.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		r.t.Fatalf("get pod %s: %v", key, err)
+	}
+	return networkText(p.Annotations)
+}
+
+func networkText(a map[string]string) string {
+	n, err := annotation.Decode(a)
+	if err != nil {
+		return ""
+	}
+	ips := make([]string, len(n.IPs))
+	for i, ip := range n.IPs {
+		ips[i] = ip.String()
+	}
+	return n.Switch + " " + strings.Join(ips, ",") + " " + n.MAC.String()
+}
+
+// nbRows are the northbound rows whose lines start with one of prefixes.
+func (r *rig) nbRows(prefixes ...string) []string {
+	r.t.Helper()
+	var out []string
+	for _, l := range r.nb.Rows(r.t) {
+		for _, p := range prefixes {
+			if strings.HasPrefix(l, p) {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// ipamRows are the IPAM database's rows whose lines start with one of prefixes.
+func (r *rig) ipamRows(prefixes ...string) []string {
+	r.t.Helper()
+	var out []string
+	for _, l := range r.ipam.Rows(r.ctx, r.t) {
+		for _, p := range prefixes {
+			if strings.HasPrefix(l, p) {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// pod builds a pod scheduled on node n1, created at second sec of the test's clock (older
+// claims win conflicts).
+func pod(key string, sec int, annotations map[string]string) *corev1.Pod {
+	ns, name, _ := strings.Cut(key, "/")
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("uid-" + ns + "-" + name), Annotations: annotations,
+			CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, sec, 0, time.UTC))},
+		Spec:   corev1.PodSpec{NodeName: "n1"},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning},
+	}
+}
+
+// allocatedOn is the annotations edgeovn writes for ip on the default subnet.
+func allocatedOn(ip string) map[string]string {
+	a := netip.MustParseAddr(ip)
+	return annotation.Encode(annotation.Network{Switch: DefaultSubnet, IPs: []netip.Addr{a}, MAC: macOf(a),
+		CIDRs: []netip.Prefix{rigClusterCIDR}, Gateways: []netip.Addr{netip.MustParseAddr("10.42.0.1")}})
+}
+
+// node builds a node with an InternalIP.
+func node(name, ip string, annotations map[string]string) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-node-" + name), Annotations: annotations},
+		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}}}}
+}
+
+// subnetObj is a Subnet object as a person would create it.
+func subnetObj(name string, spec kubeovn.SubnetSpec) *kubeovn.Subnet {
+	return &kubeovn.Subnet{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-subnet-" + name),
+		CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}, Spec: spec}
+}
+
+// subnetStatus returns the Subnet's conditions as "TYPE=STATUS REASON", sorted.
+func (r *rig) subnetConditions(name string) []string {
+	r.t.Helper()
+	u, err := r.dyn.Resource(kubeovn.SubnetResource).Get(r.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		r.t.Fatalf("get subnet %s: %v", name, err)
+	}
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	var out []string
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		out = append(out, m["type"].(string)+"="+m["status"].(string)+" "+m["reason"].(string))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// diff reports the lines of want missing from got and of got not in want.
+func diff(got, want []string) string {
+	var b strings.Builder
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			b.WriteString("\n  missing: " + w)
+		}
+	}
+	for _, g := range got {
+		if !slices.Contains(want, g) {
+			b.WriteString("\n  unexpected: " + g)
+		}
+	}
+	return b.String()
+}
