@@ -1,8 +1,8 @@
 package ctltest
 
 import (
-	"encoding/csv"
 	"context"
+	"encoding/csv"
 	"log/slog"
 	"slices"
 	"strings"
