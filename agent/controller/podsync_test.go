@@ -15,6 +15,8 @@ import (
 type after struct {
 	// pods maps pod keys to their annotated allocation ("SWITCH IP MAC", "" for none).
 	pods map[string]string
+	// nodes maps node names to their annotated join allocation ("join IP MAC", "" for none).
+	nodes map[string]string
 	// lsps are northbound's switch ports ("lsp SWITCH PORT ADDRESSES"), the join switch's
 	// node ports included; allocs the IPAM database's allocations ("alloc SUBNET OWNER IP MAC").
 	lsps, allocs []string
@@ -44,6 +46,11 @@ func (r *rig) check(want after, errs []string) {
 	for key, w := range want.pods {
 		if got := r.podNetwork(key); got != w {
 			r.t.Errorf("pod %s annotated %q, want %q", key, got, w)
+		}
+	}
+	for name, w := range want.nodes {
+		if got := r.nodeNetwork(name); got != w {
+			r.t.Errorf("node %s annotated %q, want %q", name, got, w)
 		}
 	}
 	if d := diff(r.nbRows("lsp "), want.lsps); d != "" {

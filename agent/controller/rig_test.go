@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -274,6 +275,20 @@ func (r *rig) podNetwork(key string) string {
 		r.t.Fatalf("get pod %s: %v", key, err)
 	}
 	return networkText(p.Annotations)
+}
+
+// nodeNetwork returns the node's join allocation as its annotations say, "" when it has none
+// or is gone.
+func (r *rig) nodeNetwork(name string) string {
+	r.t.Helper()
+	n, err := r.kube.Fake.CoreV1().Nodes().Get(r.ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return ""
+	}
+	if err != nil {
+		r.t.Fatalf("get node %s: %v", name, err)
+	}
+	return networkText(n.Annotations)
 }
 
 func networkText(a map[string]string) string {

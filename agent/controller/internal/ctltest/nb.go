@@ -38,6 +38,7 @@ func StartNB(ctx context.Context, t testing.TB, log *slog.Logger) *NB {
 //	policy PRIORITY MATCH ACTION NEXTHOPS
 //	switch NAME
 //	acl SWITCH PRIORITY DIRECTION MATCH ACTION
+//	addrset NAME ADDRESSES
 func (nb *NB) Rows(t testing.TB) []string {
 	t.Helper()
 	lsps := byUUID(nb.list(t, "Logical_Switch_Port", "_uuid,name,type,addresses"))
@@ -56,6 +57,9 @@ func (nb *NB) Rows(t testing.TB) []string {
 				out = append(out, "acl "+name+" "+strings.Join(a, " "))
 			}
 		}
+	}
+	for _, a := range nb.list(t, "Address_Set", "name,addresses") {
+		out = append(out, strings.TrimSpace("addrset "+strings.Join(a, " ")))
 	}
 	for _, p := range nb.list(t, "Logical_Router_Policy", "priority,match,action,nexthops") {
 		out = append(out, strings.TrimSpace("policy "+strings.Join(p, " ")))
