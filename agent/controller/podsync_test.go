@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -59,27 +58,13 @@ func (r *rig) check(want after, errs []string) {
 	if d := diff(r.ipamRows("alloc "), want.allocs); d != "" {
 		r.t.Errorf("ipam allocations:%s", d)
 	}
-	rows := r.nb.Rows(r.t)
-	for _, w := range want.nbHas {
-		if !slices.Contains(rows, w) {
-			r.t.Errorf("northbound lacks %q: %q", w, rows)
-		}
-	}
+	r.checkNBHas(want.nbHas)
 	if want.released != nil {
 		if d := diff(r.ipamRows("released "), want.released); d != "" {
 			r.t.Errorf("ipam released:%s", d)
 		}
 	}
-	got := r.rec.Events()
-	if len(got) != len(want.events) {
-		r.t.Errorf("events %q, want %d matching %q", got, len(want.events), want.events)
-		return
-	}
-	for i, w := range want.events {
-		if !strings.Contains(got[i], w) {
-			r.t.Errorf("event %d %q, want it to contain %q", i, got[i], w)
-		}
-	}
+	r.checkEvents(want.events)
 }
 
 func pinned(ip string) map[string]string { return map[string]string{annotation.IPAddress: ip} }
@@ -137,6 +122,14 @@ func TestSyncPod(t *testing.T) {
 			pods:     map[string]string{"default/done": "ovn-default 10.42.0.5 0a:58:0a:2a:00:05"},
 			released: []string{"released ovn-default 10.42.0.5"},
 		},
+	}, {
+		name: "a pod gone from the API: its port goes and its address is released",
+		before: world{
+			ports:  []seedPort{{"ovn-default", "default/gone", "10.42.0.6"}},
+			allocs: []seedPort{{"ovn-default", "default/gone", "10.42.0.6"}},
+		},
+		steps: []step{syncPodStep("default/gone")},
+		want:  after{released: []string{"released ovn-default 10.42.0.6"}},
 	}, {
 		name:   "pod of a namespace a private Subnet lists gets its address, port and isolation there",
 		before: world{subnets: []*kubeovn.Subnet{private}, pods: []*corev1.Pod{pod("sec/a", 1, nil), pod("default/b", 2, nil)}},

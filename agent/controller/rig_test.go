@@ -381,6 +381,33 @@ func (r *rig) subnetConditions(name string) []string {
 	return out
 }
 
+// checkNBHas fails the test for each of want's rows that northbound lacks.
+func (r *rig) checkNBHas(want []string) {
+	r.t.Helper()
+	rows := r.nb.Rows(r.t)
+	for _, w := range want {
+		if !slices.Contains(rows, w) {
+			r.t.Errorf("northbound lacks %q: %q", w, rows)
+		}
+	}
+}
+
+// checkEvents fails the test unless the Events recorded are as many as want and each
+// contains its entry of want.
+func (r *rig) checkEvents(want []string) {
+	r.t.Helper()
+	got := r.rec.Events()
+	if len(got) != len(want) {
+		r.t.Errorf("events %q, want %d matching %q", got, len(want), want)
+		return
+	}
+	for i, w := range want {
+		if !strings.Contains(got[i], w) {
+			r.t.Errorf("event %d %q, want it to contain %q", i, got[i], w)
+		}
+	}
+}
+
 // diff reports the lines of want missing from got and of got not in want.
 func diff(got, want []string) string {
 	var b strings.Builder

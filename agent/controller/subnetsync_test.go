@@ -39,22 +39,8 @@ func (r *rig) checkSubnets(want subnetAfter) {
 	if d := diff(r.ipamRows("subnet "), want.ipamSubnets); d != "" {
 		r.t.Errorf("ipam subnets:%s", d)
 	}
-	rows := r.nb.Rows(r.t)
-	for _, w := range want.nbHas {
-		if !slices.Contains(rows, w) {
-			r.t.Errorf("northbound lacks %q: %q", w, rows)
-		}
-	}
-	got := r.rec.Events()
-	if len(got) != len(want.events) {
-		r.t.Errorf("events %q, want %d matching %q", got, len(want.events), want.events)
-		return
-	}
-	for i, w := range want.events {
-		if !strings.Contains(got[i], w) {
-			r.t.Errorf("event %d %q, want it to contain %q", i, got[i], w)
-		}
-	}
+	r.checkNBHas(want.nbHas)
+	r.checkEvents(want.events)
 }
 
 // updateSubnetStep changes a Subnet's spec in the API and syncs it, as its informer's update
