@@ -2,6 +2,7 @@ package ctltest
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,10 +10,12 @@ import (
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
@@ -87,6 +90,12 @@ func (tr *tracker) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
+	if req.Method == http.MethodGet && t.name == "" {
+		if q := req.URL.Query().Get("watch"); q == "true" || q == "1" {
+			return tr.watch(req, t)
+		}
+		return tr.list(t)
+	}
 	action, err := t.action(req.Method, req.Header.Get("Content-Type"), body)
 	if err != nil {
 		return nil, err
@@ -99,6 +108,77 @@ func (tr *tracker) RoundTrip(req *http.Request) (*http.Response, error) {
 		return statusResponse(apierrors.NewNotFound(t.gvr.GroupResource(), t.name)), nil
 	}
 	return objectResponse(http.StatusOK, obj)
+}
+
+// listKinds names the kinds of the resources the fake API lists and watches.
+var listKinds = map[string]string{"pods": "Pod", "nodes": "Node", "namespaces": "Namespace", "statefulsets": "StatefulSet",
+	"services": "Service", "endpointslices": "EndpointSlice", "networkpolicies": "NetworkPolicy", "events": "Event"}
+
+func (t target) listKind() (schema.GroupVersionKind, error) {
+	kind, ok := listKinds[t.gvr.Resource]
+	if !ok {
+		return schema.GroupVersionKind{}, fmt.Errorf("list %s: not served by the fake API", t.gvr.Resource)
+	}
+	return t.gvr.GroupVersion().WithKind(kind), nil
+}
+
+func (tr *tracker) list(t target) (*http.Response, error) {
+	gvk, err := t.listKind()
+	if err != nil {
+		return nil, err
+	}
+	obj, err := tr.cs.Invokes(k8stesting.NewListAction(t.gvr, gvk, t.ns, metav1.ListOptions{}), nil)
+	if err != nil {
+		return statusResponse(err), nil
+	}
+	return objectResponse(http.StatusOK, obj)
+}
+
+// watch streams the tracker's events for the resource as the API server does (one JSON
+// watch event a line) until the client goes away.
+func (tr *tracker) watch(req *http.Request, t target) (*http.Response, error) {
+	w, err := tr.cs.InvokesWatch(k8stesting.NewWatchAction(t.gvr, t.ns, metav1.ListOptions{}))
+	if err != nil {
+		return statusResponse(err), nil
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		defer w.Stop()
+		for {
+			select {
+			case <-req.Context().Done():
+				pw.CloseWithError(req.Context().Err())
+				return
+			case ev, ok := <-w.ResultChan():
+				if !ok {
+					pw.Close()
+					return
+				}
+				if err := writeEvent(pw, ev); err != nil {
+					pw.CloseWithError(err)
+					return
+				}
+			}
+		}
+	}()
+	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Body: pr}, nil
+}
+
+func writeEvent(w io.Writer, ev watch.Event) error {
+	var obj bytes.Buffer
+	gvks, _, err := kubeapi.Scheme.ObjectKinds(ev.Object)
+	if err != nil {
+		return fmt.Errorf("kind of %T: %w", ev.Object, err)
+	}
+	if err := codecs.LegacyCodec(gvks[0].GroupVersion()).Encode(ev.Object, &obj); err != nil {
+		return err
+	}
+	line, err := json.Marshal(metav1.WatchEvent{Type: string(ev.Type), Object: runtime.RawExtension{Raw: obj.Bytes()}})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(line, '\n'))
+	return err
 }
 
 func (t target) action(method, contentType string, body []byte) (k8stesting.Action, error) {
