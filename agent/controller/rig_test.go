@@ -24,6 +24,7 @@ import (
 	"github.com/edgeovn/edgeovn/agent/annotation"
 	"github.com/edgeovn/edgeovn/agent/config"
 	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/ipam"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
@@ -64,7 +65,7 @@ type rig struct {
 	ipam *ctltest.IPAM
 	rec  *ctltest.Recorder
 
-	pods, nodes, namespaces, subnetObjs cache.Indexer
+	pods, nodes cache.Indexer
 }
 
 var (
@@ -111,8 +112,6 @@ func newRig(t *testing.T, w world) *rig {
 	r.pods = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{
 		cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, byNodeIndex: podNodeName})
 	r.nodes = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	r.namespaces = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	r.subnetObjs = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	c := &Controller{
 		req: Request{Kube: r.kube.Client, Dynamic: r.dyn, Router: "ovn-cluster", Log: log,
 			Cluster:    config.Cluster{ClusterCIDR: rigClusterCIDR, ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.43.0.0/16")}},
@@ -124,8 +123,6 @@ func newRig(t *testing.T, w world) *rig {
 	c.queue = newPriorityQueue("pods", c.awaitsAllocation)
 	r.c = c
 	c.subnets = newSubnets(c)
-	c.subnets.nsList = corelisters.NewNamespaceLister(r.namespaces)
-	c.subnets.lister = cache.NewGenericLister(r.subnetObjs, kubeovn.SubnetResource.GroupResource())
 	t.Cleanup(func() {
 		c.queue.ShutDown()
 		c.nodeQueue.ShutDown()
@@ -137,16 +134,29 @@ func newRig(t *testing.T, w world) *rig {
 	if err := c.ensureTopology(ctx); err != nil {
 		t.Fatalf("ensure topology: %v", err)
 	}
-	for _, b := range c.subnets.builtins() {
-		if err := c.subnets.apply(ctx, b, c.subnets.configNetwork(b)); err != nil {
-			t.Fatalf("apply built-in subnet %s: %v", b.Name, err)
-		}
-	}
-	for _, sn := range w.subnets {
-		r.syncSubnet(sn.Name)
-	}
+	r.startSubnets()
 	r.seed(w)
 	return r
+}
+
+// startSubnets runs the Subnets' and Namespaces' informers on the fake API, as the term does,
+// and applies every Subnet once they have synced.
+func (r *rig) startSubnets() {
+	r.t.Helper()
+	f := kubeapi.NewInformers(r.kube.Client, kubeapi.InformerOptions{Transform: slim})
+	synced, err := r.c.subnets.register(f)
+	if err != nil {
+		r.t.Fatalf("register subnets: %v", err)
+	}
+	ctx, cancel := context.WithCancel(r.ctx)
+	f.Start(ctx)
+	r.t.Cleanup(func() { cancel(); f.Shutdown(); r.c.subnets.shutdown() })
+	if err := waitSynced(r.ctx, synced); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := r.c.subnets.applyAll(r.ctx); err != nil {
+		r.t.Fatalf("apply subnets: %v", err)
+	}
 }
 
 // seed writes what an earlier term left: pod ports in northbound, allocations in the IPAM.
@@ -188,18 +198,8 @@ func (r *rig) refresh() {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	nss, err := r.kube.Fake.CoreV1().Namespaces().List(r.ctx, metav1.ListOptions{})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	subnets, err := r.dyn.Resource(kubeovn.SubnetResource).List(r.ctx, metav1.ListOptions{})
-	if err != nil {
-		r.t.Fatal(err)
-	}
 	replace(r.t, r.pods, pods.Items)
 	replace(r.t, r.nodes, nodes.Items)
-	replace(r.t, r.namespaces, nss.Items)
-	replace(r.t, r.subnetObjs, subnets.Items)
 }
 
 func replace[T any](t *testing.T, idx cache.Indexer, items []T) {
@@ -253,16 +253,6 @@ func (r *rig) run(steps []step) []string {
 		r.refresh()
 	}
 	return errs
-}
-
-// syncSubnet runs the Subnet's sync, as its informer's event would.
-func (r *rig) syncSubnet(name string) {
-	r.t.Helper()
-	r.refresh()
-	if err := r.c.subnets.sync(r.ctx, name); err != nil {
-		r.t.Fatalf("sync subnet %s: %v", name, err)
-	}
-	r.refresh()
 }
 
 // podNetwork returns the pod's allocation as its annotations say, "" when it has none:

@@ -1,12 +1,17 @@
 package controller
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 )
@@ -63,9 +68,22 @@ func updateSubnetStep(name string, change func(*kubeovn.SubnetSpec)) step {
 		if _, err := r.dyn.Resource(kubeovn.SubnetResource).Update(r.ctx, nu, metav1.UpdateOptions{}); err != nil {
 			return err
 		}
-		r.refresh()
+		r.waitSubnetSpec(name, nu.Object["spec"])
 		return r.c.subnets.sync(r.ctx, name)
 	}}
+}
+
+// waitSubnetSpec waits until the Subnet informer's cache holds the spec: the update's event.
+func (r *rig) waitSubnetSpec(name string, spec any) {
+	r.t.Helper()
+	err := wait.PollUntilContextCancel(r.ctx, time.Millisecond, true, func(context.Context) (bool, error) {
+		obj, err := r.c.subnets.lister.Get(name)
+		u, ok := obj.(*unstructured.Unstructured)
+		return err == nil && ok && equality.Semantic.DeepEqual(u.Object["spec"], spec), nil
+	})
+	if err != nil {
+		r.t.Fatalf("subnet %s update never reached the informer: %v", name, err)
+	}
 }
 
 var (
