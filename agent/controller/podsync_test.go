@@ -8,6 +8,8 @@ import (
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
+
+	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
 )
 
 // after is the state a table case expects once its steps ran.
@@ -52,19 +54,19 @@ func (r *rig) check(want after, errs []string) {
 			r.t.Errorf("node %s annotated %q, want %q", name, got, w)
 		}
 	}
-	if d := diff(r.nbRows("lsp "), want.lsps); d != "" {
+	if d := ctltest.Diff(r.nbRows("lsp "), want.lsps); d != "" {
 		r.t.Errorf("northbound ports:%s", d)
 	}
-	if d := diff(r.ipamRows("alloc "), want.allocs); d != "" {
+	if d := ctltest.Diff(r.ipamRows("alloc "), want.allocs); d != "" {
 		r.t.Errorf("ipam allocations:%s", d)
 	}
-	r.checkNBHas(want.nbHas)
+	r.nb.CheckHas(r.t, want.nbHas)
 	if want.released != nil {
-		if d := diff(r.ipamRows("released "), want.released); d != "" {
+		if d := ctltest.Diff(r.ipamRows("released "), want.released); d != "" {
 			r.t.Errorf("ipam released:%s", d)
 		}
 	}
-	r.checkEvents(want.events)
+	r.rec.Check(r.t, want.events)
 }
 
 func pinned(ip string) map[string]string { return map[string]string{annotation.IPAddress: ip} }

@@ -296,31 +296,13 @@ func networkText(a map[string]string) string {
 // nbRows are the northbound rows whose lines start with one of prefixes.
 func (r *rig) nbRows(prefixes ...string) []string {
 	r.t.Helper()
-	var out []string
-	for _, l := range r.nb.Rows(r.t) {
-		for _, p := range prefixes {
-			if strings.HasPrefix(l, p) {
-				out = append(out, l)
-				break
-			}
-		}
-	}
-	return out
+	return ctltest.WithPrefix(r.nb.Rows(r.t), prefixes...)
 }
 
 // ipamRows are the IPAM database's rows whose lines start with one of prefixes.
 func (r *rig) ipamRows(prefixes ...string) []string {
 	r.t.Helper()
-	var out []string
-	for _, l := range r.ipam.Rows(r.ctx, r.t) {
-		for _, p := range prefixes {
-			if strings.HasPrefix(l, p) {
-				out = append(out, l)
-				break
-			}
-		}
-	}
-	return out
+	return ctltest.WithPrefix(r.ipam.Rows(r.ctx, r.t), prefixes...)
 }
 
 // pod builds a pod scheduled on node n1, created at second sec of the test's clock (older
@@ -369,47 +351,4 @@ func (r *rig) subnetConditions(name string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// checkNBHas fails the test for each of want's rows that northbound lacks.
-func (r *rig) checkNBHas(want []string) {
-	r.t.Helper()
-	rows := r.nb.Rows(r.t)
-	for _, w := range want {
-		if !slices.Contains(rows, w) {
-			r.t.Errorf("northbound lacks %q: %q", w, rows)
-		}
-	}
-}
-
-// checkEvents fails the test unless the Events recorded are as many as want and each
-// contains its entry of want.
-func (r *rig) checkEvents(want []string) {
-	r.t.Helper()
-	got := r.rec.Events()
-	if len(got) != len(want) {
-		r.t.Errorf("events %q, want %d matching %q", got, len(want), want)
-		return
-	}
-	for i, w := range want {
-		if !strings.Contains(got[i], w) {
-			r.t.Errorf("event %d %q, want it to contain %q", i, got[i], w)
-		}
-	}
-}
-
-// diff reports the lines of want missing from got and of got not in want.
-func diff(got, want []string) string {
-	var b strings.Builder
-	for _, w := range want {
-		if !slices.Contains(got, w) {
-			b.WriteString("\n  missing: " + w)
-		}
-	}
-	for _, g := range got {
-		if !slices.Contains(want, g) {
-			b.WriteString("\n  unexpected: " + g)
-		}
-	}
-	return b.String()
 }

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
+
+	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
 )
 
 // subnetAfter is what a Subnet case expects once its steps ran.
@@ -34,18 +36,18 @@ func (r *rig) checkSubnets(want subnetAfter) {
 	r.t.Helper()
 	for name, w := range want.conds {
 		got := slices.DeleteFunc(r.subnetConditions(name), func(c string) bool { return strings.HasPrefix(c, kubeovn.ConditionUnsupported) })
-		if d := diff(got, w); d != "" {
+		if d := ctltest.Diff(got, w); d != "" {
 			r.t.Errorf("subnet %s conditions:%s", name, d)
 		}
 	}
-	if d := diff(r.nbRows("switch "), want.switches); d != "" {
+	if d := ctltest.Diff(r.nbRows("switch "), want.switches); d != "" {
 		r.t.Errorf("northbound switches:%s", d)
 	}
-	if d := diff(r.ipamRows("subnet "), want.ipamSubnets); d != "" {
+	if d := ctltest.Diff(r.ipamRows("subnet "), want.ipamSubnets); d != "" {
 		r.t.Errorf("ipam subnets:%s", d)
 	}
-	r.checkNBHas(want.nbHas)
-	r.checkEvents(want.events)
+	r.nb.CheckHas(r.t, want.nbHas)
+	r.rec.Check(r.t, want.events)
 }
 
 // updateSubnetStep changes a Subnet's spec in the API and syncs it, as its informer's update
