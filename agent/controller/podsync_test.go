@@ -6,10 +6,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
 	"github.com/edgeovn/edgeovn/agent/annotation"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
-
-	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
 )
 
 // after is the state a table case expects once its steps ran.

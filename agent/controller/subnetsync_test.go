@@ -13,9 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/edgeovn/edgeovn/agent/kubeovn"
-
 	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
 )
 
 // subnetAfter is what a Subnet case expects once its steps ran.
