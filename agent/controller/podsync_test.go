@@ -6,8 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
 	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 )
 
