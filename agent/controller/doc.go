@@ -46,7 +46,7 @@
 // a node that sees the annotation can bind the port. A completed pod (Succeeded, Failed) holds
 // nothing: its annotations are not a claim, its port is removed and its address released. Pods are processed by key through a rate
 // limited work queue; one key is never processed by two workers at once. The queue hands out
-// the pods that await their allocation before every other key (queue.go): a new pod waits
+// the pods that await their allocation before every other key (package queue): a new pod waits
 // behind other new pods only, never behind the re-syncs of allocated pods that a restart's
 // initial lists, or a burst's own annotation updates, queue first.
 package controller
