@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -24,6 +23,7 @@ import (
 	"github.com/edgeovn/edgeovn/agent/annotation"
 	"github.com/edgeovn/edgeovn/agent/config"
 	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
+	"github.com/edgeovn/edgeovn/agent/controller/queue"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/ipam"
@@ -118,17 +118,15 @@ func newRig(t *testing.T, w world) *rig {
 			Controller: config.Controller{ClusterGateway: netip.MustParseAddr("10.42.0.1"), JoinCIDR: rigJoinCIDR, Workers: 1}},
 		log: log, ipam: r.ipam.IPAM, nb: r.nb.Client, events: r.rec,
 		pods: corelisters.NewPodLister(r.pods), nodes: corelisters.NewNodeLister(r.nodes), podsByNode: r.pods,
-		nodeQueue: newQueue("nodes"), stsQueue: newQueue("statefulsets"), phases: newTermPhases(),
+		nodeQueue: queue.New("nodes"), stsQueue: queue.New("statefulsets"), phases: newTermPhases(),
 	}
-	c.queue = newPriorityQueue("pods", c.awaitsAllocation)
+	c.queue = queue.NewPriority("pods", c.awaitsAllocation)
 	r.c = c
-	c.subnets = newSubnets(c)
+	c.subnets = c.newSubnets()
 	t.Cleanup(func() {
 		c.queue.ShutDown()
 		c.nodeQueue.ShutDown()
 		c.stsQueue.ShutDown()
-		c.subnets.queue.ShutDown()
-		c.subnets.nsQ.ShutDown()
 	})
 	r.refresh()
 	if err := c.ensureTopology(ctx); err != nil {
@@ -144,17 +142,17 @@ func newRig(t *testing.T, w world) *rig {
 func (r *rig) startSubnets() {
 	r.t.Helper()
 	f := kubeapi.NewInformers(r.kube.Client, kubeapi.InformerOptions{Transform: slim})
-	synced, err := r.c.subnets.register(f)
+	synced, err := r.c.subnets.Register(f)
 	if err != nil {
 		r.t.Fatalf("register subnets: %v", err)
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
 	f.Start(ctx)
-	r.t.Cleanup(func() { cancel(); f.Shutdown(); r.c.subnets.shutdown() })
+	r.t.Cleanup(func() { cancel(); f.Shutdown(); r.c.subnets.Shutdown() })
 	if err := waitSynced(r.ctx, synced); err != nil {
 		r.t.Fatal(err)
 	}
-	if err := r.c.subnets.applyAll(r.ctx); err != nil {
+	if err := r.c.subnets.ApplyAll(r.ctx); err != nil {
 		r.t.Fatalf("apply subnets: %v", err)
 	}
 }
@@ -320,7 +318,7 @@ func pod(key string, sec int, annotations map[string]string) *corev1.Pod {
 // allocatedOn is the annotations edgeovn writes for ip on the default subnet.
 func allocatedOn(ip string) map[string]string {
 	a := netip.MustParseAddr(ip)
-	return annotation.Encode(annotation.Network{Switch: DefaultSubnet, IPs: []netip.Addr{a}, MAC: macOf(a),
+	return annotation.Encode(annotation.Network{Switch: kubeovn.DefaultSubnet, IPs: []netip.Addr{a}, MAC: macOf(a),
 		CIDRs: []netip.Prefix{rigClusterCIDR}, Gateways: []netip.Addr{netip.MustParseAddr("10.42.0.1")}})
 }
 
@@ -334,21 +332,4 @@ func node(name, ip string, annotations map[string]string) *corev1.Node {
 func subnetObj(name string, spec kubeovn.SubnetSpec) *kubeovn.Subnet {
 	return &kubeovn.Subnet{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-subnet-" + name),
 		CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}, Spec: spec}
-}
-
-// subnetStatus returns the Subnet's conditions as "TYPE=STATUS REASON", sorted.
-func (r *rig) subnetConditions(name string) []string {
-	r.t.Helper()
-	u, err := r.dyn.Resource(kubeovn.SubnetResource).Get(r.ctx, name, metav1.GetOptions{})
-	if err != nil {
-		r.t.Fatalf("get subnet %s: %v", name, err)
-	}
-	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	var out []string
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		out = append(out, m["type"].(string)+"="+m["status"].(string)+" "+m["reason"].(string))
-	}
-	slices.Sort(out)
-	return out
 }

@@ -1,17 +1,11 @@
-package controller
+package subnets
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
@@ -31,60 +25,22 @@ type subnetAfter struct {
 	events []string
 }
 
-func (r *rig) checkSubnets(want subnetAfter) {
+func (r *rig) check(want subnetAfter) {
 	r.t.Helper()
 	for name, w := range want.conds {
-		got := slices.DeleteFunc(r.subnetConditions(name), func(c string) bool { return strings.HasPrefix(c, kubeovn.ConditionUnsupported) })
+		got := slices.DeleteFunc(r.conditions(name), func(c string) bool { return strings.HasPrefix(c, kubeovn.ConditionUnsupported) })
 		if d := ctltest.Diff(got, w); d != "" {
 			r.t.Errorf("subnet %s conditions:%s", name, d)
 		}
 	}
-	if d := ctltest.Diff(r.nbRows("switch "), want.switches); d != "" {
+	if d := ctltest.Diff(ctltest.WithPrefix(r.nb.Rows(r.t), "switch "), want.switches); d != "" {
 		r.t.Errorf("northbound switches:%s", d)
 	}
-	if d := ctltest.Diff(r.ipamRows("subnet "), want.ipamSubnets); d != "" {
+	if d := ctltest.Diff(ctltest.WithPrefix(r.ipam.Rows(r.ctx, r.t), "subnet "), want.ipamSubnets); d != "" {
 		r.t.Errorf("ipam subnets:%s", d)
 	}
 	r.nb.CheckHas(r.t, want.nbHas)
 	r.rec.Check(r.t, want.events)
-}
-
-// updateSubnetStep changes a Subnet's spec in the API and syncs it, as its informer's update
-// event would.
-func updateSubnetStep(name string, change func(*kubeovn.SubnetSpec)) step {
-	return step{"update subnet " + name, func(r *rig) error {
-		u, err := r.dyn.Resource(kubeovn.SubnetResource).Get(r.ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		sn, err := kubeovn.FromUnstructured(u)
-		if err != nil {
-			return err
-		}
-		change(&sn.Spec)
-		nu, err := kubeovn.ToUnstructured(sn)
-		if err != nil {
-			return err
-		}
-		if _, err := r.dyn.Resource(kubeovn.SubnetResource).Update(r.ctx, nu, metav1.UpdateOptions{}); err != nil {
-			return err
-		}
-		r.waitSubnetSpec(name, nu.Object["spec"])
-		return r.c.subnets.sync(r.ctx, name)
-	}}
-}
-
-// waitSubnetSpec waits until the Subnet informer's cache holds the spec: the update's event.
-func (r *rig) waitSubnetSpec(name string, spec any) {
-	r.t.Helper()
-	err := wait.PollUntilContextCancel(r.ctx, time.Millisecond, true, func(context.Context) (bool, error) {
-		obj, err := r.c.subnets.lister.Get(name)
-		u, ok := obj.(*unstructured.Unstructured)
-		return err == nil && ok && equality.Semantic.DeepEqual(u.Object["spec"], spec), nil
-	})
-	if err != nil {
-		r.t.Fatalf("subnet %s update never reached the informer: %v", name, err)
-	}
 }
 
 var (
@@ -148,7 +104,7 @@ func TestSubnetValidateApply(t *testing.T) {
 		},
 	}, {
 		name: "a Subnet holding a Node's address is refused",
-		before: world{nodes: []*corev1.Node{node("n1", "192.168.1.1", nil)},
+		before: world{nodes: []*corev1.Node{node("n1", "192.168.1.1")},
 			subnets: []*kubeovn.Subnet{subnetObj("lan", spec("192.168.1.0/24", "192.168.1.254"))}},
 		want: subnetAfter{
 			conds:       map[string][]string{"lan": refusedConds("CIDRReserved")},
@@ -158,8 +114,8 @@ func TestSubnetValidateApply(t *testing.T) {
 		},
 	}, {
 		name:   "a changed cidrBlock is refused; the applied CIDR, switch and pod stay",
-		before: world{subnets: []*kubeovn.Subnet{subnetObj("blue", spec("10.50.0.0/24", "10.50.0.1"))}, pods: []*corev1.Pod{pod("default/a", 1, map[string]string{"ovn.kubernetes.io/logical_switch": "blue"})}},
-		steps: []step{syncPodStep("default/a"), updateSubnetStep("blue", func(s *kubeovn.SubnetSpec) {
+		before: world{subnets: []*kubeovn.Subnet{subnetObj("blue", spec("10.50.0.0/24", "10.50.0.1"))}, holds: []hold{{"blue", "default/a", "10.50.0.2"}}},
+		steps: []step{updateStep("blue", func(s *kubeovn.SubnetSpec) {
 			s.CIDRBlock, s.Gateway = "10.51.0.0/24", "10.51.0.1"
 		})},
 		want: subnetAfter{
@@ -175,7 +131,7 @@ func TestSubnetValidateApply(t *testing.T) {
 		name: "a bad allowSubnets entry on a private Subnet is refused; its isolation as applied stays",
 		before: world{subnets: []*kubeovn.Subnet{subnetObj("sec", kubeovn.SubnetSpec{Protocol: kubeovn.ProtocolIPv4,
 			CIDRBlock: "10.50.0.0/24", Gateway: "10.50.0.1", Private: true})}},
-		steps: []step{updateSubnetStep("sec", func(s *kubeovn.SubnetSpec) { s.AllowSubnets = []string{"10.60.0.0/99"} })},
+		steps: []step{updateStep("sec", func(s *kubeovn.SubnetSpec) { s.AllowSubnets = []string{"10.60.0.0/99"} })},
 		want: subnetAfter{
 			conds:       map[string][]string{"sec": {"Ready=True LogicalSwitchReady", "Validated=False InvalidSpec", "Error=True InvalidSpec"}},
 			switches:    []string{"switch join", "switch ovn-default", "switch sec"},
@@ -188,12 +144,12 @@ func TestSubnetValidateApply(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := newRig(t, tt.before)
-			for i, err := range r.run(tt.steps) {
-				if err != "" {
-					t.Errorf("step %s: %s", tt.steps[i].name, err)
+			for _, s := range tt.steps {
+				if err := s.do(r); err != nil {
+					t.Errorf("%s: %v", s.name, err)
 				}
 			}
-			r.checkSubnets(tt.want)
+			r.check(tt.want)
 		})
 	}
 }

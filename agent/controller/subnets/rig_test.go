@@ -1,0 +1,208 @@
+package subnets
+
+import (
+	"context"
+	"log/slog"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
+	"github.com/edgeovn/edgeovn/ipam"
+	"github.com/edgeovn/edgeovn/ovn/northbound"
+)
+
+// The rig runs the Subnets' syncs one at a time on real parts below e2e (package ctltest): a
+// real northbound ovsdb-server holding the cluster router, the SQLite IPAM, the fake API for
+// the Nodes and Namespaces and a dynamic fake for the Subnets. Their informers run as in a
+// term; a step that changes a Subnet waits until its informer has the change, then syncs it,
+// so each sync sees one known state and nothing else runs on its own.
+
+// world is the state before the term.
+type world struct {
+	nodes   []*corev1.Node
+	subnets []*kubeovn.Subnet
+	// holds are addresses pods hold from an earlier term ("SUBNET POD IP").
+	holds []hold
+}
+
+type hold struct{ subnet, pod, ip string }
+
+type rig struct {
+	t    *testing.T
+	ctx  context.Context
+	s    *Controller
+	dyn  *dynamicfake.FakeDynamicClient
+	nb   *ctltest.NB
+	ipam *ctltest.IPAM
+	rec  *ctltest.Recorder
+}
+
+var (
+	rigClusterCIDR = netip.MustParsePrefix("10.42.0.0/16")
+	rigJoinCIDR    = netip.MustParsePrefix("100.64.0.0/16")
+)
+
+// newRig starts a term's Subnets as the controller does: the cluster router in northbound and
+// the join subnet in the IPAM (the core's topology), then the informers, then every Subnet
+// applied; the pods' holds from an earlier term are written after.
+func newRig(t *testing.T, w world) *rig {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	r := &rig{t: t, ctx: ctx, rec: &ctltest.Recorder{}}
+	r.nb = ctltest.StartNB(ctx, t, log)
+	r.ipam = ctltest.OpenIPAM(ctx, t, log)
+	objs := []runtime.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}}
+	for _, n := range w.nodes {
+		objs = append(objs, n)
+	}
+	kube := ctltest.NewKube(t, objs...)
+	var subnetObjs []runtime.Object
+	for _, sn := range w.subnets {
+		u, err := kubeovn.ToUnstructured(sn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subnetObjs = append(subnetObjs, u)
+	}
+	r.dyn = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{kubeovn.SubnetResource: "SubnetList"}, subnetObjs...)
+	joinGW := rigJoinCIDR.Addr().Next()
+	if err := r.nb.Client.EnsureCluster(ctx, northbound.ClusterSpec{Router: "ovn-cluster", JoinSwitch: kubeovn.JoinSubnet,
+		JoinCIDR: rigJoinCIDR, JoinGateway: joinGW}); err != nil {
+		t.Fatalf("ensure cluster router: %v", err)
+	}
+	if err := r.ipam.EnsureSubnet(ctx, ipam.Subnet{Name: kubeovn.JoinSubnet, CIDRs: []netip.Prefix{rigJoinCIDR},
+		Gateways: []netip.Addr{joinGW}}); err != nil {
+		t.Fatalf("ensure ipam subnet join: %v", err)
+	}
+	f := kubeapi.NewInformers(kube.Client, kubeapi.InformerOptions{})
+	pods, nodes := f.Pods(), f.Nodes()
+	r.s = New(Request{Kube: kube.Client, Dynamic: r.dyn, NB: r.nb.Client, IPAM: r.ipam.IPAM, Events: r.rec, Log: log,
+		Pods: pods.Lister(), Nodes: nodes.Lister(), ClusterCIDR: rigClusterCIDR, ClusterGateway: netip.MustParseAddr("10.42.0.1"),
+		JoinCIDR: rigJoinCIDR, ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.43.0.0/16")}, Router: "ovn-cluster",
+		EnqueueUnallocated: func() {}})
+	synced, err := r.s.Register(f)
+	if err != nil {
+		t.Fatalf("register: %v", err)
+	}
+	ictx, stop := context.WithCancel(ctx)
+	f.Start(ictx)
+	t.Cleanup(func() { stop(); f.Shutdown(); r.s.Shutdown() })
+	synced = append(synced, pods.Informer().HasSynced, nodes.Informer().HasSynced)
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		t.Fatal("informers never synced")
+	}
+	if err := r.s.ApplyAll(ctx); err != nil {
+		t.Fatalf("apply subnets: %v", err)
+	}
+	for _, h := range w.holds {
+		r.hold(h)
+	}
+	return r
+}
+
+// hold gives a pod an address and its port, as the core does for a pod of the subnet.
+func (r *rig) hold(h hold) {
+	r.t.Helper()
+	a, err := r.ipam.Allocate(r.ctx, ipam.Request{Subnet: h.subnet, Owner: ipam.Owner{Pod: h.pod, Interface: "eth0"},
+		IPs: []netip.Addr{netip.MustParseAddr(h.ip)}})
+	if err != nil {
+		r.t.Fatalf("hold %v: %v", h, err)
+	}
+	ns, name, _ := strings.Cut(h.pod, "/")
+	if err := r.nb.Client.EnsurePodPort(r.ctx, northbound.PodPortSpec{Switch: h.subnet, Name: annotation.PortName(ns, name), MAC: a.MAC,
+		IPs: a.IPs, Owner: h.pod}); err != nil {
+		r.t.Fatalf("port of %v: %v", h, err)
+	}
+}
+
+// step is a change in the API followed by the Subnet's sync, as its informer's event would.
+type step struct {
+	name string
+	do   func(r *rig) error
+}
+
+// updateStep changes a Subnet's spec and syncs it once its informer has the change.
+func updateStep(name string, change func(*kubeovn.SubnetSpec)) step {
+	return step{"update subnet " + name, func(r *rig) error {
+		u, err := r.dyn.Resource(kubeovn.SubnetResource).Get(r.ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		sn, err := kubeovn.FromUnstructured(u)
+		if err != nil {
+			return err
+		}
+		change(&sn.Spec)
+		nu, err := kubeovn.ToUnstructured(sn)
+		if err != nil {
+			return err
+		}
+		if _, err := r.dyn.Resource(kubeovn.SubnetResource).Update(r.ctx, nu, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+		r.waitSpec(name, nu.Object["spec"])
+		return r.s.sync(r.ctx, name)
+	}}
+}
+
+// waitSpec waits until the Subnet informer's cache holds the spec: the update's event.
+func (r *rig) waitSpec(name string, spec any) {
+	r.t.Helper()
+	err := wait.PollUntilContextCancel(r.ctx, time.Millisecond, true, func(context.Context) (bool, error) {
+		obj, err := r.s.lister.Get(name)
+		u, ok := obj.(*unstructured.Unstructured)
+		return err == nil && ok && equality.Semantic.DeepEqual(u.Object["spec"], spec), nil
+	})
+	if err != nil {
+		r.t.Fatalf("subnet %s update never reached the informer: %v", name, err)
+	}
+}
+
+// conditions returns the Subnet's conditions as "TYPE=STATUS REASON", sorted.
+func (r *rig) conditions(name string) []string {
+	r.t.Helper()
+	u, err := r.dyn.Resource(kubeovn.SubnetResource).Get(r.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		r.t.Fatalf("get subnet %s: %v", name, err)
+	}
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	var out []string
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		out = append(out, m["type"].(string)+"="+m["status"].(string)+" "+m["reason"].(string))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// subnetObj is a Subnet object as a person would create it.
+func subnetObj(name string, spec kubeovn.SubnetSpec) *kubeovn.Subnet {
+	return &kubeovn.Subnet{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-subnet-" + name),
+		CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}, Spec: spec}
+}
+
+// node is a node with an InternalIP.
+func node(name, ip string) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}}}}
+}
