@@ -6,13 +6,15 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
 )
 
 // TestNodeDeletion: a deleted node's join port, join address, address set and router
 // policies go (the other node's stay), whether the controller sees the deletion (syncNode) or
 // it happened while no controller ran (the next term's reconcile).
 func TestNodeDeletion(t *testing.T) {
-	twoNodes := world{nodes: []*corev1.Node{node("n1", "192.168.1.1", nil), node("n2", "192.168.1.2", nil)},
+	twoNodes := world{nodes: []*corev1.Node{ctltest.Node("n1", "192.168.1.1"), ctltest.Node("n2", "192.168.1.2")},
 		pods: []*corev1.Pod{pod("default/a", 1, nil)}}
 	setup := []step{syncPodStep("default/a"), syncNodeStep("n1"), syncNodeStep("n2")}
 	n2Left := after{

@@ -78,7 +78,7 @@ func completedPod(p *corev1.Pod) *corev1.Pod {
 // TestSyncPod runs syncPod on a term whose topology and Subnets are applied: {pods, Subnets,
 // northbound and IPAM rows before} -> {annotations, ports, IPAM rows, Events after}.
 func TestSyncPod(t *testing.T) {
-	private := subnetObj("secure", kubeovn.SubnetSpec{Protocol: kubeovn.ProtocolIPv4, CIDRBlock: "10.50.0.0/24",
+	private := ctltest.Subnet("secure", kubeovn.SubnetSpec{Protocol: kubeovn.ProtocolIPv4, CIDRBlock: "10.50.0.0/24",
 		Gateway: "10.50.0.1", Namespaces: []string{"sec"}, Private: true})
 	tests := []struct {
 		name   string

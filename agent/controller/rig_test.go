@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"log/slog"
 	"net"
 	"net/netip"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -68,22 +66,14 @@ type rig struct {
 	pods, nodes cache.Indexer
 }
 
-var (
-	rigClusterCIDR = netip.MustParsePrefix("10.42.0.0/16")
-	rigJoinCIDR    = netip.MustParsePrefix("100.64.0.0/16")
-)
-
 // newRig starts the term as Run does up to the pods' reconcile: the topology and the built-in
 // and the world's Subnets applied. The earlier term's rows are written first when the world
 // has any (their switches are the topology's).
 func newRig(t *testing.T, w world) *rig {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	r := &rig{t: t, ctx: ctx, rec: &ctltest.Recorder{}}
-	r.nb = ctltest.StartNB(ctx, t, log)
-	r.ipam = ctltest.OpenIPAM(ctx, t, log)
+	p := ctltest.Start(t)
+	ctx, log := p.Ctx, p.Log
+	r := &rig{t: t, ctx: ctx, nb: p.NB, ipam: p.IPAM, rec: p.Events}
 	var objs []runtime.Object
 	nss := slices.Clone(w.namespaces)
 	for _, p := range w.pods {
@@ -98,24 +88,15 @@ func newRig(t *testing.T, w world) *rig {
 		objs = append(objs, n)
 	}
 	r.kube = ctltest.NewKube(t, objs...)
-	var subnetObjs []runtime.Object
-	for _, sn := range w.subnets {
-		u, err := kubeovn.ToUnstructured(sn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		subnetObjs = append(subnetObjs, u)
-	}
-	r.dyn = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{kubeovn.SubnetResource: "SubnetList"}, subnetObjs...)
+	r.dyn = ctltest.NewSubnetClient(t, w.subnets...)
 
 	r.pods = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{
 		cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, byNodeIndex: podNodeName})
 	r.nodes = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	c := &Controller{
-		req: Request{Kube: r.kube.Client, Dynamic: r.dyn, Router: "ovn-cluster", Log: log,
-			Cluster:    config.Cluster{ClusterCIDR: rigClusterCIDR, ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.43.0.0/16")}},
-			Controller: config.Controller{ClusterGateway: netip.MustParseAddr("10.42.0.1"), JoinCIDR: rigJoinCIDR, Workers: 1}},
+		req: Request{Kube: r.kube.Client, Dynamic: r.dyn, Router: ctltest.Router, Log: log,
+			Cluster:    config.Cluster{ClusterCIDR: ctltest.ClusterCIDR, ServiceCIDRs: []netip.Prefix{ctltest.ServiceCIDR}},
+			Controller: config.Controller{ClusterGateway: ctltest.ClusterGateway, JoinCIDR: ctltest.JoinCIDR, Workers: 1}},
 		log: log, ipam: r.ipam.IPAM, nb: r.nb.Client, events: r.rec,
 		pods: corelisters.NewPodLister(r.pods), nodes: corelisters.NewNodeLister(r.nodes), podsByNode: r.pods,
 		nodeQueue: queue.New("nodes"), stsQueue: queue.New("statefulsets"), phases: newTermPhases(),
@@ -319,17 +300,5 @@ func pod(key string, sec int, annotations map[string]string) *corev1.Pod {
 func allocatedOn(ip string) map[string]string {
 	a := netip.MustParseAddr(ip)
 	return annotation.Encode(annotation.Network{Switch: kubeovn.DefaultSubnet, IPs: []netip.Addr{a}, MAC: macOf(a),
-		CIDRs: []netip.Prefix{rigClusterCIDR}, Gateways: []netip.Addr{netip.MustParseAddr("10.42.0.1")}})
-}
-
-// node builds a node with an InternalIP.
-func node(name, ip string, annotations map[string]string) *corev1.Node {
-	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-node-" + name), Annotations: annotations},
-		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}}}}
-}
-
-// subnetObj is a Subnet object as a person would create it.
-func subnetObj(name string, spec kubeovn.SubnetSpec) *kubeovn.Subnet {
-	return &kubeovn.Subnet{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-subnet-" + name),
-		CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}, Spec: spec}
+		CIDRs: []netip.Prefix{ctltest.ClusterCIDR}, Gateways: []netip.Addr{ctltest.ClusterGateway}})
 }

@@ -2,7 +2,6 @@ package subnets
 
 import (
 	"context"
-	"log/slog"
 	"net/netip"
 	"slices"
 	"strings"
@@ -14,8 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/tools/cache"
@@ -54,51 +51,34 @@ type rig struct {
 	rec  *ctltest.Recorder
 }
 
-var (
-	rigClusterCIDR = netip.MustParsePrefix("10.42.0.0/16")
-	rigJoinCIDR    = netip.MustParsePrefix("100.64.0.0/16")
-)
-
 // newRig starts a term's Subnets as the controller does: the cluster router in northbound and
 // the join subnet in the IPAM (the core's topology), then the informers, then every Subnet
 // applied; the pods' holds from an earlier term are written after.
 func newRig(t *testing.T, w world) *rig {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	r := &rig{t: t, ctx: ctx, rec: &ctltest.Recorder{}}
-	r.nb = ctltest.StartNB(ctx, t, log)
-	r.ipam = ctltest.OpenIPAM(ctx, t, log)
+	p := ctltest.Start(t)
+	ctx, log := p.Ctx, p.Log
+	r := &rig{t: t, ctx: ctx, nb: p.NB, ipam: p.IPAM, rec: p.Events}
 	objs := []runtime.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}}
 	for _, n := range w.nodes {
 		objs = append(objs, n)
 	}
 	kube := ctltest.NewKube(t, objs...)
-	var subnetObjs []runtime.Object
-	for _, sn := range w.subnets {
-		u, err := kubeovn.ToUnstructured(sn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		subnetObjs = append(subnetObjs, u)
-	}
-	r.dyn = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{kubeovn.SubnetResource: "SubnetList"}, subnetObjs...)
-	joinGW := rigJoinCIDR.Addr().Next()
-	if err := r.nb.Client.EnsureCluster(ctx, northbound.ClusterSpec{Router: "ovn-cluster", JoinSwitch: kubeovn.JoinSubnet,
-		JoinCIDR: rigJoinCIDR, JoinGateway: joinGW}); err != nil {
+	r.dyn = ctltest.NewSubnetClient(t, w.subnets...)
+	joinGW := ctltest.JoinCIDR.Addr().Next()
+	if err := r.nb.Client.EnsureCluster(ctx, northbound.ClusterSpec{Router: ctltest.Router, JoinSwitch: kubeovn.JoinSubnet,
+		JoinCIDR: ctltest.JoinCIDR, JoinGateway: joinGW}); err != nil {
 		t.Fatalf("ensure cluster router: %v", err)
 	}
-	if err := r.ipam.EnsureSubnet(ctx, ipam.Subnet{Name: kubeovn.JoinSubnet, CIDRs: []netip.Prefix{rigJoinCIDR},
+	if err := r.ipam.EnsureSubnet(ctx, ipam.Subnet{Name: kubeovn.JoinSubnet, CIDRs: []netip.Prefix{ctltest.JoinCIDR},
 		Gateways: []netip.Addr{joinGW}}); err != nil {
 		t.Fatalf("ensure ipam subnet join: %v", err)
 	}
 	f := kubeapi.NewInformers(kube.Client, kubeapi.InformerOptions{})
 	pods, nodes := f.Pods(), f.Nodes()
 	r.s = New(Request{Kube: kube.Client, Dynamic: r.dyn, NB: r.nb.Client, IPAM: r.ipam.IPAM, Events: r.rec, Log: log,
-		Pods: pods.Lister(), Nodes: nodes.Lister(), ClusterCIDR: rigClusterCIDR, ClusterGateway: netip.MustParseAddr("10.42.0.1"),
-		JoinCIDR: rigJoinCIDR, ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.43.0.0/16")}, Router: "ovn-cluster",
+		Pods: pods.Lister(), Nodes: nodes.Lister(), ClusterCIDR: ctltest.ClusterCIDR, ClusterGateway: ctltest.ClusterGateway,
+		JoinCIDR: ctltest.JoinCIDR, ServiceCIDRs: []netip.Prefix{ctltest.ServiceCIDR}, Router: ctltest.Router,
 		EnqueueUnallocated: func() {}})
 	synced, err := r.s.Register(f)
 	if err != nil {
@@ -193,16 +173,4 @@ func (r *rig) conditions(name string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// subnetObj is a Subnet object as a person would create it.
-func subnetObj(name string, spec kubeovn.SubnetSpec) *kubeovn.Subnet {
-	return &kubeovn.Subnet{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-subnet-" + name),
-		CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}, Spec: spec}
-}
-
-// node is a node with an InternalIP.
-func node(name, ip string) *corev1.Node {
-	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}}}}
 }

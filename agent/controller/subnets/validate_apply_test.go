@@ -67,7 +67,7 @@ func TestSubnetValidateApply(t *testing.T) {
 		want   subnetAfter
 	}{{
 		name:   "a valid Subnet is applied: IPAM subnet, switch, allow policy; Ready",
-		before: world{subnets: []*kubeovn.Subnet{subnetObj("blue", spec("10.50.0.0/24", "10.50.0.1"))}},
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("blue", spec("10.50.0.0/24", "10.50.0.1"))}},
 		want: subnetAfter{
 			conds:       map[string][]string{"blue": appliedConds},
 			switches:    []string{"switch join", "switch ovn-default", "switch blue"},
@@ -76,7 +76,7 @@ func TestSubnetValidateApply(t *testing.T) {
 		},
 	}, {
 		name:   "a cidrBlock that does not parse is refused with an Event and its status",
-		before: world{subnets: []*kubeovn.Subnet{subnetObj("bad", spec("10.50.0.0/33", ""))}},
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("bad", spec("10.50.0.0/33", ""))}},
 		want: subnetAfter{
 			conds:       map[string][]string{"bad": refusedConds("InvalidSpec")},
 			switches:    []string{"switch join", "switch ovn-default"},
@@ -85,8 +85,8 @@ func TestSubnetValidateApply(t *testing.T) {
 		},
 	}, {
 		name: "a Subnet overlapping one applied before is refused; the first keeps its CIDR",
-		before: world{subnets: []*kubeovn.Subnet{subnetObj("blue", spec("10.50.0.0/24", "10.50.0.1")),
-			subnetObj("green", spec("10.50.0.128/25", "10.50.0.129"))}},
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("blue", spec("10.50.0.0/24", "10.50.0.1")),
+			ctltest.Subnet("green", spec("10.50.0.128/25", "10.50.0.129"))}},
 		want: subnetAfter{
 			conds:       map[string][]string{"blue": appliedConds, "green": refusedConds("CIDROverlap")},
 			switches:    []string{"switch join", "switch ovn-default", "switch blue"},
@@ -95,7 +95,7 @@ func TestSubnetValidateApply(t *testing.T) {
 		},
 	}, {
 		name:   "a Subnet overlapping ovn-default is refused",
-		before: world{subnets: []*kubeovn.Subnet{subnetObj("inside", spec("10.42.9.0/24", "10.42.9.1"))}},
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("inside", spec("10.42.9.0/24", "10.42.9.1"))}},
 		want: subnetAfter{
 			conds:       map[string][]string{"inside": refusedConds("CIDROverlap")},
 			switches:    []string{"switch join", "switch ovn-default"},
@@ -104,8 +104,8 @@ func TestSubnetValidateApply(t *testing.T) {
 		},
 	}, {
 		name: "a Subnet holding a Node's address is refused",
-		before: world{nodes: []*corev1.Node{node("n1", "192.168.1.1")},
-			subnets: []*kubeovn.Subnet{subnetObj("lan", spec("192.168.1.0/24", "192.168.1.254"))}},
+		before: world{nodes: []*corev1.Node{ctltest.Node("n1", "192.168.1.1")},
+			subnets: []*kubeovn.Subnet{ctltest.Subnet("lan", spec("192.168.1.0/24", "192.168.1.254"))}},
 		want: subnetAfter{
 			conds:       map[string][]string{"lan": refusedConds("CIDRReserved")},
 			switches:    []string{"switch join", "switch ovn-default"},
@@ -114,7 +114,7 @@ func TestSubnetValidateApply(t *testing.T) {
 		},
 	}, {
 		name:   "a changed cidrBlock is refused; the applied CIDR, switch and pod stay",
-		before: world{subnets: []*kubeovn.Subnet{subnetObj("blue", spec("10.50.0.0/24", "10.50.0.1"))}, holds: []hold{{"blue", "default/a", "10.50.0.2"}}},
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("blue", spec("10.50.0.0/24", "10.50.0.1"))}, holds: []hold{{"blue", "default/a", "10.50.0.2"}}},
 		steps: []step{updateStep("blue", func(s *kubeovn.SubnetSpec) {
 			s.CIDRBlock, s.Gateway = "10.51.0.0/24", "10.51.0.1"
 		})},
@@ -129,7 +129,7 @@ func TestSubnetValidateApply(t *testing.T) {
 		},
 	}, {
 		name: "a bad allowSubnets entry on a private Subnet is refused; its isolation as applied stays",
-		before: world{subnets: []*kubeovn.Subnet{subnetObj("sec", kubeovn.SubnetSpec{Protocol: kubeovn.ProtocolIPv4,
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("sec", kubeovn.SubnetSpec{Protocol: kubeovn.ProtocolIPv4,
 			CIDRBlock: "10.50.0.0/24", Gateway: "10.50.0.1", Private: true})}},
 		steps: []step{updateStep("sec", func(s *kubeovn.SubnetSpec) { s.AllowSubnets = []string{"10.60.0.0/99"} })},
 		want: subnetAfter{
