@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
 )
 
 // TestReconcileAfterRestart runs a term's reconcile on what an earlier term (or a crash, or a
@@ -59,6 +61,29 @@ func TestReconcileAfterRestart(t *testing.T) {
 			lsps: []string{"lsp ovn-default u.default 0a:58:0a:2a:00:02 10.42.0.2", "lsp ovn-default c.default 0a:58:0a:2a:00:03 10.42.0.3"},
 			allocs: []string{"alloc ovn-default default/u 10.42.0.2 0a:58:0a:2a:00:02",
 				"alloc ovn-default default/c 10.42.0.3 0a:58:0a:2a:00:03"},
+		},
+	}, {
+		name: "a pod that completed while no controller ran: its port goes and its address is released",
+		before: world{
+			pods:   []*corev1.Pod{completedPod(pod("default/job", 1, allocatedOn("10.42.0.4")))},
+			ports:  []seedPort{{"ovn-default", "default/job", "10.42.0.4"}},
+			allocs: []seedPort{{"ovn-default", "default/job", "10.42.0.4"}},
+		},
+		steps: []step{reconcileStep()},
+		want: after{
+			pods:     map[string]string{"default/job": "ovn-default 10.42.0.4 0a:58:0a:2a:00:04"},
+			released: []string{"released ovn-default 10.42.0.4"},
+		},
+	}, {
+		name: "a node's annotated join address is adopted before another node is given one",
+		before: world{
+			nodes: []*corev1.Node{node("n1", "192.168.1.1", joinOn("100.64.0.2")), ctltest.Node("n2", "192.168.1.2")},
+		},
+		steps: []step{reconcileStep(), syncNodeStep("n2"), syncNodeStep("n1")},
+		want: after{
+			nodes:  map[string]string{"n1": "join 100.64.0.2 0a:58:64:40:00:02", "n2": "join 100.64.0.3 0a:58:64:40:00:03"},
+			lsps:   []string{"lsp join node-n1 0a:58:64:40:00:02 100.64.0.2", "lsp join node-n2 0a:58:64:40:00:03 100.64.0.3"},
+			allocs: []string{"alloc join node:n1 100.64.0.2 0a:58:64:40:00:02", "alloc join node:n2 100.64.0.3 0a:58:64:40:00:03"},
 		},
 	}, {
 		name: "two pods annotated with one address: the older keeps it, the newer gets an Event and no port",

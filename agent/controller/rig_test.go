@@ -278,6 +278,20 @@ func (r *rig) nbRows(prefixes ...string) []string {
 	return ctltest.WithPrefix(r.nb.Rows(r.t), prefixes...)
 }
 
+// joinOn is the annotations edgeovn writes on a node for its join address ip.
+func joinOn(ip string) map[string]string {
+	a := netip.MustParseAddr(ip)
+	return annotation.Encode(annotation.Network{Switch: kubeovn.JoinSubnet, IPs: []netip.Addr{a}, MAC: macOf(a),
+		CIDRs: []netip.Prefix{ctltest.JoinCIDR}, Gateways: []netip.Addr{ctltest.JoinCIDR.Addr().Next()}})
+}
+
+// node is ctltest.Node with annotations.
+func node(name, ip string, annotations map[string]string) *corev1.Node {
+	n := ctltest.Node(name, ip)
+	n.Annotations = annotations
+	return n
+}
+
 // ipamRows are the IPAM database's rows whose lines start with one of prefixes.
 func (r *rig) ipamRows(prefixes ...string) []string {
 	r.t.Helper()
