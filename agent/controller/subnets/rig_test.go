@@ -35,7 +35,7 @@ import (
 type world struct {
 	nodes   []*corev1.Node
 	subnets []*kubeovn.Subnet
-	// holds are addresses pods hold from an earlier term ("SUBNET POD IP").
+	// holds are addresses live pods hold from an earlier term.
 	holds []hold
 }
 
@@ -62,6 +62,10 @@ func newRig(t *testing.T, w world) *rig {
 	objs := []runtime.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}}
 	for _, n := range w.nodes {
 		objs = append(objs, n)
+	}
+	for _, h := range w.holds { // the pods are live
+		ns, name, _ := strings.Cut(h.pod, "/")
+		objs = append(objs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
 	}
 	kube := ctltest.NewKube(t, objs...)
 	r.dyn = ctltest.NewSubnetClient(t, w.subnets...)
@@ -145,17 +149,56 @@ func updateStep(name string, change func(*kubeovn.SubnetSpec)) step {
 	}}
 }
 
-// waitSpec waits until the Subnet informer's cache holds the spec: the update's event.
-func (r *rig) waitSpec(name string, spec any) {
+// deleteStep marks a Subnet deleted as the API server does while a finalizer holds it (its
+// deletionTimestamp set) and syncs it once its informer has the change.
+func deleteStep(name string) step {
+	return step{"delete subnet " + name, func(r *rig) error {
+		u, err := r.dyn.Resource(kubeovn.SubnetResource).Get(r.ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		now := metav1.Now()
+		u.SetDeletionTimestamp(&now)
+		if _, err := r.dyn.Resource(kubeovn.SubnetResource).Update(r.ctx, u, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+		r.waitObject(name, func(u *unstructured.Unstructured) bool { return u.GetDeletionTimestamp() != nil })
+		return r.s.sync(r.ctx, name)
+	}}
+}
+
+// releaseStep gives a pod's address and port back, as the core does when the pod goes, then
+// syncs the Subnet, as the core's Touched would.
+func releaseStep(h hold) step {
+	return step{"release " + h.pod, func(r *rig) error {
+		ns, name, _ := strings.Cut(h.pod, "/")
+		if err := r.nb.Client.DeletePodPort(r.ctx, h.subnet, annotation.PortName(ns, name)); err != nil {
+			return err
+		}
+		if err := r.ipam.ReleasePod(r.ctx, h.pod); err != nil {
+			return err
+		}
+		return r.s.sync(r.ctx, h.subnet)
+	}}
+}
+
+// waitObject waits until the Subnet informer's cache holds an object ok accepts.
+func (r *rig) waitObject(name string, ok func(*unstructured.Unstructured) bool) {
 	r.t.Helper()
 	err := wait.PollUntilContextCancel(r.ctx, time.Millisecond, true, func(context.Context) (bool, error) {
 		obj, err := r.s.lister.Get(name)
-		u, ok := obj.(*unstructured.Unstructured)
-		return err == nil && ok && equality.Semantic.DeepEqual(u.Object["spec"], spec), nil
+		u, isU := obj.(*unstructured.Unstructured)
+		return err == nil && isU && ok(u), nil
 	})
 	if err != nil {
-		r.t.Fatalf("subnet %s update never reached the informer: %v", name, err)
+		r.t.Fatalf("subnet %s change never reached the informer: %v", name, err)
 	}
+}
+
+// waitSpec waits until the Subnet informer's cache holds the spec: the update's event.
+func (r *rig) waitSpec(name string, spec any) {
+	r.t.Helper()
+	r.waitObject(name, func(u *unstructured.Unstructured) bool { return equality.Semantic.DeepEqual(u.Object["spec"], spec) })
 }
 
 // conditions returns the Subnet's conditions as "TYPE=STATUS REASON", sorted.

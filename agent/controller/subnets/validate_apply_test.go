@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
@@ -19,6 +20,8 @@ type subnetAfter struct {
 	// switches are northbound's logical switches, ipamSubnets the IPAM database's subnets
 	// ("subnet NAME CIDR").
 	switches, ipamSubnets []string
+	// finalizers maps Subnet names to their finalizers, comma-joined.
+	finalizers map[string]string
 	// nbHas are northbound rows that must be there.
 	nbHas []string
 	// events must each be contained in one recorded Event, in order; no other Event may be.
@@ -31,6 +34,15 @@ func (r *rig) check(want subnetAfter) {
 		got := slices.DeleteFunc(r.conditions(name), func(c string) bool { return strings.HasPrefix(c, kubeovn.ConditionUnsupported) })
 		if d := ctltest.Diff(got, w); d != "" {
 			r.t.Errorf("subnet %s conditions:%s", name, d)
+		}
+	}
+	for name, w := range want.finalizers {
+		u, err := r.dyn.Resource(kubeovn.SubnetResource).Get(r.ctx, name, metav1.GetOptions{})
+		if err != nil {
+			r.t.Fatalf("get subnet %s: %v", name, err)
+		}
+		if got := strings.Join(u.GetFinalizers(), ","); got != w {
+			r.t.Errorf("subnet %s finalizers %q, want %q", name, got, w)
 		}
 	}
 	if d := ctltest.Diff(ctltest.WithPrefix(r.nb.Rows(r.t), "switch "), want.switches); d != "" {
@@ -138,6 +150,30 @@ func TestSubnetValidateApply(t *testing.T) {
 			ipamSubnets: append(slices.Clone(builtinRows), "subnet sec 10.50.0.0/24"),
 			nbHas:       []string{"acl sec 2900 to-lport ip4 && !(ip4.src == 10.50.0.0/24 && ip4.dst == 10.50.0.0/24) drop"},
 			events:      []string{`Warning InvalidSpec sec: invalid subnet spec: allowSubnets entry "10.60.0.0/99" is not a CIDR`},
+		},
+	}, {
+		name: "a deleted Subnet is held while a pod holds an address in it; its rows stay",
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("blue", spec("10.50.0.0/24", "10.50.0.1"))},
+			holds: []hold{{"blue", "default/a", "10.50.0.2"}}},
+		steps: []step{deleteStep("blue")},
+		want: subnetAfter{
+			conds:       map[string][]string{"blue": {"Ready=False SubnetInUse", "Validated=True ValidateLogicalSwitchSuccess", "Error=False NoError"}},
+			switches:    []string{"switch join", "switch ovn-default", "switch blue"},
+			ipamSubnets: append(slices.Clone(builtinRows), "subnet blue 10.50.0.0/24"),
+			nbHas:       []string{"lsp blue a.default 0a:58:0a:32:00:02 10.50.0.2"},
+			finalizers:  map[string]string{"blue": SubnetFinalizer},
+			events:      []string{"Warning SubnetInUse blue: deletion waits for 1 pod(s) holding addresses in it: default/a (delete them, or let them finish)"},
+		},
+	}, {
+		name: "a deleted Subnet goes with its rows once its last address is released",
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("blue", spec("10.50.0.0/24", "10.50.0.1"))},
+			holds: []hold{{"blue", "default/a", "10.50.0.2"}}},
+		steps: []step{deleteStep("blue"), releaseStep(hold{"blue", "default/a", "10.50.0.2"})},
+		want: subnetAfter{
+			switches:    []string{"switch join", "switch ovn-default"},
+			ipamSubnets: builtinRows,
+			finalizers:  map[string]string{"blue": ""},
+			events:      []string{"Warning SubnetInUse blue: deletion waits for"},
 		},
 	}}
 	for _, tt := range tests {
