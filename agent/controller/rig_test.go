@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	dynamicfake "k8s.io/client-go/dynamic/fake"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -58,7 +57,7 @@ type rig struct {
 	ctx  context.Context
 	c    *Controller
 	kube *ctltest.Kube
-	dyn  *dynamicfake.FakeDynamicClient
+	dyn  ctltest.SubnetClient
 	nb   *ctltest.NB
 	ipam *ctltest.IPAM
 	rec  *ctltest.Recorder

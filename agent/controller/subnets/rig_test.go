@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
@@ -45,7 +44,7 @@ type rig struct {
 	t    *testing.T
 	ctx  context.Context
 	s    *Controller
-	dyn  *dynamicfake.FakeDynamicClient
+	dyn  ctltest.SubnetClient
 	nb   *ctltest.NB
 	ipam *ctltest.IPAM
 	rec  *ctltest.Recorder
@@ -94,6 +93,9 @@ func newRig(t *testing.T, w world) *rig {
 	synced = append(synced, pods.Informer().HasSynced, nodes.Informer().HasSynced)
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		t.Fatal("informers never synced")
+	}
+	if err := r.dyn.Watches.Wait(ctx, "subnets"); err != nil { // the steps' changes reach it
+		t.Fatal(err)
 	}
 	if err := r.s.ApplyAll(ctx); err != nil {
 		t.Fatalf("apply subnets: %v", err)

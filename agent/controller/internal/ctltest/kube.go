@@ -29,6 +29,8 @@ import (
 type Kube struct {
 	Client *kubeapi.Client
 	Fake   *fake.Clientset
+	// Watches are the informers' watches registered so far.
+	Watches *Watches
 }
 
 // NewKube serves objs (Pods, Nodes, Namespaces, ...) to a kubeapi.Client.
@@ -39,7 +41,7 @@ func NewKube(t testing.TB, objs ...runtime.Object) *Kube {
 	if err != nil {
 		t.Fatalf("kubernetes client over the fake clientset: %v", err)
 	}
-	return &Kube{Client: c, Fake: cs}
+	return &Kube{Client: c, Fake: cs, Watches: countWatches(cs)}
 }
 
 // tracker turns REST requests into the fake clientset's actions.

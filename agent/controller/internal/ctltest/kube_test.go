@@ -40,6 +40,9 @@ func TestKubeServesTheRolesClient(t *testing.T) {
 	ictx, stop := context.WithCancel(ctx)
 	f.Start(ictx)
 	defer func() { stop(); f.Shutdown() }()
+	if err := k.Watches.Wait(ctx, "pods"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := k.Fake.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "b"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -47,8 +47,14 @@ func Start(t *testing.T) *Parts {
 	return &Parts{Ctx: ctx, Log: log, NB: StartNB(ctx, t, log), IPAM: OpenIPAM(ctx, t, log), Events: &Recorder{}}
 }
 
-// NewSubnetClient is a dynamic fake serving the Subnet objects.
-func NewSubnetClient(t testing.TB, subnets ...*kubeovn.Subnet) *dynamicfake.FakeDynamicClient {
+// SubnetClient is a dynamic fake serving Subnets, with the watches its informers registered.
+type SubnetClient struct {
+	*dynamicfake.FakeDynamicClient
+	Watches *Watches
+}
+
+// NewSubnetClient serves the Subnet objects.
+func NewSubnetClient(t testing.TB, subnets ...*kubeovn.Subnet) SubnetClient {
 	t.Helper()
 	objs := make([]runtime.Object, 0, len(subnets))
 	for _, sn := range subnets {
@@ -58,8 +64,9 @@ func NewSubnetClient(t testing.TB, subnets ...*kubeovn.Subnet) *dynamicfake.Fake
 		}
 		objs = append(objs, u)
 	}
-	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+	f := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{kubeovn.SubnetResource: "SubnetList"}, objs...)
+	return SubnetClient{FakeDynamicClient: f, Watches: countWatches(f)}
 }
 
 // Subnet is a Subnet object as a person would create it.
