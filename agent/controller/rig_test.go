@@ -27,11 +27,13 @@ import (
 	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
 
-// The rig runs the controller role's steps (syncPod, reconcile, syncNode, a Subnet's sync)
-// one at a time on real parts below e2e (package ctltest): a real northbound ovsdb-server, the
-// SQLite IPAM, and the fake API behind the role's own kubeapi client. No informer runs: the
-// listers are filled from the fake API before the term starts and after every step, so each
-// step sees what the informers would have delivered by then, and nothing runs on its own.
+// The rig runs the controller role's core steps (syncPod, reconcile, syncNode) one at a time
+// on real parts below e2e (package ctltest): a real northbound ovsdb-server, the SQLite IPAM,
+// and the fake API behind the role's own kubeapi client. The pods' and nodes' listers are
+// filled from the fake API before the term starts and after every step, so each step sees
+// what the informers would have delivered by then; the Subnets' and Namespaces' informers run
+// as in a term (package subnets owns them), synced before the Subnets are applied. No worker
+// runs: nothing happens but the steps.
 
 // world is the state before the term: the API's objects, and the rows an earlier term left.
 type world struct {
@@ -65,9 +67,9 @@ type rig struct {
 	pods, nodes cache.Indexer
 }
 
-// newRig starts the term as Run does up to the pods' reconcile: the topology and the built-in
-// and the world's Subnets applied. The earlier term's rows are written first when the world
-// has any (their switches are the topology's).
+// newRig starts the term as Run does up to the pods' reconcile: the topology, then the
+// built-in and the world's Subnets applied; then the rows an earlier term left are written
+// (their switches are the topology's and the Subnets').
 func newRig(t *testing.T, w world) *rig {
 	t.Helper()
 	p := ctltest.Start(t)
