@@ -37,10 +37,9 @@ import (
 
 // world is the state before the term: the API's objects, and the rows an earlier term left.
 type world struct {
-	pods       []*corev1.Pod
-	nodes      []*corev1.Node
-	namespaces []string // besides the pods' own namespaces
-	subnets    []*kubeovn.Subnet
+	pods    []*corev1.Pod
+	nodes   []*corev1.Node
+	subnets []*kubeovn.Subnet
 	// ports are pod ports in northbound and allocs addresses in the IPAM database, as an
 	// earlier term wrote them (before this term's reconcile).
 	ports  []seedPort
@@ -76,7 +75,7 @@ func newRig(t *testing.T, w world) *rig {
 	ctx, log := p.Ctx, p.Log
 	r := &rig{t: t, ctx: ctx, nb: p.NB, ipam: p.IPAM, rec: p.Events}
 	var objs []runtime.Object
-	nss := slices.Clone(w.namespaces)
+	var nss []string // the pods' namespaces
 	for _, p := range w.pods {
 		objs = append(objs, p)
 		nss = append(nss, p.Namespace)

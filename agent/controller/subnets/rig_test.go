@@ -68,15 +68,7 @@ func newRig(t *testing.T, w world) *rig {
 	}
 	kube := ctltest.NewKube(t, objs...)
 	r.dyn = ctltest.NewSubnetClient(t, w.subnets...)
-	joinGW := ctltest.JoinCIDR.Addr().Next()
-	if err := r.nb.Client.EnsureCluster(ctx, northbound.ClusterSpec{Router: ctltest.Router, JoinSwitch: kubeovn.JoinSubnet,
-		JoinCIDR: ctltest.JoinCIDR, JoinGateway: joinGW}); err != nil {
-		t.Fatalf("ensure cluster router: %v", err)
-	}
-	if err := r.ipam.EnsureSubnet(ctx, ipam.Subnet{Name: kubeovn.JoinSubnet, CIDRs: []netip.Prefix{ctltest.JoinCIDR},
-		Gateways: []netip.Addr{joinGW}}); err != nil {
-		t.Fatalf("ensure ipam subnet join: %v", err)
-	}
+	r.topology()
 	f := kubeapi.NewInformers(kube.Client, kubeapi.InformerOptions{})
 	pods, nodes := f.Pods(), f.Nodes()
 	r.s = New(Request{Kube: kube.Client, Dynamic: r.dyn, NB: r.nb.Client, IPAM: r.ipam.IPAM, Events: r.rec, Log: log,
@@ -104,6 +96,21 @@ func newRig(t *testing.T, w world) *rig {
 		r.hold(h)
 	}
 	return r
+}
+
+// topology writes what the core's topology gives the Subnets: the cluster router with the join
+// switch in northbound, the join subnet in the IPAM.
+func (r *rig) topology() {
+	r.t.Helper()
+	joinGW := ctltest.JoinCIDR.Addr().Next()
+	if err := r.nb.Client.EnsureCluster(r.ctx, northbound.ClusterSpec{Router: ctltest.Router, JoinSwitch: kubeovn.JoinSubnet,
+		JoinCIDR: ctltest.JoinCIDR, JoinGateway: joinGW}); err != nil {
+		r.t.Fatalf("ensure cluster router: %v", err)
+	}
+	if err := r.ipam.EnsureSubnet(r.ctx, ipam.Subnet{Name: kubeovn.JoinSubnet, CIDRs: []netip.Prefix{ctltest.JoinCIDR},
+		Gateways: []netip.Addr{joinGW}}); err != nil {
+		r.t.Fatalf("ensure ipam subnet join: %v", err)
+	}
 }
 
 // hold gives a pod an address and its port, as the core does for a pod of the subnet.
