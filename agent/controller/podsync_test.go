@@ -192,3 +192,35 @@ func hostNetwork(p *corev1.Pod) *corev1.Pod {
 	p.Spec.HostNetwork = true
 	return p
 }
+
+// TestSyncPodConcurrentPins: two pods pinning one address, synced at once by two workers:
+// exactly one gets it (annotation, port, allocation) and the other an AddressConflict Event;
+// northbound never holds the address twice.
+func TestSyncPodConcurrentPins(t *testing.T) {
+	r := newRig(t, world{pods: []*corev1.Pod{pod("default/a", 1, pinned("10.42.0.9")), pod("default/b", 1, pinned("10.42.0.9"))}})
+	errs := make(chan error, 2)
+	for _, key := range []string{"default/a", "default/b"} {
+		go func() { errs <- r.c.syncPod(r.ctx, key) }()
+	}
+	failed := 0
+	for range 2 {
+		if err := <-errs; err != nil {
+			failed++
+		}
+	}
+	r.refresh()
+	winner, loser := "default/a", "default/b"
+	if r.podNetwork(winner) == "" {
+		winner, loser = loser, winner
+	}
+	ns, name, _ := strings.Cut(winner, "/")
+	r.check(after{
+		pods:   map[string]string{winner: "ovn-default 10.42.0.9 0a:58:0a:2a:00:09", loser: ""},
+		lsps:   []string{"lsp ovn-default " + name + "." + ns + " 0a:58:0a:2a:00:09 10.42.0.9"},
+		allocs: []string{"alloc ovn-default " + winner + " 10.42.0.9 0a:58:0a:2a:00:09"},
+		events: []string{"Warning AddressConflict " + loser + ": no address for this pod (pinned ip [10.42.0.9])"},
+	}, nil)
+	if failed != 1 {
+		t.Errorf("%d syncs failed, want the loser's only (retried)", failed)
+	}
+}
