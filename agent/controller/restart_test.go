@@ -86,7 +86,7 @@ func TestReconcileAfterRestart(t *testing.T) {
 			allocs: []string{"alloc join node:n1 100.64.0.2 0a:58:64:40:00:02", "alloc join node:n2 100.64.0.3 0a:58:64:40:00:03"},
 		},
 	}, {
-		name: "two pods annotated with one address: the older keeps it, the newer gets an Event and no port",
+		name: "two pods annotated with one address: the older keeps it, the newer gets an Event and loses its port",
 		before: world{
 			pods:  []*corev1.Pod{pod("default/new", 2, allocatedOn("10.42.0.9")), pod("default/old", 1, allocatedOn("10.42.0.9"))},
 			ports: []seedPort{{"ovn-default", "default/new", "10.42.0.9"}},
@@ -94,10 +94,8 @@ func TestReconcileAfterRestart(t *testing.T) {
 		steps: []step{reconcileStep(), syncPodStep("default/new"), syncPodStep("default/old")},
 		want: after{
 			pods: map[string]string{"default/old": "ovn-default 10.42.0.9 0a:58:0a:2a:00:09", "default/new": "ovn-default 10.42.0.9 0a:58:0a:2a:00:09"},
-			// Today's behaviour, reported as a gap: new's port from the earlier term stays
-			// beside old's, so northbound holds 10.42.0.9 twice until new is deleted (reconcile
-			// removes the ports of gone pods only; a lost pod's port is only never recreated).
-			lsps:   []string{"lsp ovn-default new.default 0a:58:0a:2a:00:09 10.42.0.9", "lsp ovn-default old.default 0a:58:0a:2a:00:09 10.42.0.9"},
+			// new's port from the earlier term goes: northbound never holds 10.42.0.9 twice.
+			lsps:   []string{"lsp ovn-default old.default 0a:58:0a:2a:00:09 10.42.0.9"},
 			allocs: []string{"alloc ovn-default default/old 10.42.0.9 0a:58:0a:2a:00:09"},
 			events: []string{"Warning AddressConflict default/new: address [10.42.0.9] / MAC 0a:58:0a:2a:00:09 annotated on this pod is held by the older pod default/old"},
 		},
