@@ -49,6 +49,9 @@ type SubnetSpec struct {
 	NatOutgoing  bool     `json:"natOutgoing,omitempty"`
 	Private      bool     `json:"private,omitempty"`
 	AllowSubnets []string `json:"allowSubnets,omitempty"`
+	// Provider is "ovn" (or empty) for the pods' primary networks, "<nad>.<namespace>.ovn"
+	// for the Subnet of a kube-ovn NetworkAttachmentDefinition (attachment networks).
+	Provider string `json:"provider,omitempty"`
 }
 
 // SubnetStatus is Kube-OVN's status shape: conditions and address counts per family.
