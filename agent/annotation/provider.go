@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
+	"slices"
+	"strings"
 )
 
 // OVNProvider is the provider of a pod's primary interface: its annotations are
@@ -101,4 +103,18 @@ func (k Keys) WantsDefaultRoute(a map[string]string, primary bool) bool {
 		return false
 	}
 	return primary
+}
+
+// AttachmentProviders returns, sorted, the providers other than the primary's that a's
+// "<provider>.kubernetes.io/allocated" keys name.
+func AttachmentProviders(a map[string]string) []string {
+	var out []string
+	for k := range a {
+		p, ok := strings.CutSuffix(k, ".kubernetes.io/allocated")
+		if ok && !IsPrimary(p) && p != "" {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
