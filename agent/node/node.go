@@ -267,6 +267,9 @@ func (r *Role) installFiles() (installed, error) {
 	if w.wroteBin, err = installBinary(src, r.req.CNIBinDir); err != nil {
 		return w, err
 	}
+	if _, err := linkKubeOVN(r.req.CNIBinDir); err != nil {
+		r.log.Warn("cni binary not installed as kube-ovn: NetworkAttachmentDefinitions of type kube-ovn will fail", "err", err)
+	}
 	present, err := installPlugins(pluginInstall{SourceDir: filepath.Dir(src), BinDir: r.req.CNIBinDir, Log: r.log})
 	if err != nil {
 		return w, err

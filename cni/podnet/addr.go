@@ -30,10 +30,31 @@ func configureAddrs(link netlink.Link, r SetupRequest) error {
 	if err := netlink.LinkSetUp(link); err != nil {
 		return fmt.Errorf("set %s up: %w", name, err)
 	}
-	for _, gw := range defaultGateways(r.Gateways) {
-		if err := addDefaultRoute(link, gw, r.IPs); err != nil {
+	if !r.NoDefaultRoute {
+		for _, gw := range defaultGateways(r.Gateways) {
+			if err := addDefaultRoute(link, gw, r.IPs); err != nil {
+				return err
+			}
+		}
+	}
+	for _, rt := range r.Routes {
+		if err := addRoute(link, rt, r.IPs); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+func addRoute(link netlink.Link, rt Route, ips []netip.Prefix) error {
+	route := &netlink.Route{LinkIndex: link.Attrs().Index, Dst: prefixToIPNet(rt.Dst)}
+	if rt.GW.IsValid() {
+		route.Gw = net.IP(rt.GW.Unmap().AsSlice())
+		if !onLink(rt.GW, ips) {
+			route.Flags = int(netlink.FLAG_ONLINK)
+		}
+	}
+	if err := netlink.RouteReplace(route); err != nil {
+		return fmt.Errorf("add route to %s via %v on %s: %w", rt.Dst, rt.GW, link.Attrs().Name, err)
 	}
 	return nil
 }
