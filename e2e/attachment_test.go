@@ -52,6 +52,7 @@ func startAttachEnv(ctx context.Context, t *testing.T, env *env) *attachEnv {
 	}
 	applyYAML(ctx, t, dyn.Resource(crdResource), string(crd))
 	subnets := dyn.Resource(kubeovn.SubnetResource)
+	waitCondition(ctx, t, subnets, "ovn-default", kubeovn.ConditionValidated, "True", "") // the CRD is served
 	for _, s := range []string{"a:172.17.0", "b:172.18.0"} {
 		name, net, _ := strings.Cut(s, ":")
 		applyYAML(ctx, t, subnets, fmt.Sprintf("apiVersion: kubeovn.io/v1\nkind: Subnet\nmetadata:\n  name: att-%s\nspec:\n  protocol: IPv4\n  cidrBlock: %s.0/24\n  gateway: %s.1\n  provider: %s.default.ovn\n",
