@@ -17,7 +17,7 @@ var ErrLocked = errors.New("ipam database is in use")
 func LockPath(path string) string { return path + ".lock" }
 
 // dbLock is the exclusive, non-blocking flock a read-write Store holds on its lock file for
-// as long as it is open. flock belongs to the open file, so a second Open fails in this
+// as long as it is open. flock belongs to the open file, so a second read-write open fails in this
 // process as in any other, and the kernel drops the lock when the holder dies (SIGKILL
 // included): a crashed daemon never leaves the database locked. The file holds the
 // holder's PID, for the error the next opener gets.

@@ -18,7 +18,7 @@ var benchSubnet = ipam.Subnet{Name: "bench", CIDRs: []netip.Prefix{netip.MustPar
 	Gateways: []netip.Addr{netip.MustParseAddr("10.0.0.1")}}
 
 func openIPAM(ctx context.Context, path string) (*sqlitestore.Store, *ipam.IPAM, error) {
-	st, err := sqlitestore.Open(ctx, path, nil)
+	st, _, err := sqlitestore.OpenOrReset(ctx, path, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -128,7 +128,7 @@ func openChild(ctx context.Context, path string, out io.Writer) error {
 // fill writes n allocations through the store in one transaction, as a long-running
 // controller would have left them.
 func fill(ctx context.Context, path string, n int) error {
-	st, err := sqlitestore.Open(ctx, path, nil)
+	st, _, err := sqlitestore.OpenOrReset(ctx, path, nil)
 	if err != nil {
 		return err
 	}
