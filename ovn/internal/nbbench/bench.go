@@ -26,7 +26,9 @@ func setup(b *testing.B) (*northbound.Client, *ovsdbtest.Server) {
 	srv := ovsdbtest.Start(b, ovsdbtest.SchemaPath(b, "ovn-nb.ovsschema"))
 	c := connect(b, srv)
 	ctx := context.Background()
-	if err := c.EnsureCluster(ctx, northbound.DefaultClusterSpec()); err != nil {
+	cluster := northbound.ClusterSpec{Router: "ovn-cluster", JoinSwitch: "join",
+		JoinCIDR: netip.MustParsePrefix("100.64.0.0/16"), JoinGateway: netip.MustParseAddr("100.64.0.1")}
+	if err := c.EnsureCluster(ctx, cluster); err != nil {
 		b.Fatal(err)
 	}
 	err := c.EnsureSubnet(ctx, northbound.SubnetSpec{Name: "ovn-default", Router: "ovn-cluster",
