@@ -15,7 +15,6 @@ var SubnetResource = schema.GroupVersionResource{Group: "kubeovn.io", Version: "
 // Kube-OVN's gateway types and protocols.
 const (
 	GatewayDistributed = "distributed"
-	GatewayCentralized = "centralized"
 	ProtocolIPv4       = "IPv4"
 	ProtocolIPv6       = "IPv6"
 	ProtocolDual       = "Dual"
