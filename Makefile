@@ -48,9 +48,23 @@ package: build ## build the .deb and .rpm for amd64 and arm64 into dist/ (nfpm.y
 deps: ## install what the tests need (Debian packages; kube-apiserver, controller-manager, scheduler, kube-proxy, kubelet, containerd, CoreDNS builds cached in .cache/)
 	./e2e/scripts/install-deps.sh $(CACHE)
 
-vet: ## gofmt and go vet
+# Developer tools (staticcheck, deadcode) are pinned in tools.mod, a module file of their own,
+# so their dependencies never raise the versions the shipped binaries are built with. Offline:
+# `go mod download && go mod download -modfile=tools.mod` first.
+TOOL := $(GO) tool -modfile=tools.mod
+DEADFMT := {{range .Funcs}}{{$$.Path}}.{{.Name}}{{"\n"}}{{end}}
+
+vet: ## gofmt, go vet, staticcheck, and deadcode: no function unreachable from the binaries (or, with tests, at all) but those in deadcode.allow
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
+	$(TOOL) staticcheck ./...
+	@set -e; dead=$$(mktemp); allow=$$(mktemp); trap 'rm -f $$dead $$allow' EXIT; \
+	$(TOOL) deadcode -f '$(DEADFMT)' . ./cni/cmd/edgeovn-cni > $$dead; \
+	$(TOOL) deadcode -test -f '$(DEADFMT)' ./... >> $$dead; \
+	sort -u -o $$dead $$dead; sed -e 's/#.*//' -e 's/[[:space:]]*$$//' -e '/^$$/d' deadcode.allow > $$allow; \
+	if grep -vxF -f $$allow $$dead; then echo "deadcode: the functions above are reached by no binary (or only by tests): remove them, or say in deadcode.allow why they stay"; exit 1; fi; \
+	if grep -vxF -f $$dead $$allow; then echo "deadcode.allow: the lines above are no longer reported: remove them"; exit 1; fi; \
+	echo "deadcode: nothing unreachable beyond deadcode.allow ($$(wc -l < $$allow) allowed)"
 
 # Each tier's output is kept in .cache/<tier>.log and summed up (passed, failed, skipped); under
 # CI=true (.ci/run) a test that cannot run for want of root, a tool or a build fails instead of

@@ -40,7 +40,8 @@ func lockDatabase(path string) (*dbLock, error) {
 		}
 		return nil, fmt.Errorf("lock ipam database %s (lock file %s): %w", path, lp, err)
 	}
-	if err := f.Truncate(0); err == nil {
+	// A holder that cannot be recorded fails the open: the next opener's ErrLocked names it.
+	if err = f.Truncate(0); err == nil {
 		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	if err != nil {
