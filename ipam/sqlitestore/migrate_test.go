@@ -16,10 +16,7 @@ import (
 // every allocation and release record comes through the migration, and the IPAM works on it.
 func TestMigrateV1(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ipam.db")
-	db, err := sql.Open("sqlite", path)
-	must(t, err)
-	for _, q := range []string{
+	path := oldDatabase(t,
 		sqlitestore.SchemaV1,
 		`INSERT INTO subnets VALUES ('ovn-default', '{"name":"ovn-default","cidrs":["10.42.0.0/16","fd00:42::/112"],"gateways":["10.42.0.1","fd00:42::1"],"excludes":null}')`,
 		`INSERT INTO allocations VALUES ('default/a', 'eth0', 'ovn-default', '10.42.0.2', 'fd00:42::2', '0a:58:0a:2a:00:02', 1000)`,
@@ -27,12 +24,7 @@ func TestMigrateV1(t *testing.T) {
 		`INSERT INTO released VALUES ('ovn-default', '10.42.0.3', 3000)`,
 		`INSERT INTO released VALUES ('ovn-default', 'fd00:42::3', 3000)`,
 		`PRAGMA user_version = 1`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	must(t, db.Close())
+	)
 
 	st, m := openMigrated(t, path)
 	defer st.Close()
@@ -51,6 +43,21 @@ func TestMigrateV1(t *testing.T) {
 	if !slices.Equal(a.IPs, addrsOf("10.42.0.4", "fd00:42::4")) {
 		t.Errorf("first allocation after migration: %v", a.IPs)
 	}
+}
+
+// oldDatabase writes a database file as an older binary left it, by running stmts.
+func oldDatabase(t *testing.T, stmts ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ipam.db")
+	db, err := sql.Open("sqlite", path)
+	must(t, err)
+	defer db.Close()
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%.60s: %v", q, err)
+		}
+	}
+	return path
 }
 
 // migrated is an allocation a migration must carry over.

@@ -2,8 +2,6 @@ package sqlitestore_test
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -16,10 +14,7 @@ import (
 // allocations and the release records are all still there and used.
 func TestMigrateV3(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ipam.db")
-	db, err := sql.Open("sqlite", path)
-	must(t, err)
-	for _, q := range []string{
+	path := oldDatabase(t,
 		sqlitestore.SchemaV1,
 		`DROP TABLE allocations; DROP TABLE released`,
 		sqlitestore.SchemaV2,
@@ -30,12 +25,7 @@ func TestMigrateV3(t *testing.T) {
 		`INSERT INTO released VALUES ('ovn-default', x'0a2a0005', 3000)`,
 		`INSERT INTO pools VALUES ('ovn-default', 'db', '{"name":"db","ranges":[{"first":"10.42.5.0","last":"10.42.5.255"}]}')`,
 		`PRAGMA user_version = 3`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%.60s: %v", q, err)
-		}
-	}
-	must(t, db.Close())
+	)
 
 	st, m := openMigrated(t, path) // schema 4, and no pools table
 	defer st.Close()
