@@ -82,18 +82,18 @@ e2e: package ## the end-to-end suite on real OVN, OVS, etcd and kube-apiserver, 
 test: deps vet verify-generate build unit e2e ## the whole suite: installs what it needs, then vet, unit and e2e tests
 
 bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, Services, NetworkPolicy, restarts and drift, controller failover, the controller's throughput, memory and restart, pods through a real node, same host against cross host
-	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20
-	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20 -after-ovn0
-	$(GO) run ./ipam/cmd/ipambench
-	$(GO) run ./ovn/cmd/ovnbench
-	$(GO) run ./e2e/cmd/svcbench -bin bin -services 1000 -trace
-	$(GO) run ./e2e/cmd/netpolbench -bin bin -policies 100 -pods 500
-	$(GO) run ./e2e/cmd/restartbench -bin bin -restarts 10
-	$(GO) run ./e2e/cmd/restartbench -bin bin -drift 5
-	$(GO) run ./e2e/cmd/failoverbench -bin bin -pods 200 -runs 3
-	$(GO) run ./e2e/cmd/ctrlbench -bin bin -pods 500 -restart-pods 1000 -idle 60s
-	$(GO) run ./e2e/cmd/podbench -bin bin -pods 50
-	$(GO) run ./e2e/cmd/hostbench -bin bin
+	$(GO) run ./bench/cnibench -bin bin -pods 20
+	$(GO) run ./bench/cnibench -bin bin -pods 20 -after-ovn0
+	$(GO) run ./bench/ipambench
+	$(GO) run ./bench/ovnbench
+	$(GO) run ./bench/svcbench -bin bin -services 1000 -trace
+	$(GO) run ./bench/netpolbench -bin bin -policies 100 -pods 500
+	$(GO) run ./bench/restartbench -bin bin -restarts 10
+	$(GO) run ./bench/restartbench -bin bin -drift 5
+	$(GO) run ./bench/failoverbench -bin bin -pods 200 -runs 3
+	$(GO) run ./bench/ctrlbench -bin bin -pods 500 -restart-pods 1000 -idle 60s
+	$(GO) run ./bench/podbench -bin bin -pods 50
+	$(GO) run ./bench/hostbench -bin bin
 
 # Not part of deps or test: e2e.test alone takes about 10 minutes to build cold, and the run
 # itself longer than CI's budget leaves (README, Upstream conformance).

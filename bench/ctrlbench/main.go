@@ -1,7 +1,7 @@
 // Command ctrlbench prints the controller role's figures of the README on the real rig (OVN,
 // kube-apiserver, edgeovn from bin/), pods created as API objects on the rig's node:
 //
-//	go run ./e2e/cmd/ctrlbench -bin bin -pods 500 -restart-pods 1000 -idle 60s
+//	go run ./bench/ctrlbench -bin bin -pods 500 -restart-pods 1000 -idle 60s
 //
 // (as root, after `make deps build`). In one run, on one rig: (a) -pods created at once, timed
 // until every pod is annotated allocated and its northbound port exists, with each pod's time

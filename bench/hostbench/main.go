@@ -3,7 +3,7 @@
 // edgeovn, and prints a table. Same-host and cross-host runs alternate, round by round, so
 // that the machine's load falls on both alike.
 //
-//	go run ./e2e/cmd/hostbench -bin bin      (as root, after make deps build)
+//	go run ./bench/hostbench -bin bin      (as root, after make deps build)
 package main
 
 import (

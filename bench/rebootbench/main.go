@@ -10,7 +10,7 @@
 // Boot order puts etcd and kube-apiserver after Open vSwitch, and the bench starts edgeovn
 // last: "edgeovn->all up", from edgeovn's start to every pod reachable, is edgeovn's share.
 //
-//	go run ./e2e/cmd/rebootbench -bin bin -pods 10,100,500   (as root, after `make deps build`)
+//	go run ./bench/rebootbench -bin bin -pods 10,100,500   (as root, after `make deps build`)
 package main
 
 import (

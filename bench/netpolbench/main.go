@@ -4,7 +4,7 @@
 // port group counts), and a pod label change to the policy taking effect, measured with a
 // TCP probe between two real pods (allow and deny, p50 and max).
 //
-//	go run ./e2e/cmd/netpolbench -bin bin -policies 100 -pods 500      (as root; make deps build first)
+//	go run ./bench/netpolbench -bin bin -policies 100 -pods 500      (as root; make deps build first)
 package main
 
 import (

@@ -2,7 +2,7 @@
 // included) for edgeovn on the real rig (OVN, OVS userspace datapath, kube-apiserver), side by
 // side with the reference bridge + host-local plugins on the same host, and prints a table.
 //
-//	go run ./e2e/cmd/cnibench -bin bin -pods 20      (as root; make deps first)
+//	go run ./bench/cnibench -bin bin -pods 20      (as root; make deps first)
 package main
 
 import (

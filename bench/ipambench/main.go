@@ -3,8 +3,8 @@
 // 100,000 allocations, for edgeovn's SQLite IPAM side by side with host-local's disk store
 // (containernetworking/plugins) as the peer, plus this machine's fsync floor.
 //
-//	go run ./ipam/cmd/ipambench                  (about half a minute)
-//	go run ./ipam/cmd/ipambench -load 10000 -serial 500
+//	go run ./bench/ipambench                  (about half a minute)
+//	go run ./bench/ipambench -load 10000 -serial 500
 //
 // Everything is written under a temporary directory on the file system of -dir, which should
 // be the disk the IPAM database lives on (fsync cost depends on it).

@@ -14,7 +14,7 @@
 //   - A new host: from Cluster.AddHost (namespace, Open vSwitch, ovn-controller) through
 //     edgeovn ready (CNI STATUS passes) to its first pod's CNI ADD reply.
 //
-//     go run ./e2e/cmd/raftbench -bin bin -runs 3      (as root, after make deps build)
+//     go run ./bench/raftbench -bin bin -runs 3      (as root, after make deps build)
 package main
 
 import (

@@ -3,7 +3,7 @@
 // pods are being created, timed from the kill to the other host holding the Lease, to the
 // next pod allocated, and to every pod allocated:
 //
-//	go run ./e2e/cmd/failoverbench -bin bin -pods 200 -runs 3
+//	go run ./bench/failoverbench -bin bin -pods 200 -runs 3
 //
 // (as root, after `make deps build`). The lease timings default to edgeovn's own defaults.
 package main

@@ -7,7 +7,7 @@
 // log), the time outside it, each plugin's exec alone, and per ADD the CPU time of the rig's
 // processes and the full recomputes of ovn-northd and ovn-controller.
 //
-//	go run ./e2e/cmd/svcbench -bin bin -services 1000 [-trace]     (as root; make deps build first)
+//	go run ./bench/svcbench -bin bin -services 1000 [-trace]     (as root; make deps build first)
 package main
 
 import (

@@ -3,7 +3,7 @@
 // table. It needs root and the OVS binaries, as the tests do. Each benchmark runs for about
 // a second (testing's default benchtime), so one run takes well under a minute.
 //
-//	sudo go run ./ovn/cmd/ovnbench [-ports 10000]
+//	sudo go run ./bench/ovnbench [-ports 10000]
 package main
 
 import (
@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edgeovn/edgeovn/ovn/internal/nbbench"
+	"github.com/edgeovn/edgeovn/ovn/nbbench"
 )
 
 func main() {

@@ -5,7 +5,7 @@
 // untimed canary pod); then restarts edgeovn a few times and times the node back to Ready. It
 // prints tables.
 //
-//	go run ./e2e/cmd/podbench -bin bin -pods 50      (as root; make deps build first)
+//	go run ./bench/podbench -bin bin -pods 50      (as root; make deps build first)
 package main
 
 import (
