@@ -1,24 +1,6 @@
 package sqlitestore
 
-import (
-	"context"
-	"log/slog"
-)
-
-// Open is OpenOrReset that fails with ErrCorrupt instead of moving a corrupt file aside, so
-// tests see what the check found.
-func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
-	lock, err := lockBeside(path)
-	if err != nil {
-		return nil, err
-	}
-	s, err := openLocked(ctx, path, lock, log)
-	if err != nil {
-		lock.release()
-		return nil, err
-	}
-	return s, nil
-}
+import "context"
 
 // Pragma reads a pragma on the store's own connection, for tests.
 func (s *Store) Pragma(ctx context.Context, name string) (string, error) {
