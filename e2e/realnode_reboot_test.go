@@ -39,9 +39,16 @@ func TestRebootRealNode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	t.Cleanup(cancel)
 	if _, err := e.rig.StartControllerManager(ctx, harness.ControllerManagerRequest{
-		Controllers: []string{"deployment-controller", "replicaset-controller"}}); err != nil {
+		Controllers: []string{"deployment-controller", "replicaset-controller", "root-ca-certificate-publisher-controller"}}); err != nil {
 		t.Fatal(err)
 	}
+	// Before the node's teardown (cleanups run last first): its drain deletes the pods, which
+	// the ReplicaSet would replace for as long as the controller-manager runs.
+	t.Cleanup(func() {
+		if cm, err := e.rig.Daemon("kube-controller-manager"); err == nil {
+			_ = cm.Kill()
+		}
+	})
 	if err := realpods.CreateDeployment(ctx, e.rig.Kube(), realpods.TestServerDeployment("default", "web", node, rebootReplicas)); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +70,7 @@ func TestRebootRealNode(t *testing.T) {
 	after := e.waitRecreated(ctx, t, before)
 	allReady := time.Now()
 	lsps := podLSPs(after)
-	eventually(ctx, t, "one interface per pod's logical port on br-int", func() bool { return e.interfacesPerLSP(ctx, t, lsps) == 1 })
+	e.waitOneInterface(ctx, t, lsps)
 	// The port sweep removes a stale port after two checks 2 s apart: let it have run, and
 	// ovn-controller act on it, before judging.
 	time.Sleep(3 * time.Second)
@@ -72,6 +79,20 @@ func TestRebootRealNode(t *testing.T) {
 	}
 	e.checkBindingsUp(ctx, t, lsps)
 	e.logBootTimeline(t, bt, allReady, after)
+}
+
+// waitOneInterface waits up to realRebootReachBound for every pod's logical port to have
+// exactly one OVS interface: the stale ones go with the ADD's transaction, or with the port
+// sweep's second check 2 s after its first.
+func (e *realEnv) waitOneInterface(ctx context.Context, t *testing.T, lsps []string) {
+	t.Helper()
+	deadline := time.Now().Add(realRebootReachBound)
+	for n := e.interfacesPerLSP(ctx, t, lsps); n != 1; n = e.interfacesPerLSP(ctx, t, lsps) {
+		if time.Now().After(deadline) {
+			t.Fatalf("a pod's logical port has %d OVS interfaces %v after the pods are Ready:\n%s", n, realRebootReachBound, e.lspBindingReport(ctx, t, lsps))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // waitRecreated waits until every pod of before is Running and Ready again in a new sandbox
