@@ -247,4 +247,3 @@ func addSpan(log string) (first, last time.Time, n int) {
 	}
 	return first, last, n
 }
-

@@ -30,8 +30,8 @@ type NodeBootTimes struct {
 // cgroups; plus the rig's pid and control files and ovs-vswitchd's taps (Rig.Reboot). What is
 // on disk stays: containerd's root (images, its sandbox and container records), the kubelet's
 // root dir, libcni's result cache in /var/lib/cni. The boot then starts the rig's daemons in
-// boot order, runs units (the caller's boot units before k3s: edgeovn), and starts containerd
-// and the kubelet again, which find their pods' sandboxes dead and re-create them by
+// boot order, runs units (the caller's units ordered before k3s: edgeovn's unit is
+// Before=k3s.service), and starts containerd and the kubelet again, which find their pods' sandboxes dead and re-create them by
 // themselves. Reboot returns once the kubelet answers.
 func (n *RealNode) Reboot(ctx context.Context, units func(context.Context) error) (NodeBootTimes, error) {
 	var bt NodeBootTimes
