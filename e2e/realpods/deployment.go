@@ -42,14 +42,18 @@ func CreateDeployment(ctx context.Context, kube kubernetes.Interface, d *appsv1.
 // each, and returns them; it fails when ctx ends, saying each pod's status.
 func WaitAll(ctx context.Context, kube kubernetes.Interface, namespace, app string, want int, cond func(*corev1.Pod) bool) ([]corev1.Pod, error) {
 	sel := metav1.ListOptions{LabelSelector: "app=" + app}
+	var last *corev1.PodList // the last list read, for the error
 	for {
 		list, err := kube.CoreV1().Pods(namespace).List(ctx, sel)
-		if err == nil && len(list.Items) == want && allHold(list.Items, cond) {
-			return list.Items, nil
+		if err == nil {
+			last = list
+			if len(list.Items) == want && allHold(list.Items, cond) {
+				return list.Items, nil
+			}
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("pods app=%s in %s: %w (want %d; last: %s, list: %v)", app, namespace, ctx.Err(), want, describeAll(list), err)
+			return nil, fmt.Errorf("pods app=%s in %s: %w (want %d; last: %s)", app, namespace, ctx.Err(), want, describeAll(last))
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
