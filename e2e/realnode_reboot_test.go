@@ -46,10 +46,11 @@ const realRebootBackBound = 90 * time.Second
 //
 // What it found: the kubelet stops each dead sandbox before it makes the new one, and
 // containerd's CNI DEL (with an empty netns: the namespace is gone) removes the stale port, so
-// with this runtime a pod's ADD mostly finds no stale twin. Issue 29's release happened here
-// only when that DEL did nothing and the ADD came before the port sweep's removal (2 of 8 runs
-// with the DEL disabled by hand); TestRebootRecreatesSandboxes, whose runtime makes no DEL,
-// is the test that fails without the same-transaction removal.
+// with this runtime a pod's ADD finds no stale twin and the test passes without the
+// same-transaction removal. Issue 29's release happened here when that DEL was disabled by
+// hand, the removal too, and the ADD came before the port sweep's (4 of 14 runs; every run with
+// the sweep also held back 5 s, caught by checkNoReleaseAfterAdd). TestRebootRecreatesSandboxes,
+// whose runtime makes no DEL, is the test that fails without the removal every time.
 func TestRebootRealNode(t *testing.T) {
 	e, _ := startRealNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
