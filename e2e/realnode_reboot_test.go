@@ -50,7 +50,7 @@ const realRebootBackBound = 90 * time.Second
 // same-transaction removal. Issue 29's release happened here when that DEL was disabled by
 // hand, the removal too, and the ADD came before the port sweep's (4 of 14 runs; every run with
 // the sweep also held back 5 s, caught by checkNoReleaseAfterAdd). TestRebootRecreatesSandboxes,
-// whose runtime makes no DEL, is the test that fails without the removal every time.
+// whose runtime makes no DEL, is the test written to fail without the removal.
 func TestRebootRealNode(t *testing.T) {
 	e, _ := startRealNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
