@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/agent/controller/podnet"
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/ipam"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
@@ -27,11 +29,11 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	byOwner := map[string]*corev1.Pod{}
 	var claims []ipam.Allocation
 	for _, pod := range pods {
-		if !holdsNetwork(pod) {
+		if !podnet.HoldsNetwork(pod) {
 			continue
 		}
 		n, err := annotation.Decode(pod.Annotations)
-		if err != nil || !podSubnet(n.Switch) {
+		if err != nil || !podnet.IsPodSubnet(n.Switch) {
 			continue // not a claim: syncPod allocates it anew or reports it
 		}
 		key := pod.Namespace + "/" + pod.Name
@@ -64,6 +66,7 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reconcile ipam with %d pod claims: %w", len(claims), err)
 	}
+	var lost []northbound.PodPort // live pods' ports whose address an older pod holds
 	for _, cf := range res.Conflicts {
 		pod := byOwner[cf.Claim.Owner.Pod]
 		if pod == nil {
@@ -71,6 +74,7 @@ func (c *Controller) reconcile(ctx context.Context) error {
 			continue // a dead pod's port lost to a live pod: removed below either way
 		}
 		c.conflicts.Store(cf.Claim.Owner.Pod, true)
+		lost = append(lost, portsOf(ports, cf.Claim.Owner.Pod)...)
 		msg := fmt.Sprintf("address %v / MAC %s annotated on this pod cannot be kept: %v", cf.Claim.IPs, cf.Claim.MAC, cf.Err)
 		if cf.Holder.Pod != "" {
 			msg = fmt.Sprintf("address %v / MAC %s annotated on this pod is held by the older pod %s: %v", cf.Claim.IPs, cf.Claim.MAC, cf.Holder.Pod, cf.Err)
@@ -79,6 +83,9 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		c.log.Warn("allocation conflict", "pod", pod.Name, "namespace", pod.Namespace, "ip", cf.Claim.IPs, "holder", cf.Holder.Pod, "err", cf.Err)
 	}
 	if err := c.removeStale(ctx, stale); err != nil {
+		return err
+	}
+	if err := c.removeLost(ctx, lost); err != nil {
 		return err
 	}
 	if err := c.importReleased(ctx); err != nil {
@@ -119,7 +126,7 @@ func lostKept(kept []northbound.PodPort, pod string) []northbound.PodPort {
 func stalePorts(ports []northbound.PodPort, annotated map[string]*corev1.Pod, pods []*corev1.Pod) []northbound.PodPort {
 	live := make(map[string]bool, len(pods))
 	for _, p := range pods {
-		if !completed(p) {
+		if !podnet.Completed(p) {
 			live[p.Namespace+"/"+p.Name] = true
 		}
 	}
@@ -145,7 +152,7 @@ func unannotatedPortClaims(ports []northbound.PodPort, annotated map[string]*cor
 	var claims []ipam.Allocation
 	for _, p := range ports {
 		pod := byKey[p.Owner]
-		if pod == nil || annotated[p.Owner] != nil || !holdsNetwork(pod) || len(p.IPs) == 0 || !podSubnet(p.Switch) {
+		if pod == nil || annotated[p.Owner] != nil || !podnet.HoldsNetwork(pod) || len(p.IPs) == 0 || !podnet.IsPodSubnet(p.Switch) {
 			continue
 		}
 		claims = append(claims, ipam.Allocation{Subnet: p.Switch, Owner: owner(p.Owner), IPs: p.IPs, MAC: p.MAC,
@@ -172,6 +179,30 @@ func (c *Controller) removeStale(ctx context.Context, stale []northbound.PodPort
 	return nil
 }
 
+// removeLost deletes the ports of live pods that lost their annotated address to an older
+// pod's claim (left by an earlier term), so northbound never holds one address on two ports.
+// Nothing is released: the address is the older pod's.
+func (c *Controller) removeLost(ctx context.Context, lost []northbound.PodPort) error {
+	for _, p := range lost {
+		if err := c.nb.DeletePodPort(ctx, p.Switch, p.Name); err != nil {
+			return fmt.Errorf("delete port %s of a pod whose address another pod holds: %w", p.Name, err)
+		}
+		c.log.Warn("removed the port of a pod whose annotated address an older pod holds", "lsp", p.Name, "ip", p.IPs)
+	}
+	return nil
+}
+
+// portsOf returns pod's ports among ports.
+func portsOf(ports []northbound.PodPort, pod string) []northbound.PodPort {
+	var out []northbound.PodPort
+	for _, p := range ports {
+		if p.Owner == pod {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // reconcileNodes removes the rows of nodes deleted while no controller ran (before their join
 // addresses can be handed out again) and returns the join addresses live nodes' annotations
 // claim.
@@ -185,10 +216,10 @@ func (c *Controller) reconcileNodes(ctx context.Context) ([]ipam.Allocation, err
 	for _, node := range nodes {
 		live[node.Name] = true
 		n, err := annotation.Decode(node.Annotations)
-		if err != nil || n.Switch != JoinSubnet {
+		if err != nil || n.Switch != kubeovn.JoinSubnet {
 			continue
 		}
-		claims = append(claims, ipam.Allocation{Subnet: JoinSubnet, Owner: nodeOwner(node.Name), IPs: n.IPs, MAC: n.MAC,
+		claims = append(claims, ipam.Allocation{Subnet: kubeovn.JoinSubnet, Owner: nodeOwner(node.Name), IPs: n.IPs, MAC: n.MAC,
 			Allocated: node.CreationTimestamp.Time})
 	}
 	withRows, err := c.nb.Nodes(ctx)

@@ -1,0 +1,50 @@
+package subnets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
+	"github.com/edgeovn/edgeovn/agent/subnetacl"
+	"github.com/edgeovn/edgeovn/ovn"
+	"github.com/edgeovn/edgeovn/ovn/northbound"
+)
+
+// isolate makes the ACLs on the Subnet's switch those of its spec.private and
+// spec.allowSubnets (package subnetacl): none when it is not private. They are owned by the
+// Subnet, so they go with its switch; an unchanged Subnet costs no write. A write is announced
+// with NB_Global's nb_cfg, as a policy change is, so the nodes purge their userspace
+// datapath's flow cache and no cached flow outlives the change.
+func (s *Controller) isolate(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network) error {
+	allow, err := kubeovn.ParseAllowSubnets(sn.Spec)
+	if err != nil {
+		return &refusal{ReasonInvalidSpec, err}
+	}
+	rules := subnetacl.Build(subnetacl.Request{Subnet: sn.Name, Private: sn.Spec.Private, CIDRs: net.CIDRs, Allow: allow,
+		Hosts: []netip.Prefix{s.req.JoinCIDR.Masked()}})
+	wrote, err := s.req.NB.EnsureSwitchACLs(ctx, northbound.SwitchACLsSpec{Switch: sn.Name, Owner: subnetacl.Owner(sn.Name), ACLs: rules})
+	if wrote {
+		s.unannounced.Store(true)
+		s.log.Info("subnet isolation applied", "subnet", sn.Name, "private", sn.Spec.Private,
+			"allowSubnets", fmt.Sprint(allow), "acls", len(rules))
+	}
+	if err != nil {
+		return err
+	}
+	return s.announce(ctx)
+}
+
+// announce bumps nb_cfg when ACLs were written since the last bump, including by a call that
+// failed after writing. Without an NB_Global row no ovn-northd has run: nothing to announce.
+func (s *Controller) announce(ctx context.Context) error {
+	if !s.unannounced.Load() {
+		return nil
+	}
+	if err := s.req.NB.BumpNBCfg(ctx); err != nil && !errors.Is(err, ovn.ErrNotFound) {
+		return err
+	}
+	s.unannounced.Store(false)
+	return nil
+}

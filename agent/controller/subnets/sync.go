@@ -1,0 +1,353 @@
+package subnets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/edgeovn/edgeovn/agent/controller/podnet"
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
+	"github.com/edgeovn/edgeovn/agent/subnetcheck"
+	"github.com/edgeovn/edgeovn/ipam"
+	"github.com/edgeovn/edgeovn/ovn"
+	"github.com/edgeovn/edgeovn/ovn/nbdb"
+	"github.com/edgeovn/edgeovn/ovn/northbound"
+)
+
+// Reasons in a Subnet's conditions and Events.
+const (
+	ReasonSubnetValid      = "ValidateLogicalSwitchSuccess"
+	ReasonSubnetReady      = "LogicalSwitchReady"
+	ReasonInvalidSpec      = "InvalidSpec"
+	ReasonCIDRChange       = "CIDRChangeRefused"
+	ReasonCIDROverlap      = "CIDROverlap"
+	ReasonNotConfigured    = "DiffersFromConfiguration"
+	ReasonSubnetInUse      = "SubnetInUse"
+	ReasonSubnetApplyError = "ApplyFailed"
+)
+
+// refusal is a Subnet edgeovn will not apply as it stands: reported in its status, not retried
+// until it changes.
+type refusal struct {
+	reason string
+	err    error
+}
+
+func (r *refusal) Error() string { return r.err.Error() }
+
+// sync brings one Subnet's IPAM subnet, switch, router port and policies to its spec, or
+// reports why not, then writes its status.
+func (s *Controller) sync(ctx context.Context, name string) error {
+	obj, err := s.lister.Get(name)
+	if apierrors.IsNotFound(err) {
+		return s.gone(ctx, name)
+	}
+	if err != nil {
+		return fmt.Errorf("get subnet %s: %w", name, err)
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil
+	}
+	sn, err := kubeovn.FromUnstructured(u)
+	if err != nil {
+		return s.writeStatus(ctx, u, &kubeovn.Subnet{}, &refusal{ReasonInvalidSpec, err})
+	}
+	if sn.DeletionTimestamp != nil {
+		return s.deleting(ctx, u, sn)
+	}
+	if err := s.setFinalizer(ctx, u, true); err != nil {
+		return err
+	}
+	net, ref := s.validate(sn)
+	if ref != nil && builtin(sn.Name) {
+		net, sn = s.configNetwork(sn), withSpecOf(sn, s.builtin(sn.Name)) // the configuration stays in force
+		if err := s.apply(ctx, sn, net); err != nil {
+			return err
+		}
+	}
+	if ref == nil {
+		if err := s.apply(ctx, sn, net); err != nil {
+			var r *refusal
+			if !errors.As(err, &r) {
+				_ = s.writeStatus(ctx, u, sn, &refusal{ReasonSubnetApplyError, err})
+				return err
+			}
+			ref = r
+		}
+	}
+	return s.writeStatus(ctx, u, sn, ref)
+}
+
+// validate parses the Subnet's network and refuses a CIDR change, a built-in subnet that
+// differs from the configuration, an overlap with a special range, a Service CIDR, a Node's
+// address or a host's network (subnetcheck), and an overlap with another subnet (the one
+// applied first keeps its CIDR).
+func (s *Controller) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
+	net, err := kubeovn.ParseNetwork(sn.Spec)
+	if err != nil {
+		return net, &refusal{ReasonInvalidSpec, err}
+	}
+	if _, err := kubeovn.ParseAllowSubnets(sn.Spec); err != nil {
+		return net, &refusal{ReasonInvalidSpec, err}
+	}
+	if prev := s.previousCIDRs(sn.Name); prev != nil && !slices.Equal(prev, net.CIDRs) {
+		return net, &refusal{ReasonCIDRChange, fmt.Errorf("cidrBlock changed from %v to %v: refused, addresses already handed out would fall outside it (create another Subnet instead); %v stays in use", prev, net.CIDRs, prev)}
+	}
+	r := s.req
+	if want := map[string]netip.Prefix{kubeovn.DefaultSubnet: r.ClusterCIDR.Masked(), kubeovn.JoinSubnet: r.JoinCIDR.Masked()}[sn.Name]; want.IsValid() &&
+		!slices.Equal(net.CIDRs, []netip.Prefix{want}) {
+		return net, &refusal{ReasonNotConfigured, fmt.Errorf("cidrBlock %v differs from edgeovn's configuration (%s): the configuration stays in use", net.CIDRs, want)}
+	}
+	if err := subnetcheck.Check(net.CIDRs, s.reserved()); err != nil {
+		return net, &refusal{ReasonCIDRReserved, fmt.Errorf("%w: refused, the hosts would route it to the pods instead (a Subnet must not overlap the Services, the Nodes' addresses, the hosts' own networks or a special range)", err)}
+	}
+	others := map[string][]netip.Prefix{kubeovn.DefaultSubnet: {r.ClusterCIDR.Masked()}, kubeovn.JoinSubnet: {r.JoinCIDR.Masked()}}
+	for _, sn := range s.req.IPAM.Subnets() { // applied in an earlier term: they keep their CIDRs
+		others[sn.Name] = sn.CIDRs
+	}
+	s.mu.RLock()
+	for name, a := range s.applied {
+		others[name] = a.net.CIDRs
+	}
+	s.mu.RUnlock()
+	for _, name := range sortedKeys(others) {
+		if name == sn.Name {
+			continue
+		}
+		if mine, theirs, ok := kubeovn.Overlaps(net.CIDRs, others[name]); ok {
+			return net, &refusal{ReasonCIDROverlap, fmt.Errorf("cidrBlock %s overlaps subnet %s (%s): refused, subnets of one router must not share addresses", mine, name, theirs)}
+		}
+	}
+	return net, nil
+}
+
+// configNetwork is a built-in subnet's network from the configuration.
+func (s *Controller) configNetwork(sn *kubeovn.Subnet) kubeovn.Network {
+	r := s.req
+	if sn.Name == kubeovn.JoinSubnet {
+		return kubeovn.Network{CIDRs: []netip.Prefix{r.JoinCIDR.Masked()}, Gateways: []netip.Addr{r.JoinCIDR.Masked().Addr().Next()}}
+	}
+	return kubeovn.Network{CIDRs: []netip.Prefix{r.ClusterCIDR.Masked()}, Gateways: []netip.Addr{r.ClusterGateway}}
+}
+
+func (s *Controller) builtin(name string) *kubeovn.Subnet {
+	for _, b := range s.builtins() {
+		if b.Name == name {
+			return b
+		}
+	}
+	return nil
+}
+
+// withSpecOf is sn (its metadata and status) with b's spec.
+func withSpecOf(sn, b *kubeovn.Subnet) *kubeovn.Subnet {
+	out := *sn
+	out.Spec = b.Spec
+	return &out
+}
+
+// previousCIDRs are the CIDRs the subnet was applied with, in this term or (from the IPAM
+// database) an earlier one; nil for a new subnet.
+func (s *Controller) previousCIDRs(name string) []netip.Prefix {
+	if a, ok := s.get(name); ok {
+		return a.net.CIDRs
+	}
+	for _, sn := range s.req.IPAM.Subnets() {
+		if sn.Name == name && !builtin(name) {
+			return sn.CIDRs
+		}
+	}
+	return nil
+}
+
+// apply writes the subnet into the IPAM and northbound: its switch with the router port at
+// the gateway, the router policies that keep traffic to it off the distributed gateway's
+// reroutes, and the Services' load balancer group. join's rows come from the cluster topology.
+func (s *Controller) apply(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network) error {
+	prev, had := s.get(sn.Name)
+	if sn.Name != kubeovn.JoinSubnet {
+		err := s.req.IPAM.EnsureSubnet(ctx, ipam.Subnet{Name: sn.Name, CIDRs: net.CIDRs, Gateways: net.Gateways, Excludes: net.Excludes})
+		if errors.Is(err, ipam.ErrConflict) || errors.Is(err, ipam.ErrInvalid) {
+			return &refusal{ReasonInvalidSpec, err}
+		}
+		if err != nil {
+			return fmt.Errorf("ensure ipam subnet %s: %w", sn.Name, err)
+		}
+		if err := s.ensureRows(ctx, sn.Name, net); err != nil {
+			return err
+		}
+		if err := s.isolate(ctx, sn, net); err != nil {
+			return err
+		}
+	}
+	s.set(sn.Name, appliedSubnet{net: net, spec: sn.Spec, created: sn.CreationTimestamp.Time})
+	if !had {
+		s.log.Info("subnet applied", "subnet", sn.Name, "cidr", fmt.Sprint(net.CIDRs), "gateway", fmt.Sprint(net.Gateways))
+		s.req.EnqueueUnallocated()
+	}
+	if !had || !slices.Equal(prev.spec.Namespaces, sn.Spec.Namespaces) || prev.spec.Default != sn.Spec.Default ||
+		!slices.Equal(prev.spec.ExcludeIps, sn.Spec.ExcludeIps) {
+		s.enqueueNamespaces()
+	}
+	return nil
+}
+
+func (s *Controller) ensureRows(ctx context.Context, name string, net kubeovn.Network) error {
+	nb, router := s.req.NB, s.req.Router
+	spec := northbound.SubnetSpec{Name: name, Router: router, CIDR: net.CIDRs[0], Gateway: net.Gateways[0]}
+	if len(net.CIDRs) == 2 {
+		spec.DualCIDR, spec.DualGateway = net.CIDRs[1], net.Gateways[1]
+	}
+	if err := nb.EnsureSubnet(ctx, spec); err != nil {
+		return fmt.Errorf("ensure subnet %s: %w", name, err)
+	}
+	for _, p := range net.CIDRs {
+		match := "ip4.dst == " + p.String()
+		if p.Addr().Is6() {
+			match = "ip6.dst == " + p.String()
+		}
+		if err := nb.EnsureRouterPolicy(ctx, northbound.RouterPolicySpec{Router: router, Priority: northbound.NodeRoutePriority,
+			Match: match, Action: nbdb.LogicalRouterPolicyActionAllow, Owner: northbound.OwnerRef{Kind: ovn.KindSubnet, Name: name}}); err != nil {
+			return fmt.Errorf("ensure router policy of subnet %s: %w", name, err)
+		}
+	}
+	if s.req.Services {
+		if err := nb.EnsureLoadBalancerGroup(ctx, northbound.LoadBalancerGroupSpec{Name: northbound.ClusterLoadBalancerGroup,
+			Switches: []string{name}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleting holds a deleted Subnet while pods hold addresses in it, saying which in its status
+// and an Event; once none does, its rows and IPAM subnet go and the finalizer is removed.
+func (s *Controller) deleting(ctx context.Context, u *unstructured.Unstructured, sn *kubeovn.Subnet) error {
+	if builtin(sn.Name) {
+		s.log.Warn("subnet from the configuration deleted: its network stays, the object is made again", "subnet", sn.Name)
+		return s.setFinalizer(ctx, u, false)
+	}
+	if a, ok := s.get(sn.Name); ok && !a.deleting {
+		a.deleting = true
+		s.set(sn.Name, a)
+	}
+	if held := s.holders(sn.Name); len(held) > 0 {
+		err := errors.New(inUseMessage(held, s.livePod))
+		return s.writeStatus(ctx, u, sn, &refusal{ReasonSubnetInUse, err})
+	}
+	if err := s.remove(ctx, sn.Name); err != nil {
+		return err
+	}
+	return s.setFinalizer(ctx, u, false)
+}
+
+// gone handles a Subnet whose object no longer exists: a built-in one is made again, another
+// one's rows are removed (when a finalizer was bypassed and pods still hold addresses, they
+// are kept).
+func (s *Controller) gone(ctx context.Context, name string) error {
+	for _, b := range s.builtins() {
+		if b.Name == name {
+			return s.ensureObject(ctx, b)
+		}
+	}
+	if held := s.holders(name); len(held) > 0 {
+		s.log.Warn("subnet object gone while pods hold addresses in it: its network stays until they are deleted", "subnet", name, "pods", podnet.ListSome(held))
+		return nil
+	}
+	return s.remove(ctx, name)
+}
+
+func (s *Controller) remove(ctx context.Context, name string) error {
+	n, err := s.req.NB.DeleteOwned(ctx, northbound.OwnerRef{Kind: ovn.KindSubnet, Name: name})
+	if err != nil {
+		return err
+	}
+	if err := s.req.IPAM.DeleteSubnet(ctx, name); err != nil {
+		return fmt.Errorf("delete ipam subnet %s: %w", name, err)
+	}
+	_, had := s.get(name)
+	s.forget(name)
+	if had || n > 0 {
+		s.log.Info("subnet removed", "subnet", name, "rows", n)
+		s.enqueueNamespaces()
+	}
+	return nil
+}
+
+// RemoveGone removes the subnets the IPAM holds from an earlier term whose objects were
+// deleted while no controller ran.
+func (s *Controller) RemoveGone(ctx context.Context) error {
+	for _, sn := range s.req.IPAM.Subnets() {
+		if builtin(sn.Name) {
+			continue
+		}
+		if _, err := s.lister.Get(sn.Name); apierrors.IsNotFound(err) {
+			if err := s.gone(ctx, sn.Name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// holders lists the owners of addresses in the subnet.
+func (s *Controller) holders(name string) []string {
+	var out []string
+	for _, a := range s.req.IPAM.Allocations() {
+		if a.Subnet == name {
+			out = append(out, a.Owner.Pod)
+		}
+	}
+	return out
+}
+
+// livePod says whether the pod ns/name exists (an address held for a gone pod is kept for
+// its StatefulSet).
+func (s *Controller) livePod(key string) bool {
+	ns, name, _ := strings.Cut(key, "/")
+	_, err := s.req.Pods.Pods(ns).Get(name)
+	return err == nil
+}
+
+// inUseMessage says why a deleted Subnet is held: the pods holding addresses in it, and apart
+// from them the gone StatefulSet pods whose addresses are kept for their re-creation, with
+// what releases each.
+func inUseMessage(held []string, live func(string) bool) string {
+	var pods, kept []string
+	for _, h := range held {
+		if live(h) {
+			pods = append(pods, h)
+		} else {
+			kept = append(kept, h)
+		}
+	}
+	var parts []string
+	if len(pods) > 0 {
+		parts = append(parts, fmt.Sprintf("%d pod(s) holding addresses in it: %s (delete them, or let them finish)", len(pods), podnet.ListSome(pods)))
+	}
+	if len(kept) > 0 {
+		parts = append(parts, fmt.Sprintf("%d address(es) kept for deleted StatefulSet pods: %s (scale the StatefulSet down or delete it)", len(kept), podnet.ListSome(kept)))
+	}
+	return "deletion waits for " + strings.Join(parts, "; and for ")
+}
+
+func (s *Controller) event(u *unstructured.Unstructured, reason, msg string) {
+	s.req.Events.Event(u, corev1.EventTypeWarning, reason, msg)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
