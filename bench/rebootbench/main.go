@@ -10,7 +10,16 @@
 // Boot order puts etcd and kube-apiserver after Open vSwitch, and the bench starts edgeovn
 // last: "edgeovn->all up", from edgeovn's start to every pod reachable, is edgeovn's share.
 //
+// With -kubelet the host runs a real node (kubelet and containerd 2, harness.RealNode.Reboot)
+// with a Deployment of N testserver pods: the power cut also kills containerd's shims and the
+// pods, removes what is tmpfs on a real host, and boots with edgeovn before containerd and the
+// kubelet, which re-creates the sandboxes itself. It prints the timeline from the first
+// daemon's start: edgeovn ready, containerd and kubelet up, the booted edgeovn's first and last
+// ADD, every pod Ready again (the API's view) and every pod answering the host and its
+// neighbour (the network's view), and the pods not answering at 60 s.
+//
 //	go run ./bench/rebootbench -bin bin -pods 10,100,500   (as root, after `make deps build`)
+//	go run ./bench/rebootbench -bin bin -kubelet -pods 6,30
 package main
 
 import (
@@ -29,15 +38,34 @@ func main() {
 	bin := flag.String("bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
 	pods := flag.String("pods", "10,100", "comma-separated pod counts, each on a fresh rig")
 	keep := flag.Bool("keep", false, "keep the rigs' directories (every daemon's log) and print where they are")
+	kubelet := flag.Bool("kubelet", false, "reboot a real node instead (kubelet and containerd 2 from $EDGEOVN_KUBELET etc., a Deployment of -pods testserver pods; make deps) and print its timeline")
 	flag.Parse()
 	sizes, err := parseSizes(*pods)
-	if err == nil {
+	if err == nil && *kubelet {
+		err = runRealNode(*bin, sizes, *keep)
+	} else if err == nil {
 		err = run(*bin, sizes, *keep)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rebootbench:", err)
 		os.Exit(1)
 	}
+}
+
+func runRealNode(bin string, sizes []int, keep bool) error {
+	if err := harness.Preflight(harness.RealNodeParts...); err != nil {
+		return err
+	}
+	bin, _ = filepath.Abs(bin)
+	printRealHeader()
+	for _, n := range sizes {
+		r, err := rebootRealNode(context.Background(), bin, n, keep)
+		if err != nil {
+			return fmt.Errorf("%d pods on a real node: %w", n, err)
+		}
+		r.print()
+	}
+	return nil
 }
 
 func parseSizes(s string) ([]int, error) {
