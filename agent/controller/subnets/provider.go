@@ -23,10 +23,3 @@ func (s *Controller) ByProvider(provider string) (string, bool) {
 	slices.SortFunc(names, strings.Compare)
 	return names[0], true
 }
-
-// Provider returns the spec.provider of the applied subnet name ("" for the primary
-// network's), and whether it is applied.
-func (s *Controller) Provider(name string) (string, bool) {
-	a, ok := s.get(name)
-	return a.spec.Provider, ok
-}
