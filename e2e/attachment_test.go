@@ -253,6 +253,7 @@ func TestAttachments(t *testing.T) {
 	}
 
 	t.Run("bad selections", func(t *testing.T) { ae.checkBadSelections(ctx, t) })
+	t.Run("restart with the ipam database lost", func(t *testing.T) { ae.checkRestart(ctx, t, p1, p2) })
 
 	const cycles = 100
 	start := time.Now()
@@ -307,4 +308,45 @@ func (ae *attachEnv) checkBadSelections(ctx context.Context, t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// checkRestart: edgeovn killed, its IPAM database lost, a pod with attachments deleted
+// meanwhile; the restarted controller claims the live pods' attachments from their
+// annotations before it allocates (a new pod gets other addresses), removes the gone pod's
+// attachment ports, and the live pods still reach each other over each attachment.
+func (ae *attachEnv) checkRestart(ctx context.Context, t *testing.T, p1, p2 *attachedPod) {
+	gone := ae.runAttached(ctx, t, "gone", "a,b")
+	ae.stopDaemon(t)
+	if err := ae.kubelet.DeletePod(ctx, gone.sb.Pod); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		_ = os.Remove(ae.ipamDB + suffix)
+	}
+	ae.startDaemon(ctx, t, "edgeovn-restarted")
+	eventually(ctx, t, "the gone pod's attachment ports removed", func() bool {
+		return !ae.lspExists(ctx, t, "gone.default.a.default.ovn") && !ae.lspExists(ctx, t, "gone.default.b.default.ovn")
+	})
+	fresh := ae.runAttached(ctx, t, "fresh", "a,b")
+	for _, ifName := range []string{"net1", "net2"} {
+		if ip := fresh.nets[ifName]; ip == p1.nets[ifName] || ip == p2.nets[ifName] {
+			t.Fatalf("new pod got %s on %s, which a live pod holds", ip, ifName)
+		}
+		if out, err := podsim.Ping(ctx, p1.sb, p2.nets[ifName]); err != nil {
+			t.Fatalf("after the restart, %s over %s: %v\n%s", p2.nets[ifName], ifName, err, out)
+		}
+	}
+	list := ae.ipamList(ctx, t)
+	for _, want := range []string{"default/multi-1 a.default.ovn", "default/multi-2 b.default.ovn"} {
+		found := false
+		for _, line := range strings.Split(list, "\n") {
+			if f := strings.Fields(line); len(f) > 2 && f[1]+" "+f[2] == want {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("rebuilt ipam lacks %s:\n%s", want, list)
+		}
+	}
+	ae.delAttached(ctx, t, fresh, "a,b")
 }

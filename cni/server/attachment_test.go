@@ -26,7 +26,7 @@ func (r *rig) nadConfig(name, provider string) *libcni.PluginConfig {
 	r.t.Helper()
 	conf := fmt.Sprintf(`{"cniVersion":"0.3.1","name":%q,"type":"kube-ovn","server_socket":"/run/openvswitch/kube-ovn-daemon.sock","provider":%q,"serverSocket":%q}`,
 		name, provider, r.sock)
-	c, err := libcni.ConfFromBytes([]byte(conf))
+	c, err := libcni.NetworkPluginConfFromBytes([]byte(conf))
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 // NAD's config (conf, one plugin) on the interface ifName ("net1", ...), with the sandbox's
 // CNI_ARGS, the plugin found in the bin dir by the config's type.
 func (k *Kubelet) AddAttachment(ctx context.Context, sb *Sandbox, conf []byte, ifName string) (*types100.Result, error) {
-	c, err := libcni.ConfFromBytes(conf)
+	c, err := libcni.NetworkPluginConfFromBytes(conf)
 	if err != nil {
 		return nil, fmt.Errorf("attachment config: %w", err)
 	}
@@ -35,7 +35,7 @@ func (k *Kubelet) AddAttachment(ctx context.Context, sb *Sandbox, conf []byte, i
 
 // DelAttachment is AddAttachment's DEL.
 func (k *Kubelet) DelAttachment(ctx context.Context, sb *Sandbox, conf []byte, ifName string) error {
-	c, err := libcni.ConfFromBytes(conf)
+	c, err := libcni.NetworkPluginConfFromBytes(conf)
 	if err != nil {
 		return fmt.Errorf("attachment config: %w", err)
 	}
