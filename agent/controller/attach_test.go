@@ -142,6 +142,16 @@ func TestSyncPodAttachments(t *testing.T) {
 		},
 		attached: []attach{{"default/p", pa + ".x", "att-a 172.17.0.2 0a:58:ac:11:00:02"}, {"default/p", pa + ".y", "att-a 172.17.0.3 0a:58:ac:11:00:03"}},
 	}, {
+		name:   "default-network is not served: an Event says so, the primary stays on the namespace's Subnet",
+		before: attachWorld(pod("default/p", 1, selecting("", multus.DefaultNetworkAnnotation, "default/a"))),
+		steps:  []step{syncPodStep("default/p")},
+		want: after{
+			pods:   map[string]string{"default/p": "ovn-default 10.42.0.2 0a:58:0a:2a:00:02"},
+			lsps:   []string{"lsp ovn-default p.default 0a:58:0a:2a:00:02 10.42.0.2"},
+			allocs: []string{"alloc ovn-default default/p 10.42.0.2 0a:58:0a:2a:00:02"},
+			events: []string{`Warning DefaultNetworkUnsupported default/p: v1.multus-cni.io/default-network "default/a" is not served by edgeovn`},
+		},
+	}, {
 		name:   "a missing NAD: Event naming it, nothing allocated, retried",
 		before: attachWorld(pod("default/p", 1, selecting("a,gone"))),
 		steps:  []step{syncPodStep("default/p")},

@@ -51,6 +51,8 @@
 // AttachmentFailed Event naming the attachment and leave nothing allocated. Reconcile claims
 // every "<provider>.kubernetes.io/allocated" attachment like the primary (a conflict there
 // removes only that attachment's port), and adopts attachment ports no annotation names.
+// v1.multus-cni.io/default-network is not served: a new pod that carries it gets a
+// DefaultNetworkUnsupported Event and its primary network as usual.
 //
 // Invariants: before the first allocation, every pod that already carries an allocation is
 // adopted into the IPAM, so a database that lost writes (a crash, a new leader) never hands an

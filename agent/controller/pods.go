@@ -77,6 +77,7 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 	if err != nil {
 		return c.attachmentFailed(pod, err)
 	}
+	c.reportDefaultNetwork(pod)
 	a, err := c.allocateAddress(ctx, pod, subnet, pins)
 	if err != nil {
 		return c.allocationFailed(pod, pins, err) // the IPAM's error names the subnet
