@@ -62,15 +62,21 @@ func startAttachEnv(ctx context.Context, t *testing.T, env *env) *attachEnv {
 	}
 	// A node needs no serverSocket in a NAD (the plugin's default is the daemon's socket);
 	// the rig's daemon listens elsewhere.
-	sock := daemon.Socket(env.rig)
-	ae := &attachEnv{env: env, dyn: dyn, nads: map[string]string{
-		"a": fmt.Sprintf(`{"cniVersion":"0.3.1","name":"a","type":"kube-ovn","server_socket":"/run/openvswitch/kube-ovn-daemon.sock","provider":"a.default.ovn","serverSocket":%q}`, sock),
-		"b": fmt.Sprintf(`{"cniVersion":"0.3.1","name":"b","plugins":[{"type":"kube-ovn","server_socket":"/run/openvswitch/kube-ovn-daemon.sock","provider":"b.default.ovn","serverSocket":%q}]}`, sock),
-	}}
+	ae := &attachEnv{env: env, dyn: dyn, nads: nadConfigs(env)}
 	for name, conf := range ae.nads {
 		ae.createNAD(ctx, t, name, conf)
 	}
 	return ae
+}
+
+// nadConfigs are the configs of NADs a and b as env's host hands them to its plugin: the
+// NADs' own, and the host's daemon socket (each simulated host has its own).
+func nadConfigs(env *env) map[string]string {
+	sock := daemon.Socket(env.rig)
+	return map[string]string{
+		"a": fmt.Sprintf(`{"cniVersion":"0.3.1","name":"a","type":"kube-ovn","server_socket":"/run/openvswitch/kube-ovn-daemon.sock","provider":"a.default.ovn","serverSocket":%q}`, sock),
+		"b": fmt.Sprintf(`{"cniVersion":"0.3.1","name":"b","plugins":[{"type":"kube-ovn","server_socket":"/run/openvswitch/kube-ovn-daemon.sock","provider":"b.default.ovn","serverSocket":%q}]}`, sock),
+	}
 }
 
 // createNAD creates a NAD, waiting for the CRD to be served.
