@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/containernetworking/cni/libcni"
+	"github.com/containernetworking/cni/pkg/types"
 	types100 "github.com/containernetworking/cni/pkg/types/100"
 	"github.com/containernetworking/plugins/pkg/ns"
 	"github.com/vishvananda/netlink"
@@ -188,4 +189,53 @@ func readPodLinks(t *testing.T, podNS ns.NetNS) podState {
 	}
 	slices.Sort(st.routes)
 	return st
+}
+
+// TestAttachmentGC: CNI GC keeps an attachment's port and veth while the runtime lists
+// (container, net1) among its valid attachments, and removes them, only them, once it does not.
+func TestAttachmentGC(t *testing.T) {
+	r := newRig(t, nil)
+	r.kubeOVNBinDir(needPlugin(t))
+	podNS := newPodNS(t)
+	cid := containerID(8)
+	const prov = "a.default.ovn"
+	r.pods.set("default", "web", testNetwork(6, "default", "web"))
+	r.pods.setAttachment("default", "web", prov, attachNetwork(10, prov))
+	ctx := context.Background()
+	primary, rt := r.confList("1.1.0"), r.runtimeConf(cid, podNS.Path(), "default", "web")
+	if _, err := r.cni.AddNetworkList(ctx, primary, rt); err != nil {
+		t.Fatalf("primary ADD: %v", err)
+	}
+	art := *rt
+	art.IfName = "net1"
+	if _, err := r.cni.AddNetwork(ctx, r.nadConfig("a", prov), &art); err != nil {
+		t.Fatalf("attachment ADD: %v", err)
+	}
+	primaryIf, attachIf := podnet.HostIfName(cid), podnet.AttachmentHostIfName(cid, "net1")
+	gc := func(ifNames ...string) {
+		var valid []types.GCAttachment
+		for _, n := range ifNames {
+			valid = append(valid, types.GCAttachment{ContainerID: cid, IfName: n})
+		}
+		if err := r.cni.GCNetworkList(ctx, primary, &libcni.GCArgs{ValidAttachments: valid}); err != nil {
+			t.Fatalf("GC: %v", err)
+		}
+	}
+	present := func() string {
+		hostIfs, err := podnet.ListHostIfs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, p := r.ports.get(primaryIf)
+		_, a := r.ports.get(attachIf)
+		return fmt.Sprintf("ports %v %v veths %v", p, a, hostIfs)
+	}
+	gc("eth0", "net1")
+	if got, want := present(), fmt.Sprintf("ports true true veths [%s %s]", primaryIf, attachIf); got != want && got != fmt.Sprintf("ports true true veths [%s %s]", attachIf, primaryIf) {
+		t.Errorf("after GC listing both: %s, want %s", got, want)
+	}
+	gc("eth0")
+	if got, want := present(), fmt.Sprintf("ports true false veths [%s]", primaryIf); got != want {
+		t.Errorf("after GC listing eth0 only: %s, want %s", got, want)
+	}
 }
