@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/edgeovn/edgeovn/ipam/netfamily"
 )
 
 // Kube-OVN's IPv6 join network, taken when the cluster has IPv6 and --join-cidr gives none.
@@ -18,39 +20,19 @@ var defaultJoinV4 = netip.MustParsePrefix("100.64.0.0/16")
 const minIPv6Bits = 120
 
 // ParseFamilies reads k3s's dual-stack form, "10.42.0.0/16,2001:cafe:42::/56": one prefix,
-// or two of different families, returned IPv4 first. Host bits are kept (Validate masks them).
+// or two of different families, returned IPv4 first, host bits cleared (ipam/netfamily, the
+// validator Subnets share).
 func ParseFamilies(s string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, f := range strings.Split(s, ",") {
-		p, err := netip.ParsePrefix(strings.TrimSpace(f))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
+	written, err := netfamily.Prefixes("value", s)
+	if err != nil {
+		return nil, err
 	}
-	switch {
-	case len(out) > 2:
-		return nil, fmt.Errorf("%d prefixes: at most one per family (IPv4,IPv6)", len(out))
-	case len(out) == 2 && out[0].Addr().Is4() == out[1].Addr().Is4():
-		return nil, fmt.Errorf("%s and %s are of one family: at most one per family", out[0], out[1])
-	case len(out) == 2 && out[0].Addr().Is6():
-		out[0], out[1] = out[1], out[0]
-	}
-	return out, nil
+	ps, _ := netfamily.Sort(written, nil)
+	return ps, nil
 }
 
 // familiesOf names the families of ps, "IPv4", "IPv6" or "IPv4,IPv6".
-func familiesOf(ps []netip.Prefix) string {
-	var out []string
-	for _, p := range ps {
-		if p.Addr().Is4() {
-			out = append(out, "IPv4")
-		} else {
-			out = append(out, "IPv6")
-		}
-	}
-	return strings.Join(out, ",")
-}
+func familiesOf(ps []netip.Prefix) string { return netfamily.Families(ps) }
 
 // validateNetworks checks the pod and join networks and fills what derives from them: masked
 // prefixes, the gateways, and the IPv6 join network of a cluster with IPv6.
@@ -113,8 +95,8 @@ func (c *Config) fillGateways() []error {
 	if !c.ClusterGateway.IsValid() {
 		c.ClusterGateway = c.ClusterCIDR.Addr().Next()
 	}
-	if !c.ClusterCIDR.Contains(c.ClusterGateway) {
-		errs = append(errs, fmt.Errorf("cluster-gateway %s: outside cluster-cidr %s", c.ClusterGateway, c.ClusterCIDR))
+	if err := netfamily.CheckGateway("cluster-gateway", "cluster-cidr", c.ClusterCIDR, c.ClusterGateway); err != nil {
+		errs = append(errs, err)
 	}
 	switch {
 	case !c.ClusterCIDRDual.IsValid() && c.ClusterGatewayDual.IsValid():
@@ -122,8 +104,10 @@ func (c *Config) fillGateways() []error {
 	case !c.ClusterCIDRDual.IsValid():
 	case !c.ClusterGatewayDual.IsValid():
 		c.ClusterGatewayDual = c.ClusterCIDRDual.Masked().Addr().Next()
-	case !c.ClusterCIDRDual.Masked().Contains(c.ClusterGatewayDual):
-		errs = append(errs, fmt.Errorf("cluster-gateway %s: outside cluster-cidr %s", c.ClusterGatewayDual, c.ClusterCIDRDual))
+	default:
+		if err := netfamily.CheckGateway("cluster-gateway", "cluster-cidr", c.ClusterCIDRDual, c.ClusterGatewayDual); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errs
 }

@@ -83,7 +83,7 @@ func TestDualStackConfigFile(t *testing.T) {
 func TestDualStackRefused(t *testing.T) {
 	flagErrs := []struct{ arg, want string }{
 		{"--cluster-cidr=10.42.0.0/16,10.44.0.0/16", "of one family"},
-		{"--cluster-cidr=10.42.0.0/16,2001:cafe:42::/56,fd00::/64", "at most one per family"},
+		{"--cluster-cidr=10.42.0.0/16,2001:cafe:42::/56,fd00::/64", "at most one CIDR per family"},
 		{"--join-cidr=fd00::/112,fd01::/112", "of one family"},
 		{"--service-cidr=10.43.0.0/16,10.45.0.0/16", "of one family"},
 		{"--cluster-gateway=10.42.0.1,10.42.0.2", "of one family"},
@@ -114,7 +114,7 @@ func TestDualStackRefused(t *testing.T) {
 		{[]string{"--cluster-cidr=10.42.0.0/16,2001:cafe:42::/56", "--join-cidr=fd00:64::/112"}, "join-cidr fd00:64::/112: families IPv6 disagree with cluster-cidr's IPv4,IPv6"},
 		{[]string{"--cluster-cidr=2001:cafe:42::/56", "--join-cidr=100.65.0.0/16"}, "families IPv4 disagree with cluster-cidr's IPv6"},
 		{[]string{"--cluster-cidr=10.42.0.0/16,2001:cafe:42::/56", "--join-cidr=100.64.0.0/16,2001:cafe:42:ff::/112"}, "join-cidr 2001:cafe:42:ff::/112: overlaps cluster-cidr 2001:cafe:42::/56"},
-		{[]string{"--cluster-cidr=10.42.0.0/16,2001:cafe:42::/56", "--cluster-gateway=10.42.0.1,2001:cafe:43::1"}, "cluster-gateway 2001:cafe:43::1: outside cluster-cidr 2001:cafe:42::/56"},
+		{[]string{"--cluster-cidr=10.42.0.0/16,2001:cafe:42::/56", "--cluster-gateway=10.42.0.1,2001:cafe:43::1"}, "cluster-gateway 2001:cafe:43::1 is outside cluster-cidr 2001:cafe:42::/56"},
 		{[]string{"--cluster-gateway=10.42.0.1,2001:cafe:43::1"}, "cluster-gateway 2001:cafe:43::1: cluster-cidr 10.42.0.0/16 has no prefix of its family"},
 		{[]string{"--cluster-cidr=2001:cafe:42::/56", "--service-cidr=2001:cafe:42:1::/112"}, "service-cidr 2001:cafe:42:1::/112: overlaps cluster-cidr"},
 	}
