@@ -40,8 +40,8 @@ func TestValidateDualStack(t *testing.T) {
 	for want, mut := range map[string]func(*Spec){
 		"routes: 2001:cafe:42::/56 has no join address of its family": func(s *Spec) { s.Address6, s.Gateway6 = netip.Prefix{}, netip.Addr{} },
 		"gateway6 100.64.0.1 is not an IPv6 address":                  func(s *Spec) { s.Gateway6 = s.Gateway },
-		"gateway6 fd00:100:65::1 is not another address in":            func(s *Spec) { s.Gateway6 = netip.MustParseAddr("fd00:100:65::1") },
-		"address6 100.64.0.2/16 is not an IPv6 address":                func(s *Spec) { s.Address6 = s.Address },
+		"gateway6 fd00:100:65::1 is not another address in":           func(s *Spec) { s.Gateway6 = netip.MustParseAddr("fd00:100:65::1") },
+		"address6 100.64.0.2/16 is not an IPv6 address":               func(s *Spec) { s.Address6 = s.Address },
 		"address: neither an IPv4 nor an IPv6 join address": func(s *Spec) {
 			s.Address, s.Gateway, s.Address6, s.Gateway6, s.Routes = netip.Prefix{}, netip.Addr{}, netip.Prefix{}, netip.Addr{}, nil
 		},
