@@ -25,7 +25,8 @@
 // subnetcheck), and those hostnet leaves out for a route it does not own in the way; both are
 // reported (log, edgeovn_host_route_conflicts, the Node's edgeovn.io/route-conflicts). The
 // host's networks are published on its Node (edgeovn.io/host-networks) for the controller's
-// Subnet check (hostconflicts.go), again at each change of the host's addresses (addrwatch.go).
+// Subnet check (hostconflicts.go), again at each change of the host's addresses. One netlink subscription (hostevents.go)
+// serves the readiness watch, the drift check and this address watch.
 // Invariants: files are replaced atomically (temporary file and rename in the same directory,
 // so containerd's watcher sees a whole file) and only when their content changes; a plugin
 // another package installed is never replaced, one edgeovn installed (recorded with its
