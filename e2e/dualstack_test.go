@@ -10,7 +10,11 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
 
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
 
@@ -47,6 +51,52 @@ func TestDualStackPods(t *testing.T) {
 		t.Fatalf("tcp pod-a -> pod-b over IPv6: %v", err)
 	}
 	checkHostAndOutside6(ctx, t, env, a, join6)
+	checkDualStackSubnets(ctx, t, env)
+}
+
+// checkDualStackSubnets: a dual-stack Subnet in Kube-OVN's form is applied; a gateway list of
+// the wrong order or with a second IPv4 gateway is refused naming the field, and the refused
+// change of an applied Subnet keeps it Ready with what it had.
+func checkDualStackSubnets(ctx context.Context, t *testing.T, env *env) {
+	t.Helper()
+	subnets := subnetClient(t, env)
+	applyYAML(ctx, t, subnets, dualSubnet("dual1", "10.68.0.1,2001:cafe:68::1"))
+	waitCondition(ctx, t, subnets, "dual1", kubeovn.ConditionReady, "True", "")
+	applyYAML(ctx, t, subnets, dualSubnet("twov4", "10.69.0.1,10.69.0.2"))
+	waitCondition(ctx, t, subnets, "twov4", kubeovn.ConditionValidated, "False", `gateway "10.69.0.1,10.69.0.2": entry 2, 10.69.0.2, is IPv4`)
+	cur, err := subnets.Get(ctx, "dual1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = unstructured.SetNestedField(cur.Object, "2001:cafe:68::1,10.68.0.1", "spec", "gateway")
+	if _, err := subnets.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("update dual1's gateway: %v", err)
+	}
+	waitCondition(ctx, t, subnets, "dual1", kubeovn.ConditionValidated, "False", `gateway "2001:cafe:68::1,10.68.0.1": entry 1, 2001:cafe:68::1, is IPv6`)
+	waitCondition(ctx, t, subnets, "dual1", kubeovn.ConditionReady, "True", "")
+	if !env.lspExists(ctx, t, "dual1-ovn-cluster") || env.lspExists(ctx, t, "twov4-ovn-cluster") {
+		t.Fatal("dual1 lost its switch after a refused change, or the refused twov4 got one")
+	}
+}
+
+// dualSubnet is a dual-stack Subnet as Kube-OVN's docs write one (the second octet of
+// "10.68.0.1" picks the CIDRs).
+func dualSubnet(name, gateway string) string {
+	n := strings.Split(gateway, ".")[1]
+	if strings.HasPrefix(gateway, "2001") {
+		n = "68"
+	}
+	return "apiVersion: kubeovn.io/v1\nkind: Subnet\nmetadata:\n  name: " + name + "\nspec:\n  protocol: Dual\n" +
+		"  cidrBlock: 10." + n + ".0.0/16,2001:cafe:" + n + "::/64\n  gateway: " + gateway + "\n"
+}
+
+func subnetClient(t *testing.T, env *env) dynamic.NamespaceableResourceInterface {
+	t.Helper()
+	dyn, err := dynamic.NewForConfig(env.rig.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dyn.Resource(kubeovn.SubnetResource)
 }
 
 // TestIPv6OnlyPods: an IPv6-only cluster (the join network IPv6 too) takes pods out through
@@ -63,6 +113,11 @@ func TestIPv6OnlyPods(t *testing.T) {
 		t.Fatalf("node join addresses %v, want one from %s", join.IPs, joinV6)
 	}
 	checkHostAndOutside6(ctx, t, env, a, hostJoin6(ctx, t, env, join.IPs))
+
+	// A Subnet of a family the cluster has not is refused: its pods could not leave the host.
+	subnets := subnetClient(t, env)
+	applyYAML(ctx, t, subnets, "apiVersion: kubeovn.io/v1\nkind: Subnet\nmetadata:\n  name: v4\nspec:\n  cidrBlock: 10.66.0.0/16\n")
+	waitCondition(ctx, t, subnets, "v4", kubeovn.ConditionValidated, "False", "cidrBlock 10.66.0.0/16 is IPv4 but the cluster")
 }
 
 // checkHostAndOutside6: the host reaches the pod over IPv6 and the pod its host (ovn0's join
