@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/edgeovn/edgeovn/agent/annotation"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
@@ -215,4 +216,38 @@ func addOutside6(ctx context.Context, t *testing.T, env *env) string {
 	run("-n", name, "link", "set", "eth0", "up")
 	run("-n", name, "link", "set", "lo", "up")
 	return "/var/run/netns/" + name
+}
+
+// TestDualStackMultiHost: two hosts of a dual-stack cluster; Geneve over the IPv4 underlay
+// carries IPv6 pod traffic between them: a pod reaches a pod on the other host and that
+// host's IPv6 join address, ping and TCP.
+func TestDualStackMultiHost(t *testing.T) {
+	cl, ctx := startCluster(t, 2, "--cluster-cidr="+dualClusterCIDR)
+	a, b := runPod(ctx, t, cl.hosts[0], "pod-a"), runPod(ctx, t, cl.hosts[1], "pod-b")
+	b6 := podIP6(t, b)
+	retryPing(ctx, t, a, b6, "pod-a ("+cl.names[0]+") -> pod-b ("+cl.names[1]+") over IPv6")
+	if err := podsim.TCPBetween(ctx, a.Netns, b.Netns, b6); err != nil {
+		t.Fatalf("tcp pod-a -> pod-b across hosts over IPv6: %v", err)
+	}
+	join := nodeJoinOf(ctx, t, cl.hosts[1], cl.names[1])
+	join6 := hostJoin6(ctx, t, cl.hosts[1], join.IPs)
+	retryPing(ctx, t, a, join6, "pod-a ("+cl.names[0]+") -> host "+cl.names[1]+"'s IPv6 join address")
+	if err := podsim.TCPBetween(ctx, a.Netns, cl.hosts[1].rig.NetnsPath, join6); err != nil {
+		t.Fatalf("tcp pod-a -> host %s's IPv6 join address: %v", cl.names[1], err)
+	}
+}
+
+// nodeJoinOf is nodeJoin for the host named name.
+func nodeJoinOf(ctx context.Context, t *testing.T, env *env, name string) annotation.Network {
+	t.Helper()
+	var n annotation.Network
+	eventually(ctx, t, "join annotations on node "+name, func() bool {
+		obj, err := env.kubelet.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false
+		}
+		n, err = annotation.Decode(obj.Annotations)
+		return err == nil && n.Switch == "join" && len(n.IPs) == 2
+	})
+	return n
 }
