@@ -1,8 +1,9 @@
 // Package northbound writes edgeovn's part of the OVN northbound database: the cluster
-// router and join switch (EnsureCluster), one logical switch per Subnet attached to the router
-// at its gateway (EnsureSubnet), pod logical switch ports (EnsurePodPort, EnsurePodPorts,
+// router and join switch (EnsureCluster; dual stack with JoinDualCIDR), one logical switch per
+// Subnet attached to the router at its gateway(s) (EnsureSubnet), pod logical switch ports (EnsurePodPort, EnsurePodPorts,
 // DeletePodPort, PodPorts; a StatefulSet pod's port is marked with its StatefulSet,
-// StatefulSetKey), a node's join port and distributed-gateway policies (EnsureNode),
+// StatefulSetKey), a node's join port and distributed-gateway policies (EnsureNode: one pod
+// address set and one reroute per family the node has a join IP of),
 // and the building blocks: static routes, router policies, address sets, port groups, ACLs
 // and load balancers (Ensure*). EnsureACLGroup makes one owner's port groups, ACLs and
 // address sets exactly a spec's; EnsureSwitchACLs does the same for one owner's ACLs on a
