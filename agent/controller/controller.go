@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
@@ -85,6 +86,9 @@ type Controller struct {
 	// subnets are the kubeovn.io/v1 Subnets and the namespaces' choice of them (package
 	// subnets); nil until the term's stores are open.
 	subnets *subnets.Controller
+	// subnetsRegistered is subnets once its informer is registered: what the node handlers,
+	// running from the informers' start, may use (enqueueSubnets).
+	subnetsRegistered atomic.Pointer[subnets.Controller]
 	// holdPod is HoldAfterPortEnv's pod, "" in production.
 	holdPod string
 	// phases times the term's start.
@@ -242,6 +246,15 @@ func (c *Controller) ensureAllowPolicies(ctx context.Context) error {
 	return nil
 }
 
+// enqueueSubnets queues every Subnet for its check against the Nodes, once the Subnets'
+// informer is registered; before that, the first ApplyAll checks them all anyway. The node
+// handlers that call it run from the start of the informers, before c.subnets is set.
+func (c *Controller) enqueueSubnets() {
+	if s := c.subnetsRegistered.Load(); s != nil {
+		s.EnqueueAll()
+	}
+}
+
 func (c *Controller) run(ctx context.Context, inf *termInformers) error {
 	stsSynced, err := c.registerStatefulSets(inf.factory)
 	if err != nil {
@@ -253,6 +266,7 @@ func (c *Controller) run(ctx context.Context, inf *termInformers) error {
 	if err != nil {
 		return err
 	}
+	c.subnetsRegistered.Store(c.subnets)
 	synced = append(synced, subnetsSynced...)
 	for _, f := range c.features {
 		s, err := f.Register(inf.factory)
@@ -329,12 +343,12 @@ func (c *Controller) watch(pods, nodes cache.SharedIndexInformer) error {
 	onNodeUpdate := func(old, obj any) {
 		onNode(obj)
 		if o, n := old.(*corev1.Node), obj.(*corev1.Node); o != nil && n != nil && subnets.HostNetworksChanged(o, n) {
-			c.subnets.EnqueueAll()
+			c.enqueueSubnets()
 		}
 	}
 	onNodeAdd := func(obj any) {
 		onNode(obj)
-		c.subnets.EnqueueAll()
+		c.enqueueSubnets()
 	}
 	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: onNodeAdd, UpdateFunc: onNodeUpdate, DeleteFunc: onNode,
