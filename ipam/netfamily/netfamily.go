@@ -11,6 +11,17 @@ import (
 // ErrInvalid is what every refusal wraps.
 var ErrInvalid = errors.New("invalid network")
 
+// Error is a refusal: its text names the field and the value (callers add what they check,
+// "invalid subnet spec: ..."), and it wraps ErrInvalid and any cause.
+type Error struct{ err error }
+
+func (e *Error) Error() string { return e.err.Error() }
+
+// Unwrap gives ErrInvalid and the cause.
+func (e *Error) Unwrap() []error { return []error{ErrInvalid, e.err} }
+
+func invalid(format string, args ...any) error { return &Error{fmt.Errorf(format, args...)} }
+
 // Kube-OVN's protocols, derived from a network's families.
 const (
 	IPv4 = "IPv4"
@@ -22,24 +33,24 @@ const (
 // cleared, in the order written.
 func Prefixes(field, s string) ([]netip.Prefix, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("%w: %s is empty", ErrInvalid, field)
+		return nil, invalid("%s is empty", field)
 	}
 	var out []netip.Prefix
 	for _, f := range strings.Split(s, ",") {
 		p, err := netip.ParsePrefix(strings.TrimSpace(f))
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s %q: %w", ErrInvalid, field, s, err)
+			return nil, invalid("%s %q: %w", field, s, err)
 		}
 		if p.Addr().Zone() != "" || p.Addr().Is4In6() {
-			return nil, fmt.Errorf("%w: %s %q: %s is not a plain IPv4 or IPv6 prefix", ErrInvalid, field, s, p)
+			return nil, invalid("%s %q: %s is not a plain IPv4 or IPv6 prefix", field, s, p)
 		}
 		out = append(out, p.Masked())
 	}
 	switch {
 	case len(out) > 2:
-		return nil, fmt.Errorf("%w: %s %q: at most one CIDR per family", ErrInvalid, field, s)
+		return nil, invalid("%s %q: at most one CIDR per family", field, s)
 	case len(out) == 2 && out[0].Addr().Is4() == out[1].Addr().Is4():
-		return nil, fmt.Errorf("%w: %s %q: two CIDRs of one family", ErrInvalid, field, s)
+		return nil, invalid("%s %q: two CIDRs of one family", field, s)
 	}
 	return out, nil
 }
@@ -57,16 +68,16 @@ func Gateways(field, s, of string, cidrs []netip.Prefix) ([]netip.Addr, error) {
 	}
 	parts := strings.Split(s, ",")
 	if len(parts) != len(cidrs) {
-		return nil, fmt.Errorf("%w: %s %q: want one address per CIDR of %v, in its order", ErrInvalid, field, s, cidrs)
+		return nil, invalid("%s %q: want one address per CIDR of %v, in its order", field, s, cidrs)
 	}
 	for i, f := range parts {
 		gw, err := netip.ParseAddr(strings.TrimSpace(f))
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s %q: %w", ErrInvalid, field, s, err)
+			return nil, invalid("%s %q: %w", field, s, err)
 		}
 		if gw.Is4() != cidrs[i].Addr().Is4() {
-			return nil, fmt.Errorf("%w: %s %q: entry %d, %s, is %s but CIDR %d, %s, is %s: want one address per CIDR of %v, in its order",
-				ErrInvalid, field, s, i+1, gw, family(gw), i+1, cidrs[i], family(cidrs[i].Addr()), cidrs)
+			return nil, invalid("%s %q: entry %d, %s, is %s but CIDR %d, %s, is %s: want one address per CIDR of %v, in its order",
+				field, s, i+1, gw, family(gw), i+1, cidrs[i], family(cidrs[i].Addr()), cidrs)
 		}
 		if err := CheckGateway(field, of, cidrs[i], gw); err != nil {
 			return nil, err
@@ -81,11 +92,11 @@ func Gateways(field, s, of string, cidrs []netip.Prefix) ([]netip.Addr, error) {
 func CheckGateway(field, of string, cidr netip.Prefix, gw netip.Addr) error {
 	switch {
 	case !gw.IsValid():
-		return fmt.Errorf("%w: %s: missing or invalid", ErrInvalid, field)
+		return invalid("%s: missing or invalid", field)
 	case !cidr.Contains(gw):
-		return fmt.Errorf("%w: %s %s is outside %s %s", ErrInvalid, field, gw, of, cidr)
+		return invalid("%s %s is outside %s %s", field, gw, of, cidr)
 	case gw == cidr.Masked().Addr() && cidr.Bits() < gw.BitLen()-1:
-		return fmt.Errorf("%w: %s %s is the network address of %s", ErrInvalid, field, gw, cidr)
+		return invalid("%s %s is the network address of %s", field, gw, cidr)
 	}
 	return nil
 }
