@@ -153,6 +153,7 @@ func (r *Role) hostSpec(node *corev1.Node, subnets *subnetView, networks []netip
 		gw := gatewayOf(p, n.Gateways)
 		switch {
 		case !gw.IsValid():
+			continue // a join address without its family's gateway is not wired
 		case p.Addr().Is4() && !spec.Address.IsValid():
 			spec.Address, spec.Gateway = p, gw
 		case p.Addr().Is6() && !spec.Address6.IsValid():
