@@ -18,7 +18,7 @@ func (c *Controller) enabledFeatures() []feature {
 		fs = append(fs, services.New(services.Request{NB: c.nb, Log: c.log, Metrics: c.req.Metrics}))
 	}
 	pr := policies.Request{NB: c.nb, Events: c.events, Log: c.log, Metrics: c.req.Metrics,
-		IPv6: c.req.ClusterCIDR.Addr().Is6(), Lost: c.lost}
+		IPv6: c.req.ClusterCIDR.Addr().Is6() || c.req.ClusterCIDRDual.IsValid(), Lost: c.lost}
 	if c.req.NetworkPolicy {
 		fs = append(fs, policies.New(pr))
 	} else {

@@ -16,7 +16,8 @@
 // check and netlink route or address event and on Node changes, and rewritten when it moved.
 // It is never a loopback: with none found the node is not ready, and ovn-controller is given
 // none rather than a wrong one. The southbound remote is every SB endpoint, comma-separated
-// (ovnremote.go). ovn0 is wired from this Node's annotations (hostwire.go); when this host's
+// (ovnremote.go). ovn0 is wired from this Node's annotations (hostwire.go: each family's join
+// address and gateway, the Subnets of the families it has a join address of routed); when this host's
 // own Node is deleted while it runs, ovn0 is removed and readiness says why until the Node is
 // registered again (nodegone.go). The Subnets in force are routed through ovn0 and, with
 // natOutgoing, masqueraded (subnets.go): those Validated, and those still Ready whose latest
