@@ -26,6 +26,15 @@
 // reported (log, edgeovn_host_route_conflicts, the Node's edgeovn.io/route-conflicts). The
 // host's networks are published on its Node (edgeovn.io/host-networks) for the controller's
 // Subnet check (hostconflicts.go), again at each change of the host's addresses (addrwatch.go).
+// Without kube-proxy (services.go; kubeproxy.go detects it, --kube-proxy overrides) the host
+// serves Services in the nftables table "ip edgeovn-svc": NodePorts on its own addresses
+// (nodeports.go), and external IPs and VIP-mode LoadBalancer IPs arriving on any interface
+// (serviceips.go), both externalTrafficPolicies; an external or LoadBalancer IP inside the
+// pod, join or service network, or one of the host's own addresses on a port a host listener
+// holds, is left out for that Service only and reported as a Warning Event
+// (ServiceIPRefused, serviceipguard.go, servicerefusals.go). The healthCheckNodePorts of
+// Local LoadBalancer Services are answered as kube-proxy does (servicehealth.go, svchealth).
+// With kube-proxy present the table is removed and no health check is served.
 // Invariants: files are replaced atomically (temporary file and rename in the same directory,
 // so containerd's watcher sees a whole file) and only when their content changes; a plugin
 // another package installed is never replaced, one edgeovn installed (recorded with its
