@@ -25,7 +25,8 @@
 // subnetcheck), and those hostnet leaves out for a route it does not own in the way; both are
 // reported (log, edgeovn_host_route_conflicts, the Node's edgeovn.io/route-conflicts). The
 // host's networks are published on its Node (edgeovn.io/host-networks) for the controller's
-// Subnet check (hostconflicts.go), again at each change of the host's addresses (addrwatch.go).
+// Subnet check (hostconflicts.go), again at each change of the host's addresses. One netlink subscription (hostevents.go)
+// serves the readiness watch, the drift check and this address watch.
 // Without kube-proxy (services.go; kubeproxy.go detects it, --kube-proxy overrides) the host
 // serves Services in the nftables table "ip edgeovn-svc": NodePorts on its own addresses
 // (nodeports.go), and external IPs and VIP-mode LoadBalancer IPs arriving on any interface

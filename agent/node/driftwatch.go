@@ -5,17 +5,19 @@ import (
 	"os"
 
 	"github.com/google/nftables"
-	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 )
 
 // watchHost calls poke on each event that may mean drift: netlink changes of ovn0 or br-int,
-// of addresses and of routes; any change in nftables; any change in the CNI directories.
-// A watch that cannot start is logged and left to the timer. The returned stop ends them.
+// of addresses and of routes (the role's hostEvents); any change in nftables; any change in
+// the CNI directories. A watch that cannot start is logged and left to the timer. The
+// returned stop ends them.
 func (r *Role) watchHost(ctx context.Context, poke func()) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
+	unwatch := r.events.watch(&hostWatch{kinds: linkEvents | addrEvents | routeEvents,
+		links: []string{HostInterface, Bridge}, poke: poke})
 	for name, watch := range map[string]func(context.Context, func()) error{
-		"netlink": watchNetlink, "nftables": watchNftables,
+		"nftables": watchNftables,
 		"cni directories": func(ctx context.Context, poke func()) error {
 			return watchDirs(ctx, poke, r.req.CNIConfDir, r.req.CNIBinDir)
 		},
@@ -24,54 +26,7 @@ func (r *Role) watchHost(ctx context.Context, poke func()) (stop func()) {
 			r.log.Warn("drift: cannot watch, checking on the timer only", "watch", name, "err", err)
 		}
 	}
-	return cancel
-}
-
-// watchNetlink subscribes to link, address and route changes until ctx ends.
-func watchNetlink(ctx context.Context, poke func()) error {
-	links := make(chan netlink.LinkUpdate, 64)
-	addrs := make(chan netlink.AddrUpdate, 64)
-	routes := make(chan netlink.RouteUpdate, 64)
-	done := make(chan struct{})
-	if err := netlink.LinkSubscribe(links, done); err != nil {
-		close(done)
-		return err
-	}
-	if err := netlink.AddrSubscribe(addrs, done); err != nil {
-		close(done)
-		return err
-	}
-	if err := netlink.RouteSubscribe(routes, done); err != nil {
-		close(done)
-		return err
-	}
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case u, ok := <-links:
-				if !ok {
-					return
-				}
-				if n := u.Link.Attrs().Name; n == HostInterface || n == Bridge {
-					poke()
-				}
-			case _, ok := <-addrs:
-				if !ok {
-					return
-				}
-				poke()
-			case _, ok := <-routes:
-				if !ok {
-					return
-				}
-				poke()
-			}
-		}
-	}()
-	return nil
+	return func() { unwatch(); cancel() }
 }
 
 // watchNftables follows nftables changes until ctx ends. All of them: google/nftables v0.3.0's

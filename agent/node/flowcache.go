@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/edgeovn/edgeovn/ovn/vswitchd"
+	"github.com/edgeovn/edgeovn/ovn/appctl"
 )
 
 // purgeTimeout bounds one purge: ovs-vswitchd answers it in milliseconds when it runs.
@@ -27,7 +27,7 @@ const minPurgeInterval = time.Second
 // NetworkPolicy truth table saw connections stay blocked for a minute with OpenFlow, the
 // logical flows and conntrack all right, until `ovs-appctl revalidator/purge`.
 func (r *Role) purgeStaleFlows(ctx context.Context) {
-	rundir := vswitchd.RunDir(r.req.OVSEndpoint)
+	rundir := appctl.RunDir(r.req.OVSEndpoint)
 	r.log.Info("userspace datapath: its flow cache is purged each time ovn-controller installs a network policy change",
 		"bridge", Bridge, "rundir", rundir)
 	var last time.Time
@@ -40,9 +40,9 @@ func (r *Role) purgeStaleFlows(ctx context.Context) {
 		last = time.Now()
 		ctx, cancel := context.WithTimeout(ctx, purgeTimeout)
 		defer cancel()
-		sock, err := vswitchd.ControlSocket(rundir)
+		sock, err := appctl.ControlSocket(rundir)
 		if err == nil {
-			err = vswitchd.PurgeFlows(ctx, sock)
+			err = appctl.PurgeFlows(ctx, sock)
 		}
 		if err != nil {
 			r.log.Warn("cannot purge the datapath flow cache: flows cached before a policy change may outlive it",

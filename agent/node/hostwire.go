@@ -53,7 +53,10 @@ func (r *Role) wireHost(ctx context.Context, kube *kubeapi.Client) error {
 		return err
 	}
 	fctx, stop := context.WithCancel(ctx)
-	r.watchAddresses(fctx, func() { poke(nil) })
+	// The host's addresses too: the networks this host publishes (edgeovn.io/host-networks,
+	// what the controller checks Subnets against) follow an address added or removed after the
+	// start, not only the Node's changes.
+	defer r.events.watch(&hostWatch{kinds: addrEvents, poke: func() { poke(nil) }})()
 	factory.Start(fctx)
 	defer factory.Shutdown()
 	defer stop()
@@ -100,7 +103,13 @@ func (r *Role) wireHost(ctx context.Context, kube *kubeapi.Client) error {
 			r.host.mu.Lock()
 			r.host.conflicts.refused = refused
 			r.host.mu.Unlock()
-			err = r.ensureHost(ctx, spec, r.log)
+			log := r.log
+			if fmt.Sprint(spec) == applied {
+				// Applied before, unchanged: whatever this writes repairs drift, whichever
+				// loop (this one on a Node event, or the drift check) comes first.
+				log = log.With("cause", "drift")
+			}
+			err = r.ensureHost(ctx, spec, log)
 		}
 		r.publish(ctx, kube, node, networks)
 		if err != nil {
@@ -118,7 +127,7 @@ func (r *Role) wireHost(ctx context.Context, kube *kubeapi.Client) error {
 }
 
 // publish writes this host's networks and conflicts on its Node; a failure is retried at
-// the next change of the Node or of the host's addresses (watchAddresses).
+// the next change of the Node or of the host's addresses (hostEvents).
 func (r *Role) publish(ctx context.Context, kube *kubeapi.Client, node *corev1.Node, networks []netip.Prefix) {
 	if networks == nil {
 		return

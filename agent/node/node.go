@@ -66,6 +66,8 @@ type Role struct {
 	encap    *encapState
 	// hostPorts serves the pods' hostPorts (restored from their ports' records at start).
 	hostPorts *hostnet.HostPorts
+	// events is the one netlink subscription readiness, drift and the host's networks share.
+	events hostEvents
 	// started is closed once the start has its first verdict (markStarted).
 	started     chan struct{}
 	startedOnce sync.Once
@@ -129,6 +131,9 @@ func Run(ctx context.Context, req Request) error {
 	context.AfterFunc(gctx, stopServing) // a part that fails stops the server too
 	g.Go(func() error { defer stopParts(); return srv.Serve(serving) })
 	g.Go(func() error { return r.health.Tick(gctx) })
+	if err := r.events.start(gctx); err != nil {
+		r.log.Warn("cannot watch the host's links, addresses and routes: readiness, drift and the host's networks are re-checked on their timers", "err", err)
+	}
 	g.Go(func() error { r.watchReadiness(gctx, r.health, ovs.Changes()); return nil })
 	g.Go(func() error { return r.runWithAPI(gctx, pods) })
 	if datapath == vswitch.DatapathNetdev {

@@ -2,8 +2,6 @@ package node
 
 import (
 	"context"
-
-	"github.com/vishvananda/netlink"
 )
 
 // readinessTrigger is what watchReadiness pokes: the health Monitor.
@@ -17,28 +15,15 @@ type readinessTrigger interface {
 // or ovn0 (ovs-vswitchd makes the netdev bridge's device some time after its row is
 // committed), at any time; and, while not ready, any change of the host's bridges, ports and
 // interfaces in the Open_vSwitch database (ovn-controller marking ovn0 installed). While
-// ready, database changes are the pods' own and trigger nothing. A link watch that cannot
-// start is logged: the Monitor's retry timer stands in for it. It returns when ctx ends.
+// ready, database changes are the pods' own and trigger nothing. The link events come from the
+// role's hostEvents; without them the Monitor's retry timer stands in. It returns when ctx
+// ends.
 func (r *Role) watchReadiness(ctx context.Context, m readinessTrigger, changes <-chan struct{}) {
-	links := make(chan netlink.LinkUpdate, 64)
-	done := make(chan struct{})
-	defer close(done)
-	if err := netlink.LinkSubscribe(links, done); err != nil {
-		r.log.Warn("readiness: cannot watch link events, re-checking on the timer", "err", err)
-		links = nil
-	}
+	defer r.events.watch(&hostWatch{kinds: linkEvents, links: []string{Bridge, HostInterface}, poke: m.Trigger})()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case u, ok := <-links:
-			if !ok {
-				links = nil
-				continue
-			}
-			if n := u.Link.Attrs().Name; n == Bridge || n == HostInterface {
-				m.Trigger()
-			}
 		case <-changes:
 			if !m.Ready() {
 				m.Trigger()

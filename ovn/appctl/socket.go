@@ -1,4 +1,4 @@
-package vswitchd
+package appctl
 
 import (
 	"fmt"

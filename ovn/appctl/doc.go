@@ -1,4 +1,4 @@
-// Package vswitchd talks to the running ovs-vswitchd over its control socket, with the
+// Package appctl talks to the running ovs-vswitchd over its control socket, with the
 // JSON-RPC that ovs-appctl speaks: Call runs one command, ControlSocket finds the socket in
 // Open vSwitch's run directory, and PurgeFlows empties the datapath's flow cache
 // (revalidator/purge).
@@ -13,4 +13,4 @@
 //
 // Concurrency: every call opens, uses and closes its own connection, so calls may run
 // concurrently.
-package vswitchd
+package appctl
