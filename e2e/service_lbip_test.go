@@ -81,6 +81,15 @@ func TestLoadBalancerIPs(t *testing.T) {
 	t.Run("BadAddresses", s.checkBadAddresses)
 }
 
+// eventually is the suite's eventually, each wait bounded to 30 s: a subtest that fails
+// says so without taking the others' time.
+func (s *lbEnv) eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
+	defer cancel()
+	eventually(ctx, t, what, cond)
+}
+
 // lbService creates a Service of web-1 (ports http 80 and dns 53 to 8080), its endpoint on
 // this node, and its LoadBalancer status when ingress is given.
 func (s *lbEnv) lbService(t *testing.T, name string, mut func(*corev1.Service), ingress ...corev1.LoadBalancerIngress) *corev1.Service {
@@ -102,10 +111,8 @@ func (s *lbEnv) lbService(t *testing.T, name string, mut func(*corev1.Service), 
 // the client address web-1 saw.
 func (s *lbEnv) reaches(t *testing.T, from, addr string) netip.Addr {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
-	defer cancel()
 	var a podsim.Answer
-	eventually(ctx, t, addr+" answers from "+from, func() bool {
+	s.eventually(t, addr+" answers from "+from, func() bool {
 		a, _ = podsim.Send(s.ctx, podsim.SendRequest{Netns: from, Protocol: corev1.ProtocolTCP, Addr: netip.MustParseAddrPort(addr), Timeout: time.Second})
 		return a.Server == "web-1"
 	})
@@ -156,7 +163,7 @@ func (s *lbEnv) healthIs(t *testing.T, url string, status, count int) {
 	t.Helper()
 	var a podsim.HTTPAnswer
 	var err error
-	eventually(s.ctx, t, fmt.Sprintf("the health check %s answers %d", url, status), func() bool {
+	s.eventually(t, fmt.Sprintf("the health check %s answers %d", url, status), func() bool {
 		a, err = podsim.HTTPGet(s.ctx, s.site, url, time.Second)
 		return err == nil && a.Status == status
 	})
@@ -215,7 +222,7 @@ func (s *lbEnv) checkBadAddresses(t *testing.T) {
 	s.lbService(t, "lb-in-pods", func(svc *corev1.Service) { svc.Spec.Type = corev1.ServiceTypeLoadBalancer },
 		corev1.LoadBalancerIngress{IP: "10.42.200.1"})
 	for name, says := range map[string]string{"ext-ssh": "external IP " + hostAddr, "lb-in-pods": "LoadBalancer IP 10.42.200.1"} {
-		eventually(s.ctx, t, "a ServiceIPRefused Event on "+name+" saying "+says, func() bool {
+		s.eventually(t, "a ServiceIPRefused Event on "+name+" saying "+says, func() bool {
 			evs, err := s.kubelet.Kube.CoreV1().Events("default").List(s.ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + name + ",reason=ServiceIPRefused"})
 			return err == nil && len(evs.Items) > 0 && evs.Items[0].Type == corev1.EventTypeWarning && strings.Contains(evs.Items[0].Message, says)
 		})
