@@ -8,7 +8,7 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
-	"time"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
@@ -20,7 +20,10 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/edgeovn/edgeovn/agent/config"
+	"github.com/edgeovn/edgeovn/agent/controller/queue"
+	"github.com/edgeovn/edgeovn/agent/controller/subnets"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/ipam"
 	"github.com/edgeovn/edgeovn/ipam/sqlitestore"
@@ -29,9 +32,6 @@ import (
 	"github.com/edgeovn/edgeovn/ovn/northbound"
 	"github.com/edgeovn/edgeovn/ovn/southbound"
 )
-
-// DefaultSubnet is the logical switch of the cluster CIDR, as in Kube-OVN.
-const DefaultSubnet = "ovn-default"
 
 // Request is what the controller role runs with.
 type Request struct {
@@ -83,8 +83,12 @@ type Controller struct {
 	waiting waiters
 	// features are the enabled parts with informers of their own (Services, policies).
 	features []feature
-	// subnets are the kubeovn.io/v1 Subnets and the namespaces' choice of them.
-	subnets *subnets
+	// subnets are the kubeovn.io/v1 Subnets and the namespaces' choice of them (package
+	// subnets); nil until the term's stores are open.
+	subnets *subnets.Controller
+	// subnetsRegistered is subnets once its informer is registered: what the node handlers,
+	// running from the informers' start, may use (enqueueSubnets).
+	subnetsRegistered atomic.Pointer[subnets.Controller]
 	// holdPod is HoldAfterPortEnv's pod, "" in production.
 	holdPod string
 	// phases times the term's start.
@@ -96,9 +100,9 @@ func Run(ctx context.Context, req Request) error {
 	if req.Workers < 1 {
 		return fmt.Errorf("workers %d: at least 1 (--controller-workers)", req.Workers)
 	}
-	c := &Controller{req: req, log: req.Log, nodeQueue: newQueue("nodes"),
-		stsQueue: newQueue("statefulsets"), holdPod: holdPodFromEnv(), phases: newTermPhases()}
-	c.queue = newPriorityQueue("pods", c.awaitsAllocation)
+	c := &Controller{req: req, log: req.Log, nodeQueue: queue.New("nodes"),
+		stsQueue: queue.New("statefulsets"), holdPod: holdPodFromEnv(), phases: newTermPhases()}
+	c.queue = queue.NewPriority("pods", c.awaitsAllocation)
 	defer c.queue.ShutDown()
 	defer c.nodeQueue.ShutDown()
 	defer c.stsQueue.ShutDown()
@@ -116,15 +120,15 @@ func Run(ctx context.Context, req Request) error {
 	if err != nil {
 		return err
 	}
-	c.features = c.enabledFeatures()
 	var stopEvents func()
 	c.events, stopEvents = newRecorder(ctx, req.Kube)
 	defer stopEvents()
+	c.features = c.enabledFeatures() // after the recorder: they are handed it
 	if err := c.ensureTopology(ctx); err != nil {
 		return err
 	}
-	c.subnets = newSubnets(c)
-	if err := c.subnets.prepare(ctx); err != nil {
+	c.subnets = c.newSubnets()
+	if err := c.subnets.Prepare(ctx); err != nil {
 		return err
 	}
 	c.phases.mark("topology")
@@ -179,9 +183,9 @@ func (c *Controller) ensureTopology(ctx context.Context) error {
 		JoinCIDR: r.JoinCIDR, JoinGateway: joinGW}); err != nil {
 		return fmt.Errorf("ensure cluster router %s: %w", r.Router, err)
 	}
-	if err := c.nb.EnsureSubnet(ctx, northbound.SubnetSpec{Name: DefaultSubnet, Router: r.Router,
+	if err := c.nb.EnsureSubnet(ctx, northbound.SubnetSpec{Name: kubeovn.DefaultSubnet, Router: r.Router,
 		CIDR: r.ClusterCIDR, Gateway: r.ClusterGateway}); err != nil {
-		return fmt.Errorf("ensure subnet %s: %w", DefaultSubnet, err)
+		return fmt.Errorf("ensure subnet %s: %w", kubeovn.DefaultSubnet, err)
 	}
 	// The default route points at the router's own join address, as in Kube-OVN: routing then
 	// finds a route for outside addresses, and the policies after it reroute each node's pods
@@ -194,8 +198,8 @@ func (c *Controller) ensureTopology(ctx context.Context) error {
 		return err
 	}
 	for _, sn := range []ipam.Subnet{
-		{Name: DefaultSubnet, CIDRs: []netip.Prefix{r.ClusterCIDR}, Gateways: []netip.Addr{r.ClusterGateway}},
-		{Name: JoinSubnet, CIDRs: []netip.Prefix{r.JoinCIDR}, Gateways: []netip.Addr{joinGW}},
+		{Name: kubeovn.DefaultSubnet, CIDRs: []netip.Prefix{r.ClusterCIDR}, Gateways: []netip.Addr{r.ClusterGateway}},
+		{Name: kubeovn.JoinSubnet, CIDRs: []netip.Prefix{r.JoinCIDR}, Gateways: []netip.Addr{joinGW}},
 	} {
 		if err := c.ipam.EnsureSubnet(ctx, sn); err != nil {
 			return fmt.Errorf("ensure ipam subnet %s: %w", sn.Name, err)
@@ -213,7 +217,7 @@ func (c *Controller) ensureAllowPolicies(ctx context.Context) error {
 		{Router: r.Router, Priority: northbound.NodeRoutePriority, Match: "ip4.dst == " + r.JoinCIDR.Masked().String(),
 			Action: nbdb.LogicalRouterPolicyActionAllow, Owner: northbound.OwnerRef{Kind: ovn.KindCluster, Name: r.Router}},
 		{Router: r.Router, Priority: northbound.NodeRoutePriority, Match: "ip4.dst == " + r.ClusterCIDR.Masked().String(),
-			Action: nbdb.LogicalRouterPolicyActionAllow, Owner: northbound.OwnerRef{Kind: ovn.KindSubnet, Name: DefaultSubnet}},
+			Action: nbdb.LogicalRouterPolicyActionAllow, Owner: northbound.OwnerRef{Kind: ovn.KindSubnet, Name: kubeovn.DefaultSubnet}},
 	} {
 		if err := c.nb.EnsureRouterPolicy(ctx, p); err != nil {
 			return fmt.Errorf("ensure router policy %q: %w", p.Match, err)
@@ -222,22 +226,32 @@ func (c *Controller) ensureAllowPolicies(ctx context.Context) error {
 	return nil
 }
 
+// enqueueSubnets queues every Subnet for its check against the Nodes, once the Subnets'
+// informer is registered; before that, the first ApplyAll checks them all anyway. The node
+// handlers that call it run from the start of the informers, before c.subnets is set.
+func (c *Controller) enqueueSubnets() {
+	if s := c.subnetsRegistered.Load(); s != nil {
+		s.EnqueueAll()
+	}
+}
+
 func (c *Controller) run(ctx context.Context, inf *termInformers) error {
 	stsSynced, err := c.registerStatefulSets(inf.factory)
 	if err != nil {
 		return err
 	}
 	synced := append(inf.synced, stsSynced)
-	subnetsSynced, err := c.subnets.register(inf.factory)
-	defer c.subnets.shutdown()
+	subnetsSynced, err := c.subnets.Register(inf.factory)
+	defer c.subnets.Shutdown()
 	if err != nil {
 		return err
 	}
+	c.subnetsRegistered.Store(c.subnets)
 	synced = append(synced, subnetsSynced...)
 	for _, f := range c.features {
-		s, err := f.register(inf.factory)
+		s, err := f.Register(inf.factory)
 		if err != nil {
-			return fmt.Errorf("register %s: %w", f.name(), err)
+			return fmt.Errorf("register %s: %w", f.Name(), err)
 		}
 		synced = append(synced, s...)
 	}
@@ -246,33 +260,33 @@ func (c *Controller) run(ctx context.Context, inf *termInformers) error {
 		return err
 	}
 	c.phases.mark("caches")
-	if err := c.subnets.applyAll(ctx); err != nil {
+	if err := c.subnets.ApplyAll(ctx); err != nil {
 		return err
 	}
 	if err := c.reconcile(ctx); err != nil {
 		return err
 	}
-	if err := c.subnets.removeGone(ctx); err != nil {
+	if err := c.subnets.RemoveGone(ctx); err != nil {
 		return err
 	}
 	c.enqueueStale(ctx)
 	c.phases.mark("reconcile")
 	for _, f := range c.features {
-		if err := f.reconcile(ctx); err != nil {
-			return fmt.Errorf("reconcile %s: %w", f.name(), err)
+		if err := f.Reconcile(ctx); err != nil {
+			return fmt.Errorf("reconcile %s: %w", f.Name(), err)
 		}
 	}
 	c.phases.mark("features")
 	c.log.Info("controller role running", append([]any{"workers", c.req.Workers, "features", len(c.features)}, c.phases.attrs...)...)
 	g, ctx := errgroup.WithContext(ctx)
 	for range c.req.Workers {
-		g.Go(func() error { work(ctx, c, c.queue, "pod", c.syncPod); return nil })
+		g.Go(func() error { c.work(ctx, c.queue, "pod", c.syncPod); return nil })
 	}
-	g.Go(func() error { work(ctx, c, c.nodeQueue, "node", c.syncNode); return nil })
-	g.Go(func() error { work(ctx, c, c.stsQueue, "statefulset", c.syncStatefulSet); return nil })
-	g.Go(func() error { c.subnets.run(ctx); return nil })
+	g.Go(func() error { c.work(ctx, c.nodeQueue, "node", c.syncNode); return nil })
+	g.Go(func() error { c.work(ctx, c.stsQueue, "statefulset", c.syncStatefulSet); return nil })
+	g.Go(func() error { c.subnets.Run(ctx); return nil })
 	for _, f := range c.features {
-		g.Go(func() error { f.run(ctx); return nil })
+		g.Go(func() error { f.Run(ctx); return nil })
 	}
 	<-ctx.Done()
 	c.queue.ShutDown()
@@ -308,13 +322,13 @@ func (c *Controller) watch(pods, nodes cache.SharedIndexInformer) error {
 	// A Node's addresses and host networks are what Subnets are checked against.
 	onNodeUpdate := func(old, obj any) {
 		onNode(obj)
-		if o, n := old.(*corev1.Node), obj.(*corev1.Node); o != nil && n != nil && hostNetworksChanged(o, n) {
-			c.subnets.enqueueAll()
+		if o, n := old.(*corev1.Node), obj.(*corev1.Node); o != nil && n != nil && subnets.HostNetworksChanged(o, n) {
+			c.enqueueSubnets()
 		}
 	}
 	onNodeAdd := func(obj any) {
 		onNode(obj)
-		c.subnets.enqueueAll()
+		c.enqueueSubnets()
 	}
 	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: onNodeAdd, UpdateFunc: onNodeUpdate, DeleteFunc: onNode,
@@ -324,23 +338,16 @@ func (c *Controller) watch(pods, nodes cache.SharedIndexInformer) error {
 	return nil
 }
 
-// work processes keys of one queue until it shuts down, retrying failures with backoff.
-func work(ctx context.Context, c *Controller, q workqueue.TypedRateLimitingInterface[string], kind string, sync func(context.Context, string) error) {
-	for {
-		key, quit := q.Get()
-		if quit {
-			return
-		}
-		start := time.Now()
-		err := sync(ctx, key)
-		q.Done(key)
-		c.req.Metrics.ObserveReconcile(kind, err)
-		if err != nil {
-			c.log.Warn("sync "+kind+", will retry", kind, key, "err", err)
-			q.AddRateLimited(key)
-			continue
-		}
-		q.Forget(key)
-		c.log.Debug("synced "+kind, kind, key, "duration", time.Since(start))
-	}
+// work processes keys of one of the core's queues until it shuts down (queue.Work).
+func (c *Controller) work(ctx context.Context, q workqueue.TypedRateLimitingInterface[string], kind string, sync func(context.Context, string) error) {
+	queue.Work(ctx, q, queue.Worker{Kind: kind, Sync: sync, Log: c.log, Metrics: c.req.Metrics})
+}
+
+// newSubnets is the term's Subnets, given what they share with the core.
+func (c *Controller) newSubnets() *subnets.Controller {
+	r := c.req
+	return subnets.New(subnets.Request{Kube: r.Kube, Dynamic: r.Dynamic, NB: c.nb, IPAM: c.ipam, Events: c.events,
+		Log: c.log, Metrics: r.Metrics, Pods: c.pods, Nodes: c.nodes, ClusterCIDR: r.ClusterCIDR,
+		ClusterGateway: r.ClusterGateway, JoinCIDR: r.JoinCIDR, ServiceCIDRs: r.ServiceCIDRs, Router: r.Router,
+		Services: r.Services, EnqueueUnallocated: c.enqueueUnallocated})
 }

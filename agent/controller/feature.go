@@ -9,18 +9,21 @@ import (
 )
 
 // feature is a part of the controller role with informers and rows of its own (Services as
-// load balancers, NetworkPolicies as ACLs). The controller runs each enabled feature in the
-// same term of leadership: register before the informers start, reconcile once every cache
-// has synced and the IPAM has been reconciled, then run until ctx ends.
+// load balancers, package services; NetworkPolicies as ACLs, package policies). The
+// controller runs each enabled feature (enabled.go) in the same term of leadership: register
+// before the informers start, reconcile once every cache has synced and the IPAM has been
+// reconciled, then run until ctx ends. A feature gets what it shares with the core (the
+// northbound client, the event recorder, the logger, the metrics) in its own Request, and
+// its listers from the term's informers, never the Controller.
 type feature interface {
-	// name is the feature's name in logs.
-	name() string
-	// register adds the feature's informers and event handlers to the factory and returns
+	// Name is the feature's name in logs.
+	Name() string
+	// Register adds the feature's informers and event handlers to the factory and returns
 	// what must have synced before reconcile.
-	register(f *kubeapi.Informers) ([]cache.InformerSynced, error)
-	// reconcile brings the feature's northbound rows to the desired state from the caches,
+	Register(f *kubeapi.Informers) ([]cache.InformerSynced, error)
+	// Reconcile brings the feature's northbound rows to the desired state from the caches,
 	// removing rows of objects that are gone; it writes nothing when nothing changed.
-	reconcile(ctx context.Context) error
-	// run processes the feature's work until ctx ends.
-	run(ctx context.Context)
+	Reconcile(ctx context.Context) error
+	// Run processes the feature's work until ctx ends.
+	Run(ctx context.Context)
 }

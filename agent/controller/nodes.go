@@ -13,15 +13,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/agent/controller/podnet"
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/ipam"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
 	"github.com/edgeovn/edgeovn/ovn/southbound"
 )
-
-// JoinSubnet is the logical switch and IPAM subnet of the hosts' ovn0 addresses, as in
-// Kube-OVN.
-const JoinSubnet = "join"
 
 // nodeOwner is the IPAM owner of a node's join address; no pod key has a colon.
 func nodeOwner(node string) ipam.Owner {
@@ -41,8 +39,8 @@ func (c *Controller) syncNode(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("get node %s: %w", name, err)
 	}
-	req := ipam.Request{Subnet: JoinSubnet, Owner: nodeOwner(name)}
-	if n, err := annotation.Decode(node.Annotations); err == nil && n.Switch == JoinSubnet {
+	req := ipam.Request{Subnet: kubeovn.JoinSubnet, Owner: nodeOwner(name)}
+	if n, err := annotation.Decode(node.Annotations); err == nil && n.Switch == kubeovn.JoinSubnet {
 		req.IPs, req.MAC = n.IPs, n.MAC // adopt what the node already carries
 	}
 	a, err := c.ipam.Allocate(ctx, req)
@@ -60,7 +58,7 @@ func (c *Controller) syncNode(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	spec := northbound.NodeSpec{Name: name, Router: c.req.Router, JoinSwitch: JoinSubnet, JoinIP: a.IPs[0],
+	spec := northbound.NodeSpec{Name: name, Router: c.req.Router, JoinSwitch: kubeovn.JoinSubnet, JoinIP: a.IPs[0],
 		MAC: a.MAC, NodeIP: annotation.NodeInternalIP(node), PodIPs: pods}
 	if err := c.nb.EnsureNode(ctx, spec); err != nil {
 		return err
@@ -120,7 +118,7 @@ func (c *Controller) podIPsOn(node string) ([]netip.Addr, error) {
 	var ips []netip.Addr
 	for _, obj := range objs {
 		p, ok := obj.(*corev1.Pod)
-		if !ok || !holdsNetwork(p) {
+		if !ok || !podnet.HoldsNetwork(p) {
 			continue
 		}
 		if a, ok := c.ipam.Get(owner(p.Namespace + "/" + p.Name)); ok {
@@ -138,10 +136,10 @@ func (c *Controller) podIPsOn(node string) ([]netip.Addr, error) {
 // annotateNode writes Kube-OVN's node annotations for the join port, if they differ.
 func (c *Controller) annotateNode(ctx context.Context, node *corev1.Node, a ipam.Allocation) error {
 	joinGW := c.req.JoinCIDR.Masked().Addr().Next()
-	want := annotation.Encode(annotation.Network{Switch: JoinSubnet, IPs: a.IPs, MAC: a.MAC,
+	want := annotation.Encode(annotation.Network{Switch: kubeovn.JoinSubnet, IPs: a.IPs, MAC: a.MAC,
 		CIDRs: []netip.Prefix{c.req.JoinCIDR}, Gateways: []netip.Addr{joinGW}})
 	want[annotation.PortNameKey] = northbound.NodePortName(node.Name)
-	patch, err := annotationPatch(node.Annotations, want)
+	patch, err := annotation.Patch(node.Annotations, want)
 	if err != nil || patch == nil {
 		return err
 	}

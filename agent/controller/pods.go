@@ -2,39 +2,24 @@ package controller
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/netip"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/agent/controller/podnet"
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/ipam"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
-
-// wantsNetwork says whether edgeovn wires this pod at all.
-func wantsNetwork(p *corev1.Pod) bool {
-	return p.Spec.NodeName != "" && !p.Spec.HostNetwork
-}
-
-// completed says the pod's containers have all stopped for good (a finished Job, an evicted
-// pod): its sandbox is gone and will not come back, so, as Kube-OVN does, its port is removed
-// and its address released though the object stays. Its annotations still name the address;
-// they are no longer a claim on it.
-func completed(p *corev1.Pod) bool {
-	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
-}
-
-// holdsNetwork says whether the pod has, or should have, an address and a port.
-func holdsNetwork(p *corev1.Pod) bool { return wantsNetwork(p) && !completed(p) }
 
 func owner(key string) ipam.Owner { return ipam.Owner{Pod: key, Interface: "eth0"} }
 
@@ -51,14 +36,14 @@ func (c *Controller) syncPod(ctx context.Context, key string) error {
 	if err != nil {
 		return fmt.Errorf("get pod %s: %w", key, err)
 	}
-	if wantsNetwork(pod) && completed(pod) {
+	if podnet.WantsNetwork(pod) && podnet.Completed(pod) {
 		return c.deletePod(ctx, ns, name)
 	}
-	if !wantsNetwork(pod) {
+	if !podnet.WantsNetwork(pod) {
 		return nil
 	}
 	if n, err := annotation.Decode(pod.Annotations); err == nil {
-		if !podSubnet(n.Switch) {
+		if !podnet.IsPodSubnet(n.Switch) {
 			c.events.Eventf(pod, corev1.EventTypeWarning, ReasonAllocationFailed,
 				"annotation claims %v on logical switch %q, which holds the nodes' addresses: a pod cannot have one (recreate the pod without it)", n.IPs, n.Switch)
 			return nil
@@ -70,10 +55,6 @@ func (c *Controller) syncPod(ctx context.Context, key string) error {
 	return c.allocate(ctx, pod)
 }
 
-// podSubnet says whether a pod may hold an address of the named subnet: any but the join
-// network, whose addresses are the nodes' (an annotation claiming one is never adopted).
-func podSubnet(name string) bool { return name != JoinSubnet }
-
 // allocate gives a new pod its address (or the one it pinned), its port, then its annotations.
 func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 	key := pod.Namespace + "/" + pod.Name
@@ -82,7 +63,7 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 		c.events.Event(pod, corev1.EventTypeWarning, ReasonAllocationFailed, err.Error())
 		return nil // the pod's own annotation is wrong: its next update requeues it
 	}
-	subnet, err := c.subnets.podSubnet(pod, pins.Switch)
+	subnet, err := c.subnets.PodSubnet(pod, pins.Switch)
 	if err != nil {
 		c.events.Eventf(pod, corev1.EventTypeWarning, ReasonAllocationFailed, "no subnet for this pod: %v", err)
 		return nil // queued again when a subnet is applied, or the pod changes
@@ -93,7 +74,7 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 	}
 	c.waiting.remove(key)
 	c.kept.Delete(key) // a StatefulSet's pod back: its next deletion is news again
-	c.subnets.touched(subnet)
+	c.subnets.Touched(subnet)
 	n := c.network(a)
 	if err := c.ensurePort(ctx, pod, n); err != nil {
 		return err
@@ -130,8 +111,8 @@ func (c *Controller) ensureAllocated(ctx context.Context, pod *corev1.Pod, n ann
 func (c *Controller) network(a ipam.Allocation) annotation.Network {
 	n := annotation.Network{Switch: a.Subnet, IPs: a.IPs, MAC: a.MAC,
 		CIDRs: []netip.Prefix{c.req.ClusterCIDR}, Gateways: []netip.Addr{c.req.ClusterGateway}}
-	if sn, ok := c.subnets.get(a.Subnet); ok {
-		n.CIDRs, n.Gateways = sn.net.CIDRs, sn.net.Gateways
+	if net, ok := c.subnets.Network(a.Subnet); ok {
+		n.CIDRs, n.Gateways = net.CIDRs, net.Gateways
 	}
 	return n
 }
@@ -147,7 +128,7 @@ func (c *Controller) ensurePort(ctx context.Context, pod *corev1.Pod, n annotati
 }
 
 func (c *Controller) annotate(ctx context.Context, pod *corev1.Pod, n annotation.Network) error {
-	patch, err := annotationPatch(pod.Annotations, annotation.Encode(n))
+	patch, err := annotation.Patch(pod.Annotations, annotation.Encode(n))
 	if err != nil || patch == nil {
 		return err
 	}
@@ -159,24 +140,6 @@ func (c *Controller) annotate(ctx context.Context, pod *corev1.Pod, n annotation
 		return fmt.Errorf("annotate pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
 	return nil
-}
-
-// annotationPatch is the merge patch that sets want on an object annotated current, or nil
-// when current already carries all of want.
-func annotationPatch(current, want map[string]string) ([]byte, error) {
-	merged := maps.Clone(current)
-	if merged == nil {
-		merged = map[string]string{}
-	}
-	maps.Copy(merged, want)
-	if maps.Equal(merged, current) {
-		return nil, nil
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": want}})
-	if err != nil {
-		return nil, fmt.Errorf("encode annotations: %w", err)
-	}
-	return patch, nil
 }
 
 // deletePod removes the port of a pod that no longer exists (or has completed) and releases
@@ -203,7 +166,7 @@ func (c *Controller) deletePod(ctx context.Context, ns, name string) error {
 		if err := c.recordReleased(ctx, a.Subnet, a.IPs); err != nil {
 			return err
 		}
-		defer c.subnets.touched(a.Subnet) // its count, and a deletion waiting for its last pod
+		defer c.subnets.Touched(a.Subnet) // its count, and a deletion waiting for its last pod
 	}
 	c.conflicts.Delete(ns + "/" + name)
 	if err := c.ipam.ReleasePod(ctx, ns+"/"+name); err != nil {
@@ -221,7 +184,7 @@ func (c *Controller) deletePod(ctx context.Context, ns, name string) error {
 // enqueueStale queues owners the IPAM or OVN still know but the API no longer has.
 func (c *Controller) enqueueStale(ctx context.Context) {
 	for _, a := range c.ipam.Allocations() {
-		if node, ok := strings.CutPrefix(a.Owner.Pod, nodeOwnerPrefix); ok && a.Subnet == JoinSubnet {
+		if node, ok := strings.CutPrefix(a.Owner.Pod, nodeOwnerPrefix); ok && a.Subnet == kubeovn.JoinSubnet {
 			c.nodeQueue.Add(node)
 			continue
 		}
@@ -267,9 +230,23 @@ func (c *Controller) awaitsAllocation(key string) bool {
 		return false
 	}
 	pod, err := c.pods.Pods(ns).Get(name)
-	if err != nil || !holdsNetwork(pod) {
+	if err != nil || !podnet.HoldsNetwork(pod) {
 		return false
 	}
 	_, err = annotation.Decode(pod.Annotations)
 	return err != nil
+}
+
+// enqueueUnallocated queues every pod that wants an address and has none yet: a subnet it may
+// be waiting for has appeared.
+func (c *Controller) enqueueUnallocated() {
+	pods, err := c.pods.List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, p := range pods {
+		if podnet.HoldsNetwork(p) && p.Annotations[annotation.Allocated] != "true" {
+			c.queue.Add(p.Namespace + "/" + p.Name)
+		}
+	}
 }

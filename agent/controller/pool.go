@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/agent/controller/podnet"
 	"github.com/edgeovn/edgeovn/ipam"
 )
 
@@ -89,7 +90,7 @@ func (c *Controller) allocateFromPool(ctx context.Context, pod *corev1.Pod, req 
 		return ipam.Allocation{}, fmt.Errorf("%s %q: %w", annotation.IPPool, pool.Value, err)
 	}
 	return ipam.Allocation{}, fmt.Errorf("%s %q: every address is held by another pod (%s): %w",
-		annotation.IPPool, pool.Value, listSome(held), errPoolExhausted)
+		annotation.IPPool, pool.Value, podnet.ListSome(held), errPoolExhausted)
 }
 
 // heldByOther names an address of entry another owner holds ("10.42.9.1 by ns/pod"), or "".

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/ipam"
 	"github.com/edgeovn/edgeovn/ipam/fakestore"
 )
@@ -23,9 +24,9 @@ func poolController(t *testing.T) *Controller {
 		t.Fatal(err)
 	}
 	for _, sn := range []ipam.Subnet{
-		{Name: DefaultSubnet, CIDRs: []netip.Prefix{netip.MustParsePrefix("10.42.0.0/16")}, Gateways: []netip.Addr{netip.MustParseAddr("10.42.0.1")},
+		{Name: kubeovn.DefaultSubnet, CIDRs: []netip.Prefix{netip.MustParsePrefix("10.42.0.0/16")}, Gateways: []netip.Addr{netip.MustParseAddr("10.42.0.1")},
 			Excludes: []ipam.Range{{First: netip.MustParseAddr("10.42.0.100"), Last: netip.MustParseAddr("10.42.0.110")}}},
-		{Name: JoinSubnet, CIDRs: []netip.Prefix{netip.MustParsePrefix("100.64.0.0/16")}, Gateways: []netip.Addr{netip.MustParseAddr("100.64.0.1")}},
+		{Name: kubeovn.JoinSubnet, CIDRs: []netip.Prefix{netip.MustParsePrefix("100.64.0.0/16")}, Gateways: []netip.Addr{netip.MustParseAddr("100.64.0.1")}},
 	} {
 		if err := m.EnsureSubnet(ctx, sn); err != nil {
 			t.Fatal(err)
@@ -53,7 +54,7 @@ func TestAllocateFromPool(t *testing.T) {
 	pins := poolPins(t, "10.42.9.1,10.42.9.2,10.42.9.3")
 	var got []string
 	for _, name := range []string{"p1", "p2", "p3"} {
-		a, err := c.allocateAddress(ctx, stsPod(name), DefaultSubnet, pins)
+		a, err := c.allocateAddress(ctx, stsPod(name), kubeovn.DefaultSubnet, pins)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -62,11 +63,11 @@ func TestAllocateFromPool(t *testing.T) {
 	if !slices.Equal(got, []string{"10.42.9.1", "10.42.9.2", "10.42.9.3"}) {
 		t.Fatalf("pool pods got %v", got)
 	}
-	again, err := c.allocateAddress(ctx, stsPod("p2"), DefaultSubnet, pins)
+	again, err := c.allocateAddress(ctx, stsPod("p2"), kubeovn.DefaultSubnet, pins)
 	if err != nil || again.IPs[0].String() != "10.42.9.2" {
 		t.Fatalf("p2 asking again: %v %v", again.IPs, err)
 	}
-	_, err = c.allocateAddress(ctx, stsPod("p4"), DefaultSubnet, pins)
+	_, err = c.allocateAddress(ctx, stsPod("p4"), kubeovn.DefaultSubnet, pins)
 	if !errors.Is(err, errPoolExhausted) || !errors.Is(err, ipam.ErrExhausted) ||
 		!strings.Contains(err.Error(), `"10.42.9.1,10.42.9.2,10.42.9.3"`) || !strings.Contains(err.Error(), "10.42.9.2 by default/p2") {
 		t.Fatalf("fourth pod: %v, want the pool named exhausted with its holders", err)
@@ -74,7 +75,7 @@ func TestAllocateFromPool(t *testing.T) {
 	if err := c.ipam.ReleasePod(ctx, "default/p2"); err != nil {
 		t.Fatal(err)
 	}
-	a, err := c.allocateAddress(ctx, stsPod("p4"), DefaultSubnet, pins)
+	a, err := c.allocateAddress(ctx, stsPod("p4"), kubeovn.DefaultSubnet, pins)
 	if err != nil || a.IPs[0].String() != "10.42.9.2" {
 		t.Fatalf("fourth pod after a release: %v %v, want 10.42.9.2", a.IPs, err)
 	}
@@ -86,11 +87,11 @@ func TestAllocateFromPoolStatefulSet(t *testing.T) {
 	ctx := context.Background()
 	c := poolController(t)
 	pins := poolPins(t, "10.42.9.1,10.42.9.2")
-	a, err := c.allocateAddress(ctx, stsPod("web-1", webRef), DefaultSubnet, pins)
+	a, err := c.allocateAddress(ctx, stsPod("web-1", webRef), kubeovn.DefaultSubnet, pins)
 	if err != nil || a.IPs[0].String() != "10.42.9.2" {
 		t.Fatalf("web-1: %v %v, want the second entry", a.IPs, err)
 	}
-	_, err = c.allocateAddress(ctx, stsPod("web-2", webRef), DefaultSubnet, pins)
+	_, err = c.allocateAddress(ctx, stsPod("web-2", webRef), kubeovn.DefaultSubnet, pins)
 	if !errors.Is(err, errPoolExhausted) || !strings.Contains(err.Error(), "ordinal 2 has none") {
 		t.Fatalf("web-2: %v", err)
 	}
@@ -120,7 +121,7 @@ func TestPinsRefused(t *testing.T) {
 		{"pool names an IPPool object", poolPins(t, "my-pool"), []string{`"my-pool"`, "does not implement"}, nil},
 	}
 	for _, tt := range tests {
-		_, err := c.allocateAddress(ctx, &corev1.Pod{}, DefaultSubnet, tt.pins)
+		_, err := c.allocateAddress(ctx, &corev1.Pod{}, kubeovn.DefaultSubnet, tt.pins)
 		if err == nil || tt.is != nil && !errors.Is(err, tt.is) || errors.Is(err, ipam.ErrExhausted) || errors.Is(err, ipam.ErrConflict) {
 			t.Errorf("%s: %v, want %v (not retried)", tt.name, err, tt.is)
 			continue

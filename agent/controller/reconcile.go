@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/agent/controller/podnet"
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/ipam"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
@@ -27,11 +29,11 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	byOwner := map[string]*corev1.Pod{}
 	var claims []ipam.Allocation
 	for _, pod := range pods {
-		if !holdsNetwork(pod) {
+		if !podnet.HoldsNetwork(pod) {
 			continue
 		}
 		n, err := annotation.Decode(pod.Annotations)
-		if err != nil || !podSubnet(n.Switch) {
+		if err != nil || !podnet.IsPodSubnet(n.Switch) {
 			continue // not a claim: syncPod allocates it anew or reports it
 		}
 		key := pod.Namespace + "/" + pod.Name
@@ -119,7 +121,7 @@ func lostKept(kept []northbound.PodPort, pod string) []northbound.PodPort {
 func stalePorts(ports []northbound.PodPort, annotated map[string]*corev1.Pod, pods []*corev1.Pod) []northbound.PodPort {
 	live := make(map[string]bool, len(pods))
 	for _, p := range pods {
-		if !completed(p) {
+		if !podnet.Completed(p) {
 			live[p.Namespace+"/"+p.Name] = true
 		}
 	}
@@ -145,7 +147,7 @@ func unannotatedPortClaims(ports []northbound.PodPort, annotated map[string]*cor
 	var claims []ipam.Allocation
 	for _, p := range ports {
 		pod := byKey[p.Owner]
-		if pod == nil || annotated[p.Owner] != nil || !holdsNetwork(pod) || len(p.IPs) == 0 || !podSubnet(p.Switch) {
+		if pod == nil || annotated[p.Owner] != nil || !podnet.HoldsNetwork(pod) || len(p.IPs) == 0 || !podnet.IsPodSubnet(p.Switch) {
 			continue
 		}
 		claims = append(claims, ipam.Allocation{Subnet: p.Switch, Owner: owner(p.Owner), IPs: p.IPs, MAC: p.MAC,
@@ -185,10 +187,10 @@ func (c *Controller) reconcileNodes(ctx context.Context) ([]ipam.Allocation, err
 	for _, node := range nodes {
 		live[node.Name] = true
 		n, err := annotation.Decode(node.Annotations)
-		if err != nil || n.Switch != JoinSubnet {
+		if err != nil || n.Switch != kubeovn.JoinSubnet {
 			continue
 		}
-		claims = append(claims, ipam.Allocation{Subnet: JoinSubnet, Owner: nodeOwner(node.Name), IPs: n.IPs, MAC: n.MAC,
+		claims = append(claims, ipam.Allocation{Subnet: kubeovn.JoinSubnet, Owner: nodeOwner(node.Name), IPs: n.IPs, MAC: n.MAC,
 			Allocated: node.CreationTimestamp.Time})
 	}
 	withRows, err := c.nb.Nodes(ctx)

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/edgeovn/edgeovn/agent/controller/podnet"
 	"github.com/edgeovn/edgeovn/ipam"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
@@ -19,7 +20,7 @@ import (
 // recordReleased notes in northbound that ips of subnet are being released now. It runs
 // before the IPAM release, so a failure retries the whole sync and no release goes unnoted.
 func (c *Controller) recordReleased(ctx context.Context, subnet string, ips []netip.Addr) error {
-	if len(ips) == 0 || !podSubnet(subnet) {
+	if len(ips) == 0 || !podnet.IsPodSubnet(subnet) {
 		return nil
 	}
 	now := time.Now()
@@ -36,8 +37,8 @@ func (c *Controller) recordReleased(ctx context.Context, subnet string, ips []ne
 // importReleased brings the releases noted in northbound into the IPAM, for every pod
 // subnet: those another leader made, and any this host's database lost.
 func (c *Controller) importReleased(ctx context.Context) error {
-	for _, subnet := range c.subnets.names() {
-		if !podSubnet(subnet) {
+	for _, subnet := range c.subnets.Names() {
+		if !podnet.IsPodSubnet(subnet) {
 			continue
 		}
 		if err := c.importReleasedOf(ctx, subnet); err != nil {

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/edgeovn/edgeovn/agent/controller/podnet"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
@@ -167,7 +168,7 @@ func (c *Controller) syncStatefulSet(ctx context.Context, key string) error {
 		if set != name || pns != ns {
 			continue
 		}
-		if live, err := c.pods.Pods(ns).Get(pod); err == nil && !completed(live) {
+		if live, err := c.pods.Pods(ns).Get(pod); err == nil && !podnet.Completed(live) {
 			continue
 		}
 		c.queue.Add(p.Owner)

@@ -12,6 +12,13 @@ import (
 // SubnetResource is the Subnet resource of Kube-OVN's API group.
 var SubnetResource = schema.GroupVersionResource{Group: "kubeovn.io", Version: "v1", Resource: "subnets"}
 
+// The built-in subnets' names, as in Kube-OVN: DefaultSubnet is the logical switch of the
+// cluster CIDR, JoinSubnet the logical switch and IPAM subnet of the hosts' ovn0 addresses.
+const (
+	DefaultSubnet = "ovn-default"
+	JoinSubnet    = "join"
+)
+
 // Kube-OVN's gateway types and protocols.
 const (
 	GatewayDistributed = "distributed"

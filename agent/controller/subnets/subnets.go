@@ -1,9 +1,10 @@
-package controller
+package subnets
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -13,23 +14,57 @@ import (
 	"k8s.io/client-go/dynamic"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/edgeovn/edgeovn/agent/controller/queue"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
+	"github.com/edgeovn/edgeovn/agent/metrics"
+	"github.com/edgeovn/edgeovn/ipam"
+	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
 
 // SubnetFinalizer holds a deleted Subnet until no pod holds an address in it, and its switch,
 // router port and IPAM subnet are gone.
 const SubnetFinalizer = "edgeovn.io/subnet"
 
-// subnets turns kubeovn.io/v1 Subnets into IPAM subnets and logical switches on the cluster
-// router (subnet_sync.go), reports them in each Subnet's status (subnet_status.go), and chooses
-// a pod's subnet from its own annotation, its namespace's binding or the default
-// (namespaces.go). ovn-default and join come from the configuration and appear as Subnet
-// objects too, as in Kube-OVN.
-type subnets struct {
-	c      *Controller
+// Request is what the Subnets share with the rest of the controller role.
+type Request struct {
+	// Kube writes the namespaces' annotations; Dynamic reads and writes the Subnets and their
+	// CRD.
+	Kube    *kubeapi.Client
+	Dynamic dynamic.Interface
+	NB      *northbound.Client
+	// IPAM holds each applied Subnet's addresses; the Subnets add, check and delete theirs.
+	IPAM *ipam.IPAM
+	// Events reports a refused Subnet.
+	Events  record.EventRecorder
+	Log     *slog.Logger
+	Metrics *metrics.Metrics // nil: none
+	// Pods names a deleted Subnet's holders; Nodes gives the addresses and host networks no
+	// Subnet may overlap (nil: none checked).
+	Pods  corelisters.PodLister
+	Nodes corelisters.NodeLister
+	// The configuration's networks: ovn-default's and join's, and the Service CIDRs.
+	ClusterCIDR    netip.Prefix
+	ClusterGateway netip.Addr
+	JoinCIDR       netip.Prefix
+	ServiceCIDRs   []netip.Prefix
+	Router         string // the cluster router the Subnets' switches are on
+	// Services says the Services feature is on: each switch joins its load balancer group.
+	Services bool
+	// EnqueueUnallocated queues every pod that waits for an address: a subnet appeared.
+	EnqueueUnallocated func()
+}
+
+// Controller turns kubeovn.io/v1 Subnets into IPAM subnets and logical switches on the
+// cluster router (sync.go), isolates a private one with ACLs on its switch (acls.go), reports
+// them in each Subnet's status (status.go), and chooses a pod's subnet from its own
+// annotation, its namespace's binding or the default (namespaces.go). ovn-default and join
+// come from the configuration and appear as Subnet objects too, as in Kube-OVN (builtin.go).
+type Controller struct {
+	req    Request
 	dyn    dynamic.Interface
 	log    *slog.Logger
 	lister cache.GenericLister
@@ -39,7 +74,7 @@ type subnets struct {
 	nsQ    workqueue.TypedRateLimitingInterface[string] // Namespace names
 	stop   chan struct{}
 	once   sync.Once
-	// unannounced: isolation ACLs were written and nb_cfg not bumped since (subnet_private.go).
+	// unannounced: isolation ACLs were written and nb_cfg not bumped since (acls.go).
 	unannounced atomic.Bool
 
 	mu sync.RWMutex
@@ -56,17 +91,18 @@ type appliedSubnet struct {
 	deleting bool
 }
 
-func newSubnets(c *Controller) *subnets {
-	return &subnets{c: c, dyn: c.req.Dynamic, log: c.log.With("feature", "subnets"), queue: newQueue("subnets"),
-		nsQ: newQueue("namespaces"), stop: make(chan struct{}), applied: map[string]appliedSubnet{}}
+// New is the Subnets of one term; the controller prepares, registers, applies and runs them.
+func New(req Request) *Controller {
+	return &Controller{req: req, dyn: req.Dynamic, log: req.Log.With("feature", "subnets"), queue: queue.New("subnets"),
+		nsQ: queue.New("namespaces"), stop: make(chan struct{}), applied: map[string]appliedSubnet{}}
 }
 
-// prepare installs the CRD when absent and starts creating the ovn-default and join Subnet
+// Prepare installs the CRD when absent and starts creating the ovn-default and join Subnet
 // objects from the configuration where they are missing (createBuiltins), in the background:
 // the API server holds the first create of a resource it established less than 2 s ago for
 // 2 s (apiextensions' justCreated wait), which was on the first pod's way on a new cluster.
 // Until their objects exist, applyAll applies the built-in subnets from the configuration.
-func (s *subnets) prepare(ctx context.Context) error {
+func (s *Controller) Prepare(ctx context.Context) error {
 	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := kubeovn.EnsureCRD(wait, s.dyn, s.log); err != nil {
@@ -78,7 +114,7 @@ func (s *subnets) prepare(ctx context.Context) error {
 
 // createBuiltins creates the built-in Subnet objects, retrying until each is there or ctx
 // (the term) ends; their informer events then apply them as any Subnet.
-func (s *subnets) createBuiltins(ctx context.Context) {
+func (s *Controller) createBuiltins(ctx context.Context) {
 	for _, b := range s.builtins() {
 		for delay := 100 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
 			err := s.ensureObject(ctx, b)
@@ -95,8 +131,8 @@ func (s *subnets) createBuiltins(ctx context.Context) {
 	}
 }
 
-// register adds the Subnet informer (dynamic) and the Namespace informer (typed factory).
-func (s *subnets) register(f *kubeapi.Informers) ([]cache.InformerSynced, error) {
+// Register adds the Subnet informer (dynamic) and the Namespace informer (typed factory).
+func (s *Controller) Register(f *kubeapi.Informers) ([]cache.InformerSynced, error) {
 	gi := kubeapi.DynamicInformer(s.dyn, kubeovn.SubnetResource)
 	s.lister, s.inf = gi.Lister(), gi.Informer()
 	onSubnet := func(obj any) {
@@ -125,10 +161,10 @@ func (s *subnets) register(f *kubeapi.Informers) ([]cache.InformerSynced, error)
 	return []cache.InformerSynced{s.inf.HasSynced, ns.Informer().HasSynced}, nil
 }
 
-// applyAll applies every Subnet before the pods are reconciled: their claims name subnets
+// ApplyAll applies every Subnet before the pods are reconciled: their claims name subnets
 // the IPAM must know. A built-in subnet whose object is not created yet is applied from the
 // configuration; its object, once there, is applied as any Subnet.
-func (s *subnets) applyAll(ctx context.Context) error {
+func (s *Controller) ApplyAll(ctx context.Context) error {
 	for _, b := range s.builtins() {
 		if _, ok, _ := s.inf.GetStore().GetByKey(b.Name); ok {
 			continue // applied from its object below
@@ -149,30 +185,36 @@ func (s *subnets) applyAll(ctx context.Context) error {
 	return nil
 }
 
-// shutdown stops the Subnet informer; the term's end calls it, whether run ran or not.
-func (s *subnets) shutdown() { s.once.Do(func() { close(s.stop) }) }
+// Shutdown stops the Subnet informer; the term's end calls it, whether run ran or not.
+func (s *Controller) Shutdown() { s.once.Do(func() { close(s.stop) }) }
 
-// run processes Subnets and Namespaces until ctx ends.
-func (s *subnets) run(ctx context.Context) {
+// Run processes Subnets and Namespaces until ctx ends.
+func (s *Controller) Run(ctx context.Context) {
 	go func() {
 		<-ctx.Done()
 		s.queue.ShutDown()
 		s.nsQ.ShutDown()
 	}()
-	go work(ctx, s.c, s.nsQ, "namespace", s.syncNamespace)
-	work(ctx, s.c, s.queue, "subnet", s.sync)
+	go queue.Work(ctx, s.nsQ, queue.Worker{Kind: "namespace", Sync: s.syncNamespace, Log: s.req.Log, Metrics: s.req.Metrics})
+	queue.Work(ctx, s.queue, queue.Worker{Kind: "subnet", Sync: s.sync, Log: s.req.Log, Metrics: s.req.Metrics})
+}
+
+// Network is the network the subnet name was applied with; false when it is not applied.
+func (s *Controller) Network(name string) (kubeovn.Network, bool) {
+	a, ok := s.get(name)
+	return a.net, ok
 }
 
 // get returns the applied subnet name.
-func (s *subnets) get(name string) (appliedSubnet, bool) {
+func (s *Controller) get(name string) (appliedSubnet, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	a, ok := s.applied[name]
 	return a, ok
 }
 
-// names returns the applied subnets' names, sorted.
-func (s *subnets) names() []string {
+// Names returns the applied subnets' names, sorted.
+func (s *Controller) Names() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]string, 0, len(s.applied))
@@ -183,21 +225,21 @@ func (s *subnets) names() []string {
 	return out
 }
 
-func (s *subnets) set(name string, a appliedSubnet) {
+func (s *Controller) set(name string, a appliedSubnet) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.applied[name] = a
 }
 
-func (s *subnets) forget(name string) {
+func (s *Controller) forget(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.applied, name)
 }
 
-// touched queues the subnet's status (its address counts) soon: allocations come in bursts,
+// Touched queues the subnet's status (its address counts) soon: allocations come in bursts,
 // and one status write a second per subnet is enough.
-func (s *subnets) touched(name string) {
+func (s *Controller) Touched(name string) {
 	if s != nil && name != "" {
 		s.queue.AddAfter(name, time.Second)
 	}

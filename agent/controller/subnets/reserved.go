@@ -1,4 +1,4 @@
-package controller
+package subnets
 
 import (
 	"fmt"
@@ -21,12 +21,12 @@ const ReasonCIDRReserved = "CIDRReserved"
 // reserved are the networks no Subnet may overlap besides the other subnets: the Service
 // CIDRs, and of every Node its InternalIP and ExternalIP addresses and the networks its node
 // role reported (annotation.HostNetworksKey).
-func (s *subnets) reserved() []subnetcheck.Reserved {
-	out := subnetcheck.Prefixes("Service CIDR", s.c.req.ServiceCIDRs...)
-	if s.c.nodes == nil {
+func (s *Controller) reserved() []subnetcheck.Reserved {
+	out := subnetcheck.Prefixes("Service CIDR", s.req.ServiceCIDRs...)
+	if s.req.Nodes == nil {
 		return out
 	}
-	nodes, err := s.c.nodes.List(labels.Everything())
+	nodes, err := s.req.Nodes.List(labels.Everything())
 	if err != nil {
 		return out
 	}
@@ -38,14 +38,14 @@ func (s *subnets) reserved() []subnetcheck.Reserved {
 	return out
 }
 
-// hostNetworksChanged: what the Subnets are checked against changed between the two.
-func hostNetworksChanged(a, b *corev1.Node) bool {
+// HostNetworksChanged: what the Subnets are checked against changed between the two.
+func HostNetworksChanged(a, b *corev1.Node) bool {
 	return a.Annotations[annotation.HostNetworksKey] != b.Annotations[annotation.HostNetworksKey] ||
 		!slices.Equal(annotation.NodeAddrs(a), annotation.NodeAddrs(b))
 }
 
-// enqueueAll queues every Subnet for validation again (a Node's networks changed).
-func (s *subnets) enqueueAll() {
+// EnqueueAll queues every Subnet for validation again (a Node's networks changed).
+func (s *Controller) EnqueueAll() {
 	if s == nil || s.inf == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package controller
+package services
 
 import (
 	"context"
@@ -15,19 +15,30 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/edgeovn/edgeovn/agent/controller/queue"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
+	"github.com/edgeovn/edgeovn/agent/metrics"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
 
-// services is the feature that turns Services into OVN load balancers in the cluster's
+// Request is what the Services feature shares with the rest of the controller role.
+type Request struct {
+	NB      *northbound.Client
+	Log     *slog.Logger
+	Metrics *metrics.Metrics // nil: none
+}
+
+// Controller is the feature that turns Services into OVN load balancers in the cluster's
 // load balancer group, which every edgeovn switch carries: the DNAT happens in OVN on the
 // client's own switch, so replies are un-NATed there too.
-type services struct {
-	c        *Controller
+type Controller struct {
+	req      Request
 	log      *slog.Logger
 	services corelisters.ServiceLister
 	slices   discoverylisters.EndpointSliceLister
+	nodes    corelisters.NodeLister
 	queue    workqueue.TypedRateLimitingInterface[string] // Service keys
 	// switches carry the group: every pod switch, and join, so the host's own traffic to a
 	// ClusterIP through ovn0 is balanced in OVN too.
@@ -37,14 +48,17 @@ type services struct {
 	pending pendingSince
 }
 
-func newServices(c *Controller) *services {
-	return &services{c: c, log: c.log.With("feature", "services"), queue: newQueue("services"),
-		switches: []string{DefaultSubnet, JoinSubnet}}
+// New is the Services feature of one term; the controller registers, reconciles and runs it.
+func New(req Request) *Controller {
+	return &Controller{req: req, log: req.Log.With("feature", "services"), queue: queue.New("services"),
+		switches: []string{kubeovn.DefaultSubnet, kubeovn.JoinSubnet}}
 }
 
-func (s *services) name() string { return "services" }
+// Name is the feature's name in logs.
+func (s *Controller) Name() string { return "services" }
 
-func (s *services) register(f *kubeapi.Informers) ([]cache.InformerSynced, error) {
+// Register adds the Service, EndpointSlice and Node handlers to the term's informers.
+func (s *Controller) Register(f *kubeapi.Informers) ([]cache.InformerSynced, error) {
 	svcs, slices := f.Services(), f.EndpointSlices()
 	s.services, s.slices = svcs.Lister(), slices.Lister()
 	onService := func(obj any) {
@@ -68,13 +82,14 @@ func (s *services) register(f *kubeapi.Informers) ([]cache.InformerSynced, error
 		return nil, fmt.Errorf("watch endpoint slices: %w", err)
 	}
 	nodes := f.Nodes().Informer()
+	s.nodes = f.Nodes().Lister()
 	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: s.onNodes, DeleteFunc: s.onNodes}); err != nil {
 		return nil, fmt.Errorf("watch nodes: %w", err)
 	}
 	return []cache.InformerSynced{svcs.Informer().HasSynced, slices.Informer().HasSynced}, nil
 }
 
-func (s *services) enqueue(key string) {
+func (s *Controller) enqueue(key string) {
 	s.pending.mark(key)
 	s.queue.Add(key)
 }
@@ -95,11 +110,11 @@ func sliceService(obj any) (string, bool) {
 	return slice.Namespace + "/" + name, true
 }
 
-// reconcile attaches the group to the switches and deletes the load balancers of Services
+// Reconcile attaches the group to the switches and deletes the load balancers of Services
 // that are gone or no longer served; the queue then brings every Service up to date (a
 // Service already right costs no write).
-func (s *services) reconcile(ctx context.Context) error {
-	nb := s.c.nb
+func (s *Controller) Reconcile(ctx context.Context) error {
+	nb := s.req.NB
 	if err := nb.EnsureLoadBalancerGroup(ctx, northbound.LoadBalancerGroupSpec{Name: northbound.ClusterLoadBalancerGroup,
 		Switches: s.switches}); err != nil {
 		return err
@@ -136,7 +151,7 @@ func (s *services) reconcile(ctx context.Context) error {
 }
 
 // served reports whether the Service named "namespace/name" exists and is programmed.
-func (s *services) served(key string) bool {
+func (s *Controller) served(key string) bool {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		return false
@@ -145,18 +160,19 @@ func (s *services) served(key string) bool {
 	return err == nil && servesLoadBalancers(svc)
 }
 
-func (s *services) run(ctx context.Context) {
+// Run syncs the queued Services until ctx ends.
+func (s *Controller) Run(ctx context.Context) {
 	defer s.queue.ShutDown()
 	go func() {
 		<-ctx.Done()
 		s.queue.ShutDown()
 	}()
-	work(ctx, s.c, s.queue, "service", s.sync)
+	queue.Work(ctx, s.queue, queue.Worker{Kind: "service", Sync: s.sync, Log: s.req.Log, Metrics: s.req.Metrics})
 }
 
 // sync makes one Service's load balancers (and, for internalTrafficPolicy Local, its
 // template variables) match the Service and its EndpointSlices.
-func (s *services) sync(ctx context.Context, key string) error {
+func (s *Controller) sync(ctx context.Context, key string) error {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		return nil // not a key we queued: nothing to retry
@@ -200,8 +216,8 @@ func (s *services) sync(ctx context.Context, key string) error {
 }
 
 // apply writes variables before the load balancers that use them, and removes them after.
-func (s *services) apply(ctx context.Context, lbs northbound.OwnedLoadBalancers, vars northbound.TemplateVars) (bool, error) {
-	nb := s.c.nb
+func (s *Controller) apply(ctx context.Context, lbs northbound.OwnedLoadBalancers, vars northbound.TemplateVars) (bool, error) {
+	nb := s.req.NB
 	if len(vars.Values) > 0 {
 		wv, err := nb.SyncTemplateVars(ctx, vars)
 		if err != nil {
@@ -218,8 +234,8 @@ func (s *services) apply(ctx context.Context, lbs northbound.OwnedLoadBalancers,
 	return wv || wl, err
 }
 
-func (s *services) nodeNames() ([]string, error) {
-	nodes, err := s.c.nodes.List(labels.Everything())
+func (s *Controller) nodeNames() ([]string, error) {
+	nodes, err := s.nodes.List(labels.Everything())
 	if err != nil {
 		return nil, fmt.Errorf("list nodes: %w", err)
 	}
@@ -232,7 +248,7 @@ func (s *services) nodeNames() ([]string, error) {
 
 // onNodes re-syncs the internalTrafficPolicy Local Services when a node comes or goes: each
 // node's chassis needs its own value of their variables.
-func (s *services) onNodes(any) {
+func (s *Controller) onNodes(any) {
 	svcs, err := s.services.List(labels.Everything())
 	if err != nil {
 		return

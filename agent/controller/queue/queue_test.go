@@ -1,19 +1,11 @@
-package controller
+package queue
 
 import (
-	"net"
-	"net/netip"
 	"slices"
 	"sync"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-
-	"github.com/edgeovn/edgeovn/agent/annotation"
 )
 
 // urgentSet is a classifier whose answers the test changes while keys wait.
@@ -58,7 +50,7 @@ func drain(t *testing.T, q workqueue.TypedRateLimitingInterface[string]) []strin
 func TestPriorityQueueNewPodFirst(t *testing.T) {
 	var u urgentSet
 	u.set("ns/p-1000", true)
-	q := newPriorityQueue("test", u.urgent)
+	q := NewPriority("test", u.urgent)
 	defer q.ShutDown()
 	for _, k := range []string{"ns/p-0000", "ns/p-0001", "ns/p-0002", "ns/p-1000", "ns/p-0003"} {
 		q.Add(k)
@@ -74,7 +66,7 @@ func TestPriorityQueueNewPodFirst(t *testing.T) {
 // A key added again while it waits moves up when it has become urgent, and is handed out once.
 func TestPriorityQueuePromotes(t *testing.T) {
 	var u urgentSet
-	q := newPriorityQueue("test", u.urgent)
+	q := NewPriority("test", u.urgent)
 	defer q.ShutDown()
 	for _, k := range []string{"a", "b", "c"} {
 		q.Add(k)
@@ -100,7 +92,7 @@ func TestPriorityQueuePromotes(t *testing.T) {
 // worker, and comes back once when it is done, at the level it has then.
 func TestPriorityQueueKeyProcessedOnce(t *testing.T) {
 	var u urgentSet
-	q := newPriorityQueue("test", u.urgent)
+	q := NewPriority("test", u.urgent)
 	defer q.ShutDown()
 	q.Add("a")
 	q.Add("b")
@@ -120,36 +112,5 @@ func TestPriorityQueueKeyProcessedOnce(t *testing.T) {
 	q.Done("a")
 	if got := drain(t, q); !slices.Equal(got, []string{"a"}) {
 		t.Fatalf("after Done: %v, want [a]", got)
-	}
-}
-
-func TestAwaitsAllocation(t *testing.T) {
-	allocated := annotation.Encode(annotation.Network{Switch: DefaultSubnet, IPs: []netip.Addr{netip.MustParseAddr("10.42.0.5")},
-		MAC: net.HardwareAddr{0x0a, 0x58, 0x0a, 0x2a, 0, 5}, CIDRs: []netip.Prefix{netip.MustParsePrefix("10.42.0.0/16")},
-		Gateways: []netip.Addr{netip.MustParseAddr("10.42.0.1")}})
-	pods := []*corev1.Pod{
-		{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "new"}, Spec: corev1.PodSpec{NodeName: "n1"}},
-		{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pinned", Annotations: map[string]string{annotation.IPAddress: "10.42.0.9"}},
-			Spec: corev1.PodSpec{NodeName: "n1"}},
-		{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "allocated", Annotations: allocated}, Spec: corev1.PodSpec{NodeName: "n1"}},
-		{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "unscheduled"}},
-		{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "host"}, Spec: corev1.PodSpec{NodeName: "n1", HostNetwork: true}},
-		{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "done"}, Spec: corev1.PodSpec{NodeName: "n1"},
-			Status: corev1.PodStatus{Phase: corev1.PodSucceeded}},
-	}
-	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	for _, p := range pods {
-		if err := idx.Add(p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c := &Controller{pods: corelisters.NewPodLister(idx)}
-	for key, want := range map[string]bool{
-		"ns/new": true, "ns/pinned": true,
-		"ns/allocated": false, "ns/unscheduled": false, "ns/host": false, "ns/done": false, "ns/gone": false, "not/a/key": false,
-	} {
-		if got := c.awaitsAllocation(key); got != want {
-			t.Errorf("awaitsAllocation(%q) = %v, want %v", key, got, want)
-		}
 	}
 }

@@ -1,11 +1,11 @@
-package controller
+package annotation
 
 import (
 	"encoding/json"
 	"testing"
 )
 
-func TestAnnotationPatch(t *testing.T) {
+func TestPatch(t *testing.T) {
 	want := map[string]string{"ovn.kubernetes.io/allocated": "true", "ovn.kubernetes.io/ip_address": "10.42.0.2"}
 	tests := []struct {
 		name    string
@@ -19,7 +19,7 @@ func TestAnnotationPatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := annotationPatch(tt.current, want)
+			p, err := Patch(tt.current, want)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package controller
+package subnets
 
 import (
 	"context"
@@ -13,15 +13,15 @@ import (
 // builtins are the Subnets the configuration defines, as Kube-OVN writes them: ovn-default on
 // the cluster CIDR (the default, NAT for outgoing traffic, distributed gateway) and join on
 // the join CIDR.
-func (s *subnets) builtins() []*kubeovn.Subnet {
-	r := s.c.req
+func (s *Controller) builtins() []*kubeovn.Subnet {
+	r := s.req
 	joinGW := r.JoinCIDR.Masked().Addr().Next()
 	return []*kubeovn.Subnet{
-		{ObjectMeta: metav1.ObjectMeta{Name: DefaultSubnet}, Spec: kubeovn.SubnetSpec{Default: true,
+		{ObjectMeta: metav1.ObjectMeta{Name: kubeovn.DefaultSubnet}, Spec: kubeovn.SubnetSpec{Default: true,
 			Protocol: protocolOf(r.ClusterCIDR.Addr().Is4()), CIDRBlock: r.ClusterCIDR.Masked().String(),
 			Gateway: r.ClusterGateway.String(), ExcludeIps: []string{r.ClusterGateway.String()},
 			GatewayType: kubeovn.GatewayDistributed, NatOutgoing: true}},
-		{ObjectMeta: metav1.ObjectMeta{Name: JoinSubnet}, Spec: kubeovn.SubnetSpec{
+		{ObjectMeta: metav1.ObjectMeta{Name: kubeovn.JoinSubnet}, Spec: kubeovn.SubnetSpec{
 			Protocol: protocolOf(r.JoinCIDR.Addr().Is4()), CIDRBlock: r.JoinCIDR.Masked().String(),
 			Gateway: joinGW.String(), ExcludeIps: []string{joinGW.String()}}},
 	}
@@ -34,10 +34,10 @@ func protocolOf(v4 bool) string {
 	return kubeovn.ProtocolIPv6
 }
 
-func builtin(name string) bool { return name == DefaultSubnet || name == JoinSubnet }
+func builtin(name string) bool { return name == kubeovn.DefaultSubnet || name == kubeovn.JoinSubnet }
 
 // ensureObject creates the Subnet object when it is missing; one that exists is left as it is.
-func (s *subnets) ensureObject(ctx context.Context, sn *kubeovn.Subnet) error {
+func (s *Controller) ensureObject(ctx context.Context, sn *kubeovn.Subnet) error {
 	u, err := kubeovn.ToUnstructured(sn)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package controller
+package queue
 
 import (
 	"time"
@@ -6,12 +6,13 @@ import (
 	"k8s.io/client-go/util/workqueue"
 )
 
-func newQueue(name string) workqueue.TypedRateLimitingInterface[string] {
+// New is a rate-limited work queue of keys, first in, first out.
+func New(name string) workqueue.TypedRateLimitingInterface[string] {
 	return newQueueWith(name, workqueue.DefaultQueue[string]())
 }
 
-// newPriorityQueue is newQueue with the order of twoLevel: keys urgent names come out first.
-func newPriorityQueue(name string, urgent func(key string) bool) workqueue.TypedRateLimitingInterface[string] {
+// NewPriority is New with the order of twoLevel: keys urgent names come out first.
+func NewPriority(name string, urgent func(key string) bool) workqueue.TypedRateLimitingInterface[string] {
 	return newQueueWith(name, &twoLevel{urgent: urgent})
 }
 

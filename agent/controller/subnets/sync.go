@@ -1,4 +1,4 @@
-package controller
+package subnets
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/edgeovn/edgeovn/agent/controller/podnet"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/agent/subnetcheck"
 	"github.com/edgeovn/edgeovn/ipam"
@@ -43,7 +44,7 @@ func (r *refusal) Error() string { return r.err.Error() }
 
 // sync brings one Subnet's IPAM subnet, switch, router port and policies to its spec, or
 // reports why not, then writes its status.
-func (s *subnets) sync(ctx context.Context, name string) error {
+func (s *Controller) sync(ctx context.Context, name string) error {
 	obj, err := s.lister.Get(name)
 	if apierrors.IsNotFound(err) {
 		return s.gone(ctx, name)
@@ -89,7 +90,7 @@ func (s *subnets) sync(ctx context.Context, name string) error {
 // differs from the configuration, an overlap with a special range, a Service CIDR, a Node's
 // address or a host's network (subnetcheck), and an overlap with another subnet (the one
 // applied first keeps its CIDR).
-func (s *subnets) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
+func (s *Controller) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 	net, err := kubeovn.ParseNetwork(sn.Spec)
 	if err != nil {
 		return net, &refusal{ReasonInvalidSpec, err}
@@ -100,16 +101,16 @@ func (s *subnets) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 	if prev := s.previousCIDRs(sn.Name); prev != nil && !slices.Equal(prev, net.CIDRs) {
 		return net, &refusal{ReasonCIDRChange, fmt.Errorf("cidrBlock changed from %v to %v: refused, addresses already handed out would fall outside it (create another Subnet instead); %v stays in use", prev, net.CIDRs, prev)}
 	}
-	r := s.c.req
-	if want := map[string]netip.Prefix{DefaultSubnet: r.ClusterCIDR.Masked(), JoinSubnet: r.JoinCIDR.Masked()}[sn.Name]; want.IsValid() &&
+	r := s.req
+	if want := map[string]netip.Prefix{kubeovn.DefaultSubnet: r.ClusterCIDR.Masked(), kubeovn.JoinSubnet: r.JoinCIDR.Masked()}[sn.Name]; want.IsValid() &&
 		!slices.Equal(net.CIDRs, []netip.Prefix{want}) {
 		return net, &refusal{ReasonNotConfigured, fmt.Errorf("cidrBlock %v differs from edgeovn's configuration (%s): the configuration stays in use", net.CIDRs, want)}
 	}
 	if err := subnetcheck.Check(net.CIDRs, s.reserved()); err != nil {
 		return net, &refusal{ReasonCIDRReserved, fmt.Errorf("%w: refused, the hosts would route it to the pods instead (a Subnet must not overlap the Services, the Nodes' addresses, the hosts' own networks or a special range)", err)}
 	}
-	others := map[string][]netip.Prefix{DefaultSubnet: {r.ClusterCIDR.Masked()}, JoinSubnet: {r.JoinCIDR.Masked()}}
-	for _, sn := range s.c.ipam.Subnets() { // applied in an earlier term: they keep their CIDRs
+	others := map[string][]netip.Prefix{kubeovn.DefaultSubnet: {r.ClusterCIDR.Masked()}, kubeovn.JoinSubnet: {r.JoinCIDR.Masked()}}
+	for _, sn := range s.req.IPAM.Subnets() { // applied in an earlier term: they keep their CIDRs
 		others[sn.Name] = sn.CIDRs
 	}
 	s.mu.RLock()
@@ -129,15 +130,15 @@ func (s *subnets) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 }
 
 // configNetwork is a built-in subnet's network from the configuration.
-func (s *subnets) configNetwork(sn *kubeovn.Subnet) kubeovn.Network {
-	r := s.c.req
-	if sn.Name == JoinSubnet {
+func (s *Controller) configNetwork(sn *kubeovn.Subnet) kubeovn.Network {
+	r := s.req
+	if sn.Name == kubeovn.JoinSubnet {
 		return kubeovn.Network{CIDRs: []netip.Prefix{r.JoinCIDR.Masked()}, Gateways: []netip.Addr{r.JoinCIDR.Masked().Addr().Next()}}
 	}
 	return kubeovn.Network{CIDRs: []netip.Prefix{r.ClusterCIDR.Masked()}, Gateways: []netip.Addr{r.ClusterGateway}}
 }
 
-func (s *subnets) builtin(name string) *kubeovn.Subnet {
+func (s *Controller) builtin(name string) *kubeovn.Subnet {
 	for _, b := range s.builtins() {
 		if b.Name == name {
 			return b
@@ -155,11 +156,11 @@ func withSpecOf(sn, b *kubeovn.Subnet) *kubeovn.Subnet {
 
 // previousCIDRs are the CIDRs the subnet was applied with, in this term or (from the IPAM
 // database) an earlier one; nil for a new subnet.
-func (s *subnets) previousCIDRs(name string) []netip.Prefix {
+func (s *Controller) previousCIDRs(name string) []netip.Prefix {
 	if a, ok := s.get(name); ok {
 		return a.net.CIDRs
 	}
-	for _, sn := range s.c.ipam.Subnets() {
+	for _, sn := range s.req.IPAM.Subnets() {
 		if sn.Name == name && !builtin(name) {
 			return sn.CIDRs
 		}
@@ -170,10 +171,10 @@ func (s *subnets) previousCIDRs(name string) []netip.Prefix {
 // apply writes the subnet into the IPAM and northbound: its switch with the router port at
 // the gateway, the router policies that keep traffic to it off the distributed gateway's
 // reroutes, and the Services' load balancer group. join's rows come from the cluster topology.
-func (s *subnets) apply(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network) error {
+func (s *Controller) apply(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network) error {
 	prev, had := s.get(sn.Name)
-	if sn.Name != JoinSubnet {
-		err := s.c.ipam.EnsureSubnet(ctx, ipam.Subnet{Name: sn.Name, CIDRs: net.CIDRs, Gateways: net.Gateways, Excludes: net.Excludes})
+	if sn.Name != kubeovn.JoinSubnet {
+		err := s.req.IPAM.EnsureSubnet(ctx, ipam.Subnet{Name: sn.Name, CIDRs: net.CIDRs, Gateways: net.Gateways, Excludes: net.Excludes})
 		if errors.Is(err, ipam.ErrConflict) || errors.Is(err, ipam.ErrInvalid) {
 			return &refusal{ReasonInvalidSpec, err}
 		}
@@ -190,7 +191,7 @@ func (s *subnets) apply(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Net
 	s.set(sn.Name, appliedSubnet{net: net, spec: sn.Spec, created: sn.CreationTimestamp.Time})
 	if !had {
 		s.log.Info("subnet applied", "subnet", sn.Name, "cidr", fmt.Sprint(net.CIDRs), "gateway", fmt.Sprint(net.Gateways))
-		s.c.enqueueUnallocated()
+		s.req.EnqueueUnallocated()
 	}
 	if !had || !slices.Equal(prev.spec.Namespaces, sn.Spec.Namespaces) || prev.spec.Default != sn.Spec.Default ||
 		!slices.Equal(prev.spec.ExcludeIps, sn.Spec.ExcludeIps) {
@@ -199,8 +200,8 @@ func (s *subnets) apply(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Net
 	return nil
 }
 
-func (s *subnets) ensureRows(ctx context.Context, name string, net kubeovn.Network) error {
-	nb, router := s.c.nb, s.c.req.Router
+func (s *Controller) ensureRows(ctx context.Context, name string, net kubeovn.Network) error {
+	nb, router := s.req.NB, s.req.Router
 	spec := northbound.SubnetSpec{Name: name, Router: router, CIDR: net.CIDRs[0], Gateway: net.Gateways[0]}
 	if len(net.CIDRs) == 2 {
 		spec.DualCIDR, spec.DualGateway = net.CIDRs[1], net.Gateways[1]
@@ -218,7 +219,7 @@ func (s *subnets) ensureRows(ctx context.Context, name string, net kubeovn.Netwo
 			return fmt.Errorf("ensure router policy of subnet %s: %w", name, err)
 		}
 	}
-	if s.c.req.Services {
+	if s.req.Services {
 		if err := nb.EnsureLoadBalancerGroup(ctx, northbound.LoadBalancerGroupSpec{Name: northbound.ClusterLoadBalancerGroup,
 			Switches: []string{name}}); err != nil {
 			return err
@@ -229,7 +230,7 @@ func (s *subnets) ensureRows(ctx context.Context, name string, net kubeovn.Netwo
 
 // deleting holds a deleted Subnet while pods hold addresses in it, saying which in its status
 // and an Event; once none does, its rows and IPAM subnet go and the finalizer is removed.
-func (s *subnets) deleting(ctx context.Context, u *unstructured.Unstructured, sn *kubeovn.Subnet) error {
+func (s *Controller) deleting(ctx context.Context, u *unstructured.Unstructured, sn *kubeovn.Subnet) error {
 	if builtin(sn.Name) {
 		s.log.Warn("subnet from the configuration deleted: its network stays, the object is made again", "subnet", sn.Name)
 		return s.setFinalizer(ctx, u, false)
@@ -251,25 +252,25 @@ func (s *subnets) deleting(ctx context.Context, u *unstructured.Unstructured, sn
 // gone handles a Subnet whose object no longer exists: a built-in one is made again, another
 // one's rows are removed (when a finalizer was bypassed and pods still hold addresses, they
 // are kept).
-func (s *subnets) gone(ctx context.Context, name string) error {
+func (s *Controller) gone(ctx context.Context, name string) error {
 	for _, b := range s.builtins() {
 		if b.Name == name {
 			return s.ensureObject(ctx, b)
 		}
 	}
 	if held := s.holders(name); len(held) > 0 {
-		s.log.Warn("subnet object gone while pods hold addresses in it: its network stays until they are deleted", "subnet", name, "pods", listSome(held))
+		s.log.Warn("subnet object gone while pods hold addresses in it: its network stays until they are deleted", "subnet", name, "pods", podnet.ListSome(held))
 		return nil
 	}
 	return s.remove(ctx, name)
 }
 
-func (s *subnets) remove(ctx context.Context, name string) error {
-	n, err := s.c.nb.DeleteOwned(ctx, northbound.OwnerRef{Kind: ovn.KindSubnet, Name: name})
+func (s *Controller) remove(ctx context.Context, name string) error {
+	n, err := s.req.NB.DeleteOwned(ctx, northbound.OwnerRef{Kind: ovn.KindSubnet, Name: name})
 	if err != nil {
 		return err
 	}
-	if err := s.c.ipam.DeleteSubnet(ctx, name); err != nil {
+	if err := s.req.IPAM.DeleteSubnet(ctx, name); err != nil {
 		return fmt.Errorf("delete ipam subnet %s: %w", name, err)
 	}
 	_, had := s.get(name)
@@ -281,10 +282,10 @@ func (s *subnets) remove(ctx context.Context, name string) error {
 	return nil
 }
 
-// removeGone removes the subnets the IPAM holds from an earlier term whose objects were
+// RemoveGone removes the subnets the IPAM holds from an earlier term whose objects were
 // deleted while no controller ran.
-func (s *subnets) removeGone(ctx context.Context) error {
-	for _, sn := range s.c.ipam.Subnets() {
+func (s *Controller) RemoveGone(ctx context.Context) error {
+	for _, sn := range s.req.IPAM.Subnets() {
 		if builtin(sn.Name) {
 			continue
 		}
@@ -298,9 +299,9 @@ func (s *subnets) removeGone(ctx context.Context) error {
 }
 
 // holders lists the owners of addresses in the subnet.
-func (s *subnets) holders(name string) []string {
+func (s *Controller) holders(name string) []string {
 	var out []string
-	for _, a := range s.c.ipam.Allocations() {
+	for _, a := range s.req.IPAM.Allocations() {
 		if a.Subnet == name {
 			out = append(out, a.Owner.Pod)
 		}
@@ -310,9 +311,9 @@ func (s *subnets) holders(name string) []string {
 
 // livePod says whether the pod ns/name exists (an address held for a gone pod is kept for
 // its StatefulSet).
-func (s *subnets) livePod(key string) bool {
+func (s *Controller) livePod(key string) bool {
 	ns, name, _ := strings.Cut(key, "/")
-	_, err := s.c.pods.Pods(ns).Get(name)
+	_, err := s.req.Pods.Pods(ns).Get(name)
 	return err == nil
 }
 
@@ -330,16 +331,16 @@ func inUseMessage(held []string, live func(string) bool) string {
 	}
 	var parts []string
 	if len(pods) > 0 {
-		parts = append(parts, fmt.Sprintf("%d pod(s) holding addresses in it: %s (delete them, or let them finish)", len(pods), listSome(pods)))
+		parts = append(parts, fmt.Sprintf("%d pod(s) holding addresses in it: %s (delete them, or let them finish)", len(pods), podnet.ListSome(pods)))
 	}
 	if len(kept) > 0 {
-		parts = append(parts, fmt.Sprintf("%d address(es) kept for deleted StatefulSet pods: %s (scale the StatefulSet down or delete it)", len(kept), listSome(kept)))
+		parts = append(parts, fmt.Sprintf("%d address(es) kept for deleted StatefulSet pods: %s (scale the StatefulSet down or delete it)", len(kept), podnet.ListSome(kept)))
 	}
 	return "deletion waits for " + strings.Join(parts, "; and for ")
 }
 
-func (s *subnets) event(u *unstructured.Unstructured, reason, msg string) {
-	s.c.events.Event(u, corev1.EventTypeWarning, reason, msg)
+func (s *Controller) event(u *unstructured.Unstructured, reason, msg string) {
+	s.req.Events.Event(u, corev1.EventTypeWarning, reason, msg)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

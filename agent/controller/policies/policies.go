@@ -1,8 +1,9 @@
-package controller
+package policies
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"sync"
@@ -14,10 +15,15 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	networkinglisters "k8s.io/client-go/listers/networking/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/agent/controller/podnet"
+	"github.com/edgeovn/edgeovn/agent/controller/queue"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
+	"github.com/edgeovn/edgeovn/agent/metrics"
+	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
 
 // ReasonPolicyUnsupported: part of a NetworkPolicy cannot be expressed in OVN; the Event
@@ -27,13 +33,30 @@ const ReasonPolicyUnsupported = "PolicyUnsupported"
 // hostsKey queues the nodes' join address set; no namespace has a colon in its name.
 const hostsKey = ":hosts"
 
-// policies turns NetworkPolicies into OVN port groups, address sets and ACLs (package
+// Request is what the policies share with the rest of the controller role.
+type Request struct {
+	NB *northbound.Client
+	// Events reports on a policy what OVN cannot express.
+	Events record.EventRecorder
+	Log    *slog.Logger
+	// Metrics counts the syncs; nil: none.
+	Metrics *metrics.Metrics
+	// IPv6 says the cluster CIDR is IPv6 (netpol.Cluster).
+	IPv6 bool
+	// Lost says the pod ("namespace/name") lost its annotated address to an older claim: it
+	// has no port, so no policy selects it.
+	Lost func(key string) bool
+}
+
+// Controller turns NetworkPolicies into OVN port groups, address sets and ACLs (package
 // netpol translates, this feature applies). Its unit of work is a namespace: all its
 // policies and its default-deny port groups are synced together.
-type policies struct {
-	c          *Controller
+type Controller struct {
+	req        Request
 	policies   networkinglisters.NetworkPolicyLister
 	namespaces corelisters.NamespaceLister
+	pods       corelisters.PodLister
+	nodes      corelisters.NodeLister
 	queue      workqueue.TypedRateLimitingInterface[string]
 	// reported holds the problems last reported per policy, so a resync repeats no Event.
 	reported sync.Map
@@ -41,18 +64,21 @@ type policies struct {
 	writes, announced atomic.Int64
 }
 
-var _ feature = (*policies)(nil)
-
-func newPolicies(c *Controller) *policies {
-	return &policies{c: c, queue: newQueue("networkpolicies")}
+// New is the network-policy feature of one term; the controller registers, reconciles and
+// runs it.
+func New(req Request) *Controller {
+	return &Controller{req: req, queue: queue.New("networkpolicies")}
 }
 
-func (p *policies) name() string { return "network-policy" }
+// Name is the feature's name in logs.
+func (p *Controller) Name() string { return "network-policy" }
 
-func (p *policies) register(f *kubeapi.Informers) ([]cache.InformerSynced, error) {
+// Register adds the NetworkPolicy, Namespace, Pod and Node handlers to the term's informers.
+func (p *Controller) Register(f *kubeapi.Informers) ([]cache.InformerSynced, error) {
 	np, ns := f.NetworkPolicies(), f.Namespaces()
 	pods, nodes := f.Pods().Informer(), f.Nodes().Informer()
 	p.policies, p.namespaces = np.Lister(), ns.Lister()
+	p.pods, p.nodes = f.Pods().Lister(), f.Nodes().Lister()
 	handlers := []struct {
 		inf cache.SharedIndexInformer
 		h   cache.ResourceEventHandler
@@ -83,7 +109,7 @@ func onChange(changed func(pair any) bool, do func(obj any)) cache.ResourceEvent
 	}
 }
 
-func (p *policies) enqueuePolicy(obj any) {
+func (p *Controller) enqueuePolicy(obj any) {
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tomb.Obj
 	}
@@ -94,7 +120,7 @@ func (p *policies) enqueuePolicy(obj any) {
 
 // enqueueAll queues every namespace with policies: a pod or namespace change may change
 // what any of them selects, through namespace selectors.
-func (p *policies) enqueueAll() {
+func (p *Controller) enqueueAll() {
 	all, err := p.policies.List(labels.Everything())
 	if err != nil {
 		return
@@ -117,7 +143,7 @@ func podChanged(pair any) bool {
 	}
 	return !maps.Equal(old.Labels, cur.Labels) || old.Annotations[annotation.IPAddress] != cur.Annotations[annotation.IPAddress] ||
 		old.Annotations[annotation.Allocated] != cur.Annotations[annotation.Allocated] ||
-		holdsNetwork(old) != holdsNetwork(cur) || !slices.EqualFunc(old.Spec.Containers, cur.Spec.Containers,
+		podnet.HoldsNetwork(old) != podnet.HoldsNetwork(cur) || !slices.EqualFunc(old.Spec.Containers, cur.Spec.Containers,
 		func(a, b corev1.Container) bool { return slices.Equal(a.Ports, b.Ports) })
 }
 
@@ -126,15 +152,16 @@ func nodeChanged(pair any) bool {
 	return old == nil || cur == nil || old.Annotations[annotation.IPAddress] != cur.Annotations[annotation.IPAddress]
 }
 
-func (p *policies) run(ctx context.Context) {
+// Run syncs the queued namespaces (and the hosts' set) until ctx ends.
+func (p *Controller) Run(ctx context.Context) {
 	go func() {
 		<-ctx.Done()
 		p.queue.ShutDown()
 	}()
-	work(ctx, p.c, p.queue, "namespace", p.sync)
+	queue.Work(ctx, p.queue, queue.Worker{Kind: "namespace", Sync: p.sync, Log: p.req.Log, Metrics: p.req.Metrics})
 }
 
-func (p *policies) sync(ctx context.Context, key string) error {
+func (p *Controller) sync(ctx context.Context, key string) error {
 	if key == hostsKey {
 		return p.syncHosts(ctx)
 	}

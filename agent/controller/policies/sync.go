@@ -1,4 +1,4 @@
-package controller
+package policies
 
 import (
 	"context"
@@ -12,13 +12,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
-	"github.com/edgeovn/edgeovn/agent/kubeapi"
+	"github.com/edgeovn/edgeovn/agent/controller/podnet"
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/agent/netpol"
 	"github.com/edgeovn/edgeovn/ovn"
-	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
 
 // missingPortRetry is when a namespace whose policies name a port OVN does not have yet
@@ -29,7 +28,7 @@ const missingPortRetry = 2 * time.Second
 // what the policies, pods and namespaces say now, and deletes the rows of its policies that
 // are gone. Allows are written before the deny groups, and stale allows deleted after them,
 // so no allowed connection is cut while the namespace changes.
-func (p *policies) syncNamespace(ctx context.Context, ns string) error {
+func (p *Controller) syncNamespace(ctx context.Context, ns string) error {
 	list, err := p.policies.NetworkPolicies(ns).List(labels.Everything())
 	if err != nil {
 		return fmt.Errorf("list network policies of %s: %w", ns, err)
@@ -43,7 +42,7 @@ func (p *policies) syncNamespace(ctx context.Context, ns string) error {
 	missing := false
 	for i, np := range list {
 		results[i] = netpol.Translate(np, cluster)
-		res, err := p.c.nb.EnsureACLGroup(ctx, results[i].Rows)
+		res, err := p.req.NB.EnsureACLGroup(ctx, results[i].Rows)
 		if err != nil {
 			return err
 		}
@@ -67,27 +66,27 @@ func (p *policies) syncNamespace(ctx context.Context, ns string) error {
 }
 
 // syncDenyGroups makes the namespace's default-deny rows what its policies select.
-func (p *policies) syncDenyGroups(ctx context.Context, ns string, results []netpol.Result, cluster netpol.Cluster) error {
+func (p *Controller) syncDenyGroups(ctx context.Context, ns string, results []netpol.Result, cluster netpol.Cluster) error {
 	if len(results) > 0 {
-		res, err := p.c.nb.EnsureACLGroup(ctx, netpol.Namespace(ns, results, cluster))
+		res, err := p.req.NB.EnsureACLGroup(ctx, netpol.Namespace(ns, results, cluster))
 		p.wrote(res.Wrote)
 		return err
 	}
-	owners, err := p.c.nb.ACLGroupOwners(ctx, ovn.KindNamespace)
+	owners, err := p.req.NB.ACLGroupOwners(ctx, ovn.KindNamespace)
 	if err != nil || !slices.Contains(owners, ns) {
 		return err
 	}
-	n, err := p.c.nb.DeleteOwned(ctx, netpol.NamespaceOwner(ns))
+	n, err := p.req.NB.DeleteOwned(ctx, netpol.NamespaceOwner(ns))
 	p.wrote(n > 0)
 	if err == nil {
-		p.c.log.Info("namespace has no network policy left: default deny removed", "namespace", ns, "rows", n)
+		p.req.Log.Info("namespace has no network policy left: default deny removed", "namespace", ns, "rows", n)
 	}
 	return err
 }
 
 // deleteStale deletes the rows of the namespace's policies that no longer exist.
-func (p *policies) deleteStale(ctx context.Context, ns string, live []*networkingv1.NetworkPolicy) error {
-	owners, err := p.c.nb.ACLGroupOwners(ctx, ovn.KindNetworkPolicy)
+func (p *Controller) deleteStale(ctx context.Context, ns string, live []*networkingv1.NetworkPolicy) error {
+	owners, err := p.req.NB.ACLGroupOwners(ctx, ovn.KindNetworkPolicy)
 	if err != nil {
 		return err
 	}
@@ -96,19 +95,19 @@ func (p *policies) deleteStale(ctx context.Context, ns string, live []*networkin
 		if !ok || slices.ContainsFunc(live, func(np *networkingv1.NetworkPolicy) bool { return np.Name == name }) {
 			continue
 		}
-		n, err := p.c.nb.DeleteOwned(ctx, netpol.Owner(ns, name))
+		n, err := p.req.NB.DeleteOwned(ctx, netpol.Owner(ns, name))
 		p.wrote(n > 0)
 		if err != nil {
 			return err
 		}
 		p.reported.Delete(o)
-		p.c.log.Info("network policy removed", "namespace", ns, "policy", name, "rows", n)
+		p.req.Log.Info("network policy removed", "namespace", ns, "policy", name, "rows", n)
 	}
 	return nil
 }
 
 // wrote records that policy rows were written (or deleted).
-func (p *policies) wrote(yes bool) {
+func (p *Controller) wrote(yes bool) {
 	if yes {
 		p.writes.Add(1)
 	}
@@ -119,12 +118,12 @@ func (p *policies) wrote(yes bool) {
 // installed the change, and the node role then purges its userspace datapath's flow cache
 // (agent/node, flowcache.go). Without an NB_Global row no ovn-northd has run, so no
 // ovn-controller would report: there is nothing to bump.
-func (p *policies) announce(ctx context.Context) error {
+func (p *Controller) announce(ctx context.Context) error {
 	w := p.writes.Load()
 	if w == p.announced.Load() {
 		return nil
 	}
-	if err := p.c.nb.BumpNBCfg(ctx); err != nil && !errors.Is(err, ovn.ErrNotFound) {
+	if err := p.req.NB.BumpNBCfg(ctx); err != nil && !errors.Is(err, ovn.ErrNotFound) {
 		return err
 	}
 	// Writes counted after w are announced by the sync that made them.
@@ -134,8 +133,8 @@ func (p *policies) announce(ctx context.Context) error {
 }
 
 // snapshot reads the pods that hold an OVN port, and every namespace's labels.
-func (p *policies) snapshot() (netpol.Cluster, error) {
-	c := netpol.Cluster{Namespaces: map[string]map[string]string{}, IPv6: p.c.req.ClusterCIDR.Addr().Is6()}
+func (p *Controller) snapshot() (netpol.Cluster, error) {
+	c := netpol.Cluster{Namespaces: map[string]map[string]string{}, IPv6: p.req.IPv6}
 	nss, err := p.namespaces.List(labels.Everything())
 	if err != nil {
 		return c, fmt.Errorf("list namespaces: %w", err)
@@ -143,7 +142,7 @@ func (p *policies) snapshot() (netpol.Cluster, error) {
 	for _, n := range nss {
 		c.Namespaces[n.Name] = n.Labels
 	}
-	pods, err := p.c.pods.List(labels.Everything())
+	pods, err := p.pods.List(labels.Everything())
 	if err != nil {
 		return c, fmt.Errorf("list pods: %w", err)
 	}
@@ -156,7 +155,7 @@ func (p *policies) snapshot() (netpol.Cluster, error) {
 }
 
 // policyPod is the pod as a translation sees it; false for pods without a port.
-func (p *policies) policyPod(pod *corev1.Pod) (netpol.Pod, bool) {
+func (p *Controller) policyPod(pod *corev1.Pod) (netpol.Pod, bool) {
 	out := netpol.Pod{Namespace: pod.Namespace, Name: pod.Name, Labels: pod.Labels, HostNetwork: pod.Spec.HostNetwork}
 	for _, c := range pod.Spec.Containers {
 		out.Ports = append(out.Ports, c.Ports...)
@@ -164,10 +163,10 @@ func (p *policies) policyPod(pod *corev1.Pod) (netpol.Pod, bool) {
 	if pod.Spec.HostNetwork {
 		return out, pod.Spec.NodeName != ""
 	}
-	if !holdsNetwork(pod) {
+	if !podnet.HoldsNetwork(pod) {
 		return out, false
 	}
-	if _, lost := p.c.conflicts.Load(pod.Namespace + "/" + pod.Name); lost {
+	if p.req.Lost(pod.Namespace + "/" + pod.Name) {
 		return out, false
 	}
 	n, err := annotation.Decode(pod.Annotations)
@@ -179,7 +178,7 @@ func (p *policies) policyPod(pod *corev1.Pod) (netpol.Pod, bool) {
 }
 
 // report sends a Warning Event on the policy when what edgeovn cannot express changed.
-func (p *policies) report(np *networkingv1.NetworkPolicy, problems []string) {
+func (p *Controller) report(np *networkingv1.NetworkPolicy, problems []string) {
 	msg := strings.Join(problems, "; ")
 	key := np.Namespace + "/" + np.Name
 	if last, ok := p.reported.Load(key); (ok && last == msg) || (!ok && msg == "") {
@@ -187,25 +186,25 @@ func (p *policies) report(np *networkingv1.NetworkPolicy, problems []string) {
 	}
 	p.reported.Store(key, msg)
 	if msg != "" {
-		p.c.events.Event(np, corev1.EventTypeWarning, ReasonPolicyUnsupported, msg)
-		p.c.log.Warn("network policy not fully enforced", "namespace", np.Namespace, "policy", np.Name, "problems", msg)
+		p.req.Events.Event(np, corev1.EventTypeWarning, ReasonPolicyUnsupported, msg)
+		p.req.Log.Warn("network policy not fully enforced", "namespace", np.Namespace, "policy", np.Name, "problems", msg)
 	}
 }
 
 // syncHosts keeps the address set of the nodes' join addresses, which every default-deny
 // ingress group lets in (kubelet probes come from the host's ovn0).
-func (p *policies) syncHosts(ctx context.Context) error {
-	nodes, err := p.c.nodes.List(labels.Everything())
+func (p *Controller) syncHosts(ctx context.Context) error {
+	nodes, err := p.nodes.List(labels.Everything())
 	if err != nil {
 		return fmt.Errorf("list nodes: %w", err)
 	}
 	var ips []netip.Addr
 	for _, n := range nodes {
-		if a, err := annotation.Decode(n.Annotations); err == nil && a.Switch == JoinSubnet {
+		if a, err := annotation.Decode(n.Annotations); err == nil && a.Switch == kubeovn.JoinSubnet {
 			ips = append(ips, a.IPs...)
 		}
 	}
-	res, err := p.c.nb.EnsureACLGroup(ctx, netpol.Hosts(ips))
+	res, err := p.req.NB.EnsureACLGroup(ctx, netpol.Hosts(ips))
 	p.wrote(res.Wrote)
 	if err != nil {
 		return err
@@ -213,9 +212,9 @@ func (p *policies) syncHosts(ctx context.Context) error {
 	return p.announce(ctx)
 }
 
-// reconcile syncs the hosts' set and every namespace that has policies or still holds
+// Reconcile syncs the hosts' set and every namespace that has policies or still holds
 // rows in OVN, which deletes the rows of policies deleted while no controller ran.
-func (p *policies) reconcile(ctx context.Context) error {
+func (p *Controller) Reconcile(ctx context.Context) error {
 	if err := p.syncHosts(ctx); err != nil {
 		return err
 	}
@@ -228,7 +227,7 @@ func (p *policies) reconcile(ctx context.Context) error {
 		namespaces[np.Namespace] = true
 	}
 	for _, kind := range []string{ovn.KindNetworkPolicy, ovn.KindNamespace} {
-		owners, err := p.c.nb.ACLGroupOwners(ctx, kind)
+		owners, err := p.req.NB.ACLGroupOwners(ctx, kind)
 		if err != nil {
 			return err
 		}
@@ -244,49 +243,3 @@ func (p *policies) reconcile(ctx context.Context) error {
 	}
 	return nil
 }
-
-// policyRowsOff is the feature's stand-in when --network-policy=false: its reconcile deletes
-// every row edgeovn wrote for policies, so another policy engine is not second-guessed.
-type policyRowsOff struct{ c *Controller }
-
-var _ feature = policyRowsOff{}
-
-func (policyRowsOff) name() string { return "network-policy-off" }
-
-func (policyRowsOff) register(*kubeapi.Informers) ([]cache.InformerSynced, error) {
-	return nil, nil
-}
-
-func (o policyRowsOff) reconcile(ctx context.Context) error {
-	owners := []northbound.OwnerRef{netpol.HostsOwner}
-	for _, kind := range []string{ovn.KindNetworkPolicy, ovn.KindNamespace} {
-		names, err := o.c.nb.ACLGroupOwners(ctx, kind)
-		if err != nil {
-			return err
-		}
-		for _, n := range names {
-			owners = append(owners, northbound.OwnerRef{Kind: kind, Name: n})
-		}
-	}
-	deleted := false
-	for _, owner := range owners {
-		n, err := o.c.nb.DeleteOwned(ctx, owner)
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			deleted = true
-			o.c.log.Info("network policy handling is off: removed edgeovn's rows", "owner", owner.Name, "rows", n)
-		}
-	}
-	if !deleted {
-		return nil
-	}
-	// Flows cached while the rows were in force are purged too (see policies.announce).
-	if err := o.c.nb.BumpNBCfg(ctx); err != nil && !errors.Is(err, ovn.ErrNotFound) {
-		return err
-	}
-	return nil
-}
-
-func (policyRowsOff) run(context.Context) {}

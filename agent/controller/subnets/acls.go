@@ -1,4 +1,4 @@
-package controller
+package subnets
 
 import (
 	"context"
@@ -17,14 +17,14 @@ import (
 // Subnet, so they go with its switch; an unchanged Subnet costs no write. A write is announced
 // with NB_Global's nb_cfg, as a policy change is, so the nodes purge their userspace
 // datapath's flow cache and no cached flow outlives the change.
-func (s *subnets) isolate(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network) error {
+func (s *Controller) isolate(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network) error {
 	allow, err := kubeovn.ParseAllowSubnets(sn.Spec)
 	if err != nil {
 		return &refusal{ReasonInvalidSpec, err}
 	}
 	rules := subnetacl.Build(subnetacl.Request{Subnet: sn.Name, Private: sn.Spec.Private, CIDRs: net.CIDRs, Allow: allow,
-		Hosts: []netip.Prefix{s.c.req.JoinCIDR.Masked()}})
-	wrote, err := s.c.nb.EnsureSwitchACLs(ctx, northbound.SwitchACLsSpec{Switch: sn.Name, Owner: subnetacl.Owner(sn.Name), ACLs: rules})
+		Hosts: []netip.Prefix{s.req.JoinCIDR.Masked()}})
+	wrote, err := s.req.NB.EnsureSwitchACLs(ctx, northbound.SwitchACLsSpec{Switch: sn.Name, Owner: subnetacl.Owner(sn.Name), ACLs: rules})
 	if wrote {
 		s.unannounced.Store(true)
 		s.log.Info("subnet isolation applied", "subnet", sn.Name, "private", sn.Spec.Private,
@@ -38,11 +38,11 @@ func (s *subnets) isolate(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.N
 
 // announce bumps nb_cfg when ACLs were written since the last bump, including by a call that
 // failed after writing. Without an NB_Global row no ovn-northd has run: nothing to announce.
-func (s *subnets) announce(ctx context.Context) error {
+func (s *Controller) announce(ctx context.Context) error {
 	if !s.unannounced.Load() {
 		return nil
 	}
-	if err := s.c.nb.BumpNBCfg(ctx); err != nil && !errors.Is(err, ovn.ErrNotFound) {
+	if err := s.req.NB.BumpNBCfg(ctx); err != nil && !errors.Is(err, ovn.ErrNotFound) {
 		return err
 	}
 	s.unannounced.Store(false)

@@ -1,4 +1,4 @@
-package controller
+package subnets
 
 import (
 	"strings"
@@ -31,12 +31,12 @@ func TestPodSubnetChoice(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := &subnets{nsList: corelisters.NewNamespaceLister(idx), applied: map[string]appliedSubnet{
-		DefaultSubnet: {spec: kubeovn.SubnetSpec{Default: true}},
-		JoinSubnet:    {},
-		"subnet1":     {spec: kubeovn.SubnetSpec{Namespaces: []string{"ns1", "ns2"}}},
-		"other":       {},
-		"going":       {deleting: true},
+	s := &Controller{nsList: corelisters.NewNamespaceLister(idx), applied: map[string]appliedSubnet{
+		kubeovn.DefaultSubnet: {spec: kubeovn.SubnetSpec{Default: true}},
+		kubeovn.JoinSubnet:    {},
+		"subnet1":             {spec: kubeovn.SubnetSpec{Namespaces: []string{"ns1", "ns2"}}},
+		"other":               {},
+		"going":               {deleting: true},
 	}}
 	pod := func(ns string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "p"}}
@@ -46,15 +46,15 @@ func TestPodSubnetChoice(t *testing.T) {
 	}{
 		{"ns1", "", "subnet1"},
 		{"ns1", "other", "other"},
-		{"plain", "", DefaultSubnet},
+		{"plain", "", kubeovn.DefaultSubnet},
 		{"user", "", "other"},
-		{"stale", "", DefaultSubnet},
-		{"plain", JoinSubnet, "error: holds the nodes' addresses"},
+		{"stale", "", kubeovn.DefaultSubnet},
+		{"plain", kubeovn.JoinSubnet, "error: holds the nodes' addresses"},
 		{"plain", "nope", `error: subnet "nope" does not exist`},
 		{"plain", "going", `error: subnet "going" is being deleted`},
 	}
 	for _, tt := range tests {
-		got, err := s.podSubnet(pod(tt.ns), tt.asked)
+		got, err := s.PodSubnet(pod(tt.ns), tt.asked)
 		if err != nil {
 			got = "error: " + err.Error()
 		}
@@ -67,7 +67,7 @@ func TestPodSubnetChoice(t *testing.T) {
 	now := time.Now()
 	s.applied["edge"] = appliedSubnet{spec: kubeovn.SubnetSpec{Default: true}, created: now}
 	s.applied["edge-older"] = appliedSubnet{spec: kubeovn.SubnetSpec{Default: true}, created: now.Add(-time.Hour)}
-	if got, err := s.podSubnet(pod("plain"), ""); err != nil || got != "edge-older" {
+	if got, err := s.PodSubnet(pod("plain"), ""); err != nil || got != "edge-older" {
 		t.Errorf("with default subnets edge and edge-older: %s %v, want edge-older", got, err)
 	}
 }

@@ -1,4 +1,4 @@
-package controller
+package subnets
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
+	"github.com/edgeovn/edgeovn/agent/controller/podnet"
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
 )
 
 // Kube-OVN's namespace annotations edgeovn writes: the namespace's subnets (comma-joined),
@@ -29,7 +31,7 @@ const (
 // spec.namespaces lists it (by name), else the subnet its ovn.kubernetes.io/logical_switch
 // annotation names when a person set it, else the default subnet. userSet says the annotation
 // chose.
-func (s *subnets) namespaceSubnets(ns *corev1.Namespace) (names []string, userSet bool) {
+func (s *Controller) namespaceSubnets(ns *corev1.Namespace) (names []string, userSet bool) {
 	s.mu.RLock()
 	for name, a := range s.applied {
 		if !a.deleting && slices.Contains(a.spec.Namespaces, ns.Name) {
@@ -49,12 +51,12 @@ func (s *subnets) namespaceSubnets(ns *corev1.Namespace) (names []string, userSe
 
 // defaultSubnet is the Subnet marked default: true other than ovn-default (the oldest, when
 // several are), else ovn-default.
-func (s *subnets) defaultSubnet() string {
+func (s *Controller) defaultSubnet() string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	best := ""
 	for name, a := range s.applied {
-		if name == DefaultSubnet || name == JoinSubnet || !a.spec.Default || a.deleting {
+		if name == kubeovn.DefaultSubnet || name == kubeovn.JoinSubnet || !a.spec.Default || a.deleting {
 			continue
 		}
 		if b, ok := s.applied[best]; best == "" || !ok || a.created.Before(b.created) || a.created.Equal(b.created) && name < best {
@@ -62,14 +64,14 @@ func (s *subnets) defaultSubnet() string {
 		}
 	}
 	if best == "" {
-		return DefaultSubnet
+		return kubeovn.DefaultSubnet
 	}
 	return best
 }
 
-// podSubnet is the subnet a new pod gets its address in: its own logical_switch annotation,
+// PodSubnet is the subnet a new pod gets its address in: its own logical_switch annotation,
 // else its namespace's first subnet. An error says why it cannot be allocated now.
-func (s *subnets) podSubnet(pod *corev1.Pod, asked string) (string, error) {
+func (s *Controller) PodSubnet(pod *corev1.Pod, asked string) (string, error) {
 	name := asked
 	if name == "" {
 		ns, err := s.nsList.Get(pod.Namespace)
@@ -79,7 +81,7 @@ func (s *subnets) podSubnet(pod *corev1.Pod, asked string) (string, error) {
 		names, _ := s.namespaceSubnets(ns)
 		name = names[0]
 	}
-	if !podSubnet(name) {
+	if !podnet.IsPodSubnet(name) {
 		return "", fmt.Errorf("logical switch %q holds the nodes' addresses: a pod cannot have one", name)
 	}
 	a, ok := s.get(name)
@@ -93,7 +95,7 @@ func (s *subnets) podSubnet(pod *corev1.Pod, asked string) (string, error) {
 }
 
 // syncNamespace writes Kube-OVN's annotations of the namespace's subnets.
-func (s *subnets) syncNamespace(ctx context.Context, name string) error {
+func (s *Controller) syncNamespace(ctx context.Context, name string) error {
 	ns, err := s.nsList.Get(name)
 	if apierrors.IsNotFound(err) {
 		return nil
@@ -116,11 +118,11 @@ func (s *subnets) syncNamespace(ctx context.Context, name string) error {
 	if !userSet {
 		want[namespaceWritten] = want[annotation.LogicalSwitch]
 	}
-	patch, err := annotationPatch(ns.Annotations, want)
+	patch, err := annotation.Patch(ns.Annotations, want)
 	if err != nil || patch == nil {
 		return err
 	}
-	_, err = s.c.req.Kube.Namespaces().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err = s.req.Kube.Namespaces().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("annotate namespace %s: %w", name, err)
 	}
@@ -128,26 +130,12 @@ func (s *subnets) syncNamespace(ctx context.Context, name string) error {
 }
 
 // enqueueNamespaces queues every namespace: a Subnet's binding changed.
-func (s *subnets) enqueueNamespaces() {
+func (s *Controller) enqueueNamespaces() {
 	nss, err := s.nsList.List(labels.Everything())
 	if err != nil {
 		return
 	}
 	for _, ns := range nss {
 		s.nsQ.Add(ns.Name)
-	}
-}
-
-// enqueueUnallocated queues every pod that wants an address and has none yet: a subnet it may
-// be waiting for has appeared.
-func (c *Controller) enqueueUnallocated() {
-	pods, err := c.pods.List(labels.Everything())
-	if err != nil {
-		return
-	}
-	for _, p := range pods {
-		if holdsNetwork(p) && p.Annotations[annotation.Allocated] != "true" {
-			c.queue.Add(p.Namespace + "/" + p.Name)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package controller
+package subnets
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // Unsupported naming the spec fields edgeovn does not implement) and its address counts, and
 // patches the status only when something changed. A refusal is also a Warning Event, once per
 // change of its message.
-func (s *subnets) writeStatus(ctx context.Context, u *unstructured.Unstructured, sn *kubeovn.Subnet, ref *refusal) error {
+func (s *Controller) writeStatus(ctx context.Context, u *unstructured.Unstructured, sn *kubeovn.Subnet, ref *refusal) error {
 	st := sn.Status
 	st.Conditions = slices.Clone(st.Conditions)
 	now := metav1.Now()
@@ -69,7 +69,7 @@ func (s *subnets) writeStatus(ctx context.Context, u *unstructured.Unstructured,
 
 // inForce reports whether the subnet is applied with the CIDRs its spec now gives: a refused
 // change of another field (a bad allowSubnets entry, say) leaves it working as applied.
-func (s *subnets) inForce(sn *kubeovn.Subnet) bool {
+func (s *Controller) inForce(sn *kubeovn.Subnet) bool {
 	a, ok := s.get(sn.Name)
 	if !ok || a.deleting {
 		return false
@@ -79,10 +79,10 @@ func (s *subnets) inForce(sn *kubeovn.Subnet) bool {
 }
 
 // count sets the address counts from the IPAM; it reports whether they changed.
-func (s *subnets) count(name string, st *kubeovn.SubnetStatus) bool {
+func (s *Controller) count(name string, st *kubeovn.SubnetStatus) bool {
 	before := [4]float64{st.V4UsingIPs, st.V4AvailableIPs, st.V6UsingIPs, st.V6AvailableIPs}
 	st.V4UsingIPs, st.V4AvailableIPs, st.V6UsingIPs, st.V6AvailableIPs = 0, 0, 0, 0
-	for _, u := range s.c.ipam.Usage() {
+	for _, u := range s.req.IPAM.Usage() {
 		if u.Subnet != name {
 			continue
 		}
@@ -96,7 +96,7 @@ func (s *subnets) count(name string, st *kubeovn.SubnetStatus) bool {
 }
 
 // setFinalizer adds or removes SubnetFinalizer, guarded by the object's resourceVersion.
-func (s *subnets) setFinalizer(ctx context.Context, u *unstructured.Unstructured, want bool) error {
+func (s *Controller) setFinalizer(ctx context.Context, u *unstructured.Unstructured, want bool) error {
 	fs := u.GetFinalizers()
 	if slices.Contains(fs, SubnetFinalizer) == want {
 		return nil
@@ -114,13 +114,4 @@ func (s *subnets) setFinalizer(ctx context.Context, u *unstructured.Unstructured
 		return fmt.Errorf("set finalizer of subnet %s: %w", u.GetName(), err)
 	}
 	return nil
-}
-
-// listSome names up to five items, sorted.
-func listSome(items []string) string {
-	items = slices.Sorted(slices.Values(items))
-	if len(items) > 5 {
-		return strings.Join(items[:5], ", ") + fmt.Sprintf(" and %d more", len(items)-5)
-	}
-	return strings.Join(items, ", ")
 }

@@ -1,0 +1,34 @@
+package controller
+
+import (
+	"github.com/edgeovn/edgeovn/agent/controller/policies"
+	"github.com/edgeovn/edgeovn/agent/controller/services"
+)
+
+var (
+	_ feature = (*services.Controller)(nil)
+	_ feature = (*policies.Controller)(nil)
+	_ feature = policies.RowsOff{}
+)
+
+// enabledFeatures returns the parts of the controller role the request turns on.
+func (c *Controller) enabledFeatures() []feature {
+	var fs []feature
+	if c.req.Services {
+		fs = append(fs, services.New(services.Request{NB: c.nb, Log: c.log, Metrics: c.req.Metrics}))
+	}
+	pr := policies.Request{NB: c.nb, Events: c.events, Log: c.log, Metrics: c.req.Metrics,
+		IPv6: c.req.ClusterCIDR.Addr().Is6(), Lost: c.lost}
+	if c.req.NetworkPolicy {
+		fs = append(fs, policies.New(pr))
+	} else {
+		fs = append(fs, policies.Off(pr))
+	}
+	return fs
+}
+
+// lost says the pod ("namespace/name") lost its annotated address to an older claim.
+func (c *Controller) lost(key string) bool {
+	_, lost := c.conflicts.Load(key)
+	return lost
+}

@@ -1,0 +1,40 @@
+// Package subnets is the controller role's Subnets: it turns kubeovn.io/v1 Subnets into IPAM
+// subnets and logical switches on the cluster router, writes their status, and chooses a
+// pod's subnet. It owns the Subnet objects' status and finalizer, the set of applied Subnets
+// (what pods may be given addresses in), each Subnet's rows in northbound (kind Subnet: its
+// switch, router port, allow policies and isolation ACLs), its IPAM subnet, and the namespaces'
+// Kube-OVN annotations. It shares with the core only what its Request carries (the API
+// clients, the northbound client, the IPAM, the event recorder, the logger, the metrics, the
+// pod and node listers, the configuration's networks, and a call that queues the pods waiting
+// for an address); the core asks it a pod's subnet (PodSubnet) and a subnet's network
+// (Network), and tells it a subnet's addresses changed (Touched).
+//
+// At the start of a term the role installs the kubeovn.io/v1 Subnet CRD when the cluster has
+// none and creates the ovn-default and join Subnet objects from the configuration when missing
+// (builtin.go). Every Subnet is applied before the pods are reconciled (their claims name
+// subnets the IPAM must know): its network (package kubeovn parses cidrBlock, gateway,
+// excludeIps, protocol) becomes an IPAM subnet, a logical switch with its router port on the
+// cluster router, an allow policy that keeps traffic to it off the distributed gateway's
+// reroutes, the Services' load balancer group (sync.go), and, for a private Subnet, the
+// isolation ACLs on its switch (acls.go, package subnetacl; owned by the Subnet, removed when
+// private is turned off, announced with nb_cfg like a policy change; an invalid allowSubnets
+// entry refuses the spec like any other invalid field). A Subnet that does not parse, overlaps
+// another (the one applied first, in this term or an earlier one, keeps its CIDR), changes its
+// CIDR, or overlaps a special range, a Service CIDR, a Node's InternalIP or ExternalIP, or a
+// network a host's interfaces are on (each node role's edgeovn.io/host-networks;
+// CIDRReserved, package subnetcheck, reserved.go; a change of a Node's addresses or networks
+// checks every Subnet again) is refused: Validated/Ready False and Error True with the reason
+// naming both sides, and a Warning Event; what was applied stays. Status (status.go):
+// Kube-OVN's conditions, edgeovn's Unsupported naming each spec field it does not implement,
+// and the v4/v6 used and available counts (written at most once a second per subnet while
+// pods come and go). A deleted Subnet is held by the finalizer edgeovn.io/subnet while pods
+// hold addresses in it (Ready False, SubnetInUse, naming them); its last pod's release lets it
+// go with its rows and IPAM subnet. A pod's subnet (namespaces.go): its
+// ovn.kubernetes.io/logical_switch annotation, else the Subnets whose spec.namespaces lists its
+// namespace, else a logical_switch a person set on the namespace, else the default (a Subnet
+// marked default, the oldest, else ovn-default); namespaces get Kube-OVN's annotations of
+// their subnets (logical_switch, cidr, exclude_ips).
+//
+// Concurrency: the applied set is read by the pod workers and written by the Subnet worker,
+// under a read-write lock; one worker syncs Subnets, one namespaces.
+package subnets
