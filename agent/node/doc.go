@@ -32,8 +32,9 @@
 // (nodeports.go), and external IPs and VIP-mode LoadBalancer IPs arriving on any interface
 // (serviceips.go), both externalTrafficPolicies; an external or LoadBalancer IP inside the
 // pod, join or service network, or one of the host's own addresses on a port a host listener
-// holds, is left out for that Service only and reported as a Warning Event
-// (ServiceIPRefused, serviceipguard.go, servicerefusals.go). The healthCheckNodePorts of
+// holds, is left out for that Service only (serviceipguard.go) and logged; the last, which
+// only this host can see, is also a Warning Event (ServiceIPRefused, servicerefusals.go),
+// the controller records the others'. The healthCheckNodePorts of
 // Local LoadBalancer Services are answered as kube-proxy does (servicehealth.go, svchealth).
 // With kube-proxy present the table is removed and no health check is served.
 // Invariants: files are replaced atomically (temporary file and rename in the same directory,

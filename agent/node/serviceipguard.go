@@ -14,8 +14,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// errServiceIP is what every refused service address wraps.
-var errServiceIP = errors.New("not served")
+// errServiceIP is what every refused service address wraps; errHostListener also what a
+// refusal for a host listener's port wraps (the one refusal only this node can make: the
+// controller refuses the others for the whole cluster and records their Events).
+var (
+	errServiceIP    = errors.New("not served")
+	errHostListener = fmt.Errorf("held by a listener on the host: %w", errServiceIP)
+)
 
 // namedPrefix is a network an external or LoadBalancer IP may not be in.
 type namedPrefix struct {
@@ -52,7 +57,7 @@ func (g ipGuard) refuse(ip netip.Addr, ports []corev1.ServicePort) error {
 		bound := g.listening[proto]
 		for _, a := range []netip.AddrPort{netip.AddrPortFrom(ip, uint16(p.Port)), netip.AddrPortFrom(netip.IPv4Unspecified(), uint16(p.Port))} {
 			if bound[a] {
-				return fmt.Errorf("this host's own address, and %s port %d is held by a listener on the host (%s): %w", proto, p.Port, a, errServiceIP)
+				return fmt.Errorf("this host's own address, and %s port %d is taken (%s): %w", proto, p.Port, a, errHostListener)
 			}
 		}
 	}

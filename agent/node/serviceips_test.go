@@ -69,7 +69,7 @@ func TestServiceIPGuard(t *testing.T) {
 		t.Errorf("served %+v, want only ns/ok's 192.0.2.10:80 and 203.0.113.7:80", got)
 	}
 	wantMsg := map[string]string{
-		"ssh":        "external IP 192.0.2.10: this host's own address, and tcp port 22 is held by a listener",
+		"ssh":        "external IP 192.0.2.10: this host's own address, and tcp port 22 is taken (0.0.0.0:22): held by a listener on the host",
 		"lb-in-pods": "LoadBalancer IP 10.42.3.4: inside the pod network (cluster-cidr) 10.42.0.0/16",
 		"join":       "external IP 100.64.0.9: inside the join network 100.64.0.0/16",
 	}
@@ -77,7 +77,7 @@ func TestServiceIPGuard(t *testing.T) {
 		t.Fatalf("refused %v, want %d", refused, len(wantMsg))
 	}
 	for _, r := range refused {
-		if !strings.Contains(r.Err.Error(), wantMsg[r.Service.Name]) || !errors.Is(r.Err, errServiceIP) {
+		if !strings.Contains(r.Err.Error(), wantMsg[r.Service.Name]) || !errors.Is(r.Err, errServiceIP) || errors.Is(r.Err, errHostListener) != (r.Service.Name == "ssh") {
 			t.Errorf("%s refused with %q, want it to say %q", r.Service.Name, r.Err, wantMsg[r.Service.Name])
 		}
 	}

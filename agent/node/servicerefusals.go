@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,8 +12,8 @@ import (
 )
 
 // ReasonServiceIPRefused is the Warning Event on a Service whose external or LoadBalancer
-// IP this host will not serve (inside the pod, join or service network; the host's own
-// address on a port a host listener holds).
+// IP this host will not serve because it is the host's own address on a port a host
+// listener holds (the controller's refusals use the same reason).
 const ReasonServiceIPRefused = "ServiceIPRefused"
 
 // newNodeRecorder sends Events as this node's edgeovn.
@@ -22,8 +23,9 @@ func newNodeRecorder(ctx context.Context, kube *kubeapi.Client, node string) (re
 	return b.NewRecorder(kubeapi.Scheme, corev1.EventSource{Component: "edgeovn-node", Host: node}), b.Shutdown
 }
 
-// refusals reports each refused address once (an Event and a log line) while it stays
-// refused: the loop re-evaluates every few seconds.
+// refusals reports each refused address once while it stays refused (the loop re-evaluates
+// every few seconds): a log line, and an Event for a host listener's port (the controller
+// records the others' Events, once for the cluster).
 type refusals struct {
 	events record.EventRecorder
 	log    *slog.Logger
@@ -44,7 +46,7 @@ func (r *refusals) report(refused []refusedIP) {
 			continue
 		}
 		r.log.Warn("service address refused", "service", f.Service.Namespace+"/"+f.Service.Name, "ip", f.IP.String(), "err", f.Err)
-		if r.events != nil {
+		if r.events != nil && errors.Is(f.Err, errHostListener) {
 			r.events.Event(f.Service, corev1.EventTypeWarning, ReasonServiceIPRefused, msg)
 		}
 	}
