@@ -27,6 +27,7 @@ const (
 	lbProxy    = "192.0.2.102"
 	extCluster = "203.0.113.7"
 	extLocal   = "203.0.113.8"
+	extITP     = "203.0.113.9"
 )
 
 // lbEnv is one host with a site client on its LAN (the harness's LAN peer namespace) and a
@@ -194,12 +195,26 @@ func (s *lbEnv) checkIPModeProxy(t *testing.T) {
 
 // checkFromPods: a pod reaches the LoadBalancer and external IPs with its own address (the
 // DNAT happens in OVN on its switch, as for a ClusterIP), whatever the external policy.
+// With internalTrafficPolicy Local and the only endpoint on another node, the ClusterIP
+// answers nothing while the external IP still reaches it (the internal policy is the
+// ClusterIP's alone).
 func (s *lbEnv) checkFromPods(t *testing.T) {
 	client := runPodIn(s.ctx, t, s.env, "default", "client")
 	for _, addr := range []string{lbCluster + ":80", extCluster + ":80", lbLocal + ":80", extLocal + ":80"} {
 		if got := s.reaches(t, client.Netns, addr); got != client.IP() {
 			t.Errorf("from a pod, %s: web-1 saw %s, want the pod's own %s", addr, got, client.IP())
 		}
+	}
+	itp := createService(s.ctx, t, s.env, "itp-ext", func(svc *corev1.Service) {
+		svc.Spec.Selector, svc.Spec.ExternalIPs = nil, []string{extITP}
+		svc.Spec.InternalTrafficPolicy = new(corev1.ServiceInternalTrafficPolicyLocal)
+	})
+	publishEndpointsOn(s.ctx, t, s.env, "itp-ext", map[*podsim.Sandbox]string{s.web1: "edge-2"})
+	if got := s.reaches(t, client.Netns, extITP+":80"); got != client.IP() {
+		t.Errorf("the external IP of an internalTrafficPolicy Local Service: web-1 saw %s, want the pod's own %s", got, client.IP())
+	}
+	if a, err := podsim.Send(s.ctx, podsim.SendRequest{Netns: client.Netns, Protocol: corev1.ProtocolTCP, Addr: netip.MustParseAddrPort(itp.Spec.ClusterIP + ":80"), Timeout: time.Second}); err == nil {
+		t.Errorf("internalTrafficPolicy Local ClusterIP without a local endpoint answered: %+v", a)
 	}
 }
 
