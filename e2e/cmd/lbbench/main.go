@@ -6,7 +6,7 @@
 // endpoint change (the EndpointSlice update sent) to the Local Service's health check
 // answering differently (200 to 503 and back).
 //
-//	go run ./e2e/cmd/lbbench -bin bin [-seconds 5] [-rounds 4] [-workers 4] [-flips 20]   (as root)
+//	go run ./e2e/cmd/lbbench -bin bin [-seconds 5] [-rounds 4] [-workers 4] [-sources 32] [-flips 20]   (as root)
 package main
 
 import (
@@ -26,6 +26,7 @@ type options struct {
 	bin                    string
 	seconds                float64
 	rounds, workers, flips int
+	sources                int
 }
 
 func main() {
@@ -34,6 +35,7 @@ func main() {
 	flag.Float64Var(&o.seconds, "seconds", 5, "length of each load round, per path")
 	flag.IntVar(&o.rounds, "rounds", 4, "rounds per path, the paths interleaved")
 	flag.IntVar(&o.workers, "workers", 4, "concurrent clients in the site namespace")
+	flag.IntVar(&o.sources, "sources", 32, "site client addresses taken in turn (see bench.sources; 0: one)")
 	flag.IntVar(&o.flips, "flips", 20, "endpoint changes timed to the health check's new answer (each way)")
 	flag.Parse()
 	if err := run(o); err != nil {
@@ -64,10 +66,10 @@ func run(o options) error {
 		return err
 	}
 	defer b.close()
-	if err := b.setUp(ctx); err != nil {
+	if err := b.setUp(ctx, o.sources); err != nil {
 		return err
 	}
-	fmt.Printf("\nA site client on the host's LAN (%d workers, %d x %.0f s rounds per path, interleaved), 2 backends on the host, kube-proxy absent\n\n", o.workers, o.rounds, o.seconds)
+	fmt.Printf("\nA site client on the host's LAN (%d workers, %d addresses, %d x %.0f s rounds per path, interleaved), 2 backends on the host, kube-proxy absent\n\n", o.workers, max(o.sources, 1), o.rounds, o.seconds)
 	fmt.Println("| policy | path | requests/s | p50 | p99 | failed | LB IP / NodePort |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|")
 	for _, svc := range b.services {
