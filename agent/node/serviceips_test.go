@@ -98,3 +98,28 @@ func TestParseProcAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestHealthChecks: only Local LoadBalancer Services with a healthCheckNodePort get one,
+// counting this node's distinct ready addresses (two ports of one address count once).
+func TestHealthChecks(t *testing.T) {
+	here, there := "node1", "node2"
+	mk := func(name string, typ corev1.ServiceType, etp corev1.ServiceExternalTrafficPolicy, hc int32) *corev1.Service {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name},
+			Spec: corev1.ServiceSpec{Type: typ, ExternalTrafficPolicy: etp, HealthCheckNodePort: hc}}
+	}
+	slice := &discoveryv1.EndpointSlice{AddressType: discoveryv1.AddressTypeIPv4,
+		Ports: []discoveryv1.EndpointPort{{Name: new("http"), Port: new(int32(8080))}, {Name: new("dns"), Port: new(int32(53))}},
+		Endpoints: []discoveryv1.Endpoint{
+			{Addresses: []string{"10.42.0.9"}, NodeName: &here},
+			{Addresses: []string{"10.42.0.8"}, NodeName: &there},
+			{Addresses: []string{"10.42.0.7"}, NodeName: &here, Conditions: discoveryv1.EndpointConditions{Ready: new(false)}},
+		}}
+	got := healthChecks(here, []*corev1.Service{
+		mk("local", corev1.ServiceTypeLoadBalancer, corev1.ServiceExternalTrafficPolicyLocal, 31000),
+		mk("cluster", corev1.ServiceTypeLoadBalancer, corev1.ServiceExternalTrafficPolicyCluster, 0),
+		mk("nodeport", corev1.ServiceTypeNodePort, corev1.ServiceExternalTrafficPolicyLocal, 0),
+	}, func(*corev1.Service) []*discoveryv1.EndpointSlice { return []*discoveryv1.EndpointSlice{slice, slice} })
+	if len(got) != 1 || got[0].Name != "local" || got[0].Port != 31000 || got[0].LocalEndpoints != 1 {
+		t.Errorf("health checks %+v, want ns/local on 31000 with 1 local endpoint", got)
+	}
+}
