@@ -41,7 +41,9 @@
 // adopted into the IPAM, so a database that lost writes (a crash, a new leader) never hands an
 // address out twice; so is the address of every edgeovn pod port whose live pod carries no
 // allocation yet (a controller that died between creating the port and annotating the pod),
-// which stays that pod's. Ports of pods gone or completed are removed and their addresses
+// which stays that pod's. A live pod whose annotated address an older pod's claim wins loses
+// the port an earlier term gave it (an AddressConflict Event), so OVN never holds one address
+// on two ports. Ports of pods gone or completed are removed and their addresses
 // released behind every never-used one, unless their StatefulSet keeps them (above). A pod's port is created in OVN before its annotations say "allocated", so
 // a node that sees the annotation can bind the port. A completed pod (Succeeded, Failed) holds
 // nothing: its annotations are not a claim, its port is removed and its address released. Pods are processed by key through a rate

@@ -66,6 +66,7 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reconcile ipam with %d pod claims: %w", len(claims), err)
 	}
+	var lost []northbound.PodPort // live pods' ports whose address an older pod holds
 	for _, cf := range res.Conflicts {
 		pod := byOwner[cf.Claim.Owner.Pod]
 		if pod == nil {
@@ -73,6 +74,7 @@ func (c *Controller) reconcile(ctx context.Context) error {
 			continue // a dead pod's port lost to a live pod: removed below either way
 		}
 		c.conflicts.Store(cf.Claim.Owner.Pod, true)
+		lost = append(lost, portsOf(ports, cf.Claim.Owner.Pod)...)
 		msg := fmt.Sprintf("address %v / MAC %s annotated on this pod cannot be kept: %v", cf.Claim.IPs, cf.Claim.MAC, cf.Err)
 		if cf.Holder.Pod != "" {
 			msg = fmt.Sprintf("address %v / MAC %s annotated on this pod is held by the older pod %s: %v", cf.Claim.IPs, cf.Claim.MAC, cf.Holder.Pod, cf.Err)
@@ -81,6 +83,9 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		c.log.Warn("allocation conflict", "pod", pod.Name, "namespace", pod.Namespace, "ip", cf.Claim.IPs, "holder", cf.Holder.Pod, "err", cf.Err)
 	}
 	if err := c.removeStale(ctx, stale); err != nil {
+		return err
+	}
+	if err := c.removeLost(ctx, lost); err != nil {
 		return err
 	}
 	if err := c.importReleased(ctx); err != nil {
@@ -172,6 +177,30 @@ func (c *Controller) removeStale(ctx context.Context, stale []northbound.PodPort
 		c.log.Info("removed port of a pod deleted or completed while no controller ran", "lsp", p.Name, "ip", p.IPs)
 	}
 	return nil
+}
+
+// removeLost deletes the ports of live pods that lost their annotated address to an older
+// pod's claim (left by an earlier term), so northbound never holds one address on two ports.
+// Nothing is released: the address is the older pod's.
+func (c *Controller) removeLost(ctx context.Context, lost []northbound.PodPort) error {
+	for _, p := range lost {
+		if err := c.nb.DeletePodPort(ctx, p.Switch, p.Name); err != nil {
+			return fmt.Errorf("delete port %s of a pod whose address another pod holds: %w", p.Name, err)
+		}
+		c.log.Warn("removed the port of a pod whose annotated address an older pod holds", "lsp", p.Name, "ip", p.IPs)
+	}
+	return nil
+}
+
+// portsOf returns pod's ports among ports.
+func portsOf(ports []northbound.PodPort, pod string) []northbound.PodPort {
+	var out []northbound.PodPort
+	for _, p := range ports {
+		if p.Owner == pod {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // reconcileNodes removes the rows of nodes deleted while no controller ran (before their join

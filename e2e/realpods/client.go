@@ -46,12 +46,6 @@ func (c *Client) get(ctx context.Context, u string) (string, error) {
 	return string(body), nil
 }
 
-// Healthz asks the pod's testserver for /healthz: the path the kubelet probes.
-func (c *Client) Healthz(ctx context.Context, pod netip.Addr) error {
-	_, err := c.get(ctx, httpURL(pod, "/healthz"))
-	return err
-}
-
 // DialRequest is one exchange that a pod's testserver makes with another testserver.
 type DialRequest struct {
 	From  netip.Addr     // the pod that sends

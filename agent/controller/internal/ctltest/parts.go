@@ -1,0 +1,82 @@
+package ctltest
+
+import (
+	"context"
+	"log/slog"
+	"net/netip"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
+)
+
+// The configuration the tests' terms run with: k3s's cluster and Service CIDRs, Kube-OVN's
+// join CIDR and router name.
+var (
+	ClusterCIDR    = netip.MustParsePrefix("10.42.0.0/16")
+	ClusterGateway = netip.MustParseAddr("10.42.0.1")
+	JoinCIDR       = netip.MustParsePrefix("100.64.0.0/16")
+	ServiceCIDR    = netip.MustParsePrefix("10.43.0.0/16")
+)
+
+// Router is the cluster router's name.
+const Router = "ovn-cluster"
+
+// Parts are the real parts one test's term runs on, with the context and log it runs under.
+type Parts struct {
+	Ctx    context.Context
+	Log    *slog.Logger
+	NB     *NB
+	IPAM   *IPAM
+	Events *Recorder
+}
+
+// Start starts the parts; they end with the test, the context after 30 s at the latest.
+func Start(t *testing.T) *Parts {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return &Parts{Ctx: ctx, Log: log, NB: StartNB(ctx, t, log), IPAM: OpenIPAM(ctx, t, log), Events: &Recorder{}}
+}
+
+// SubnetClient is a dynamic fake serving Subnets, with the watches its informers registered.
+type SubnetClient struct {
+	*dynamicfake.FakeDynamicClient
+	Watches *Watches
+}
+
+// NewSubnetClient serves the Subnet objects.
+func NewSubnetClient(t testing.TB, subnets ...*kubeovn.Subnet) SubnetClient {
+	t.Helper()
+	objs := make([]runtime.Object, 0, len(subnets))
+	for _, sn := range subnets {
+		u, err := kubeovn.ToUnstructured(sn)
+		if err != nil {
+			t.Fatalf("subnet %s: %v", sn.Name, err)
+		}
+		objs = append(objs, u)
+	}
+	f := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{kubeovn.SubnetResource: "SubnetList"}, objs...)
+	return SubnetClient{FakeDynamicClient: f, Watches: countWatches(f)}
+}
+
+// Subnet is a Subnet object as a person would create it.
+func Subnet(name string, spec kubeovn.SubnetSpec) *kubeovn.Subnet {
+	return &kubeovn.Subnet{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-subnet-" + name),
+		CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}, Spec: spec}
+}
+
+// Node is a node with an InternalIP.
+func Node(name, ip string) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-node-" + name)},
+		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}}}}
+}

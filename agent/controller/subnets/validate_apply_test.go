@@ -1,0 +1,191 @@
+package subnets
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
+)
+
+// subnetAfter is what a Subnet case expects once its steps ran.
+type subnetAfter struct {
+	// conds maps Subnet names to their conditions ("TYPE=STATUS REASON"), Unsupported
+	// left out.
+	conds map[string][]string
+	// switches are northbound's logical switches, ipamSubnets the IPAM database's subnets
+	// ("subnet NAME CIDR").
+	switches, ipamSubnets []string
+	// finalizers maps Subnet names to their finalizers, comma-joined.
+	finalizers map[string]string
+	// nbHas are northbound rows that must be there.
+	nbHas []string
+	// events must each be contained in one recorded Event, in order; no other Event may be.
+	events []string
+}
+
+func (r *rig) check(want subnetAfter) {
+	r.t.Helper()
+	for name, w := range want.conds {
+		got := slices.DeleteFunc(r.conditions(name), func(c string) bool { return strings.HasPrefix(c, kubeovn.ConditionUnsupported) })
+		if d := ctltest.Diff(got, w); d != "" {
+			r.t.Errorf("subnet %s conditions:%s", name, d)
+		}
+	}
+	for name, w := range want.finalizers {
+		u, err := r.dyn.Resource(kubeovn.SubnetResource).Get(r.ctx, name, metav1.GetOptions{})
+		if err != nil {
+			r.t.Fatalf("get subnet %s: %v", name, err)
+		}
+		if got := strings.Join(u.GetFinalizers(), ","); got != w {
+			r.t.Errorf("subnet %s finalizers %q, want %q", name, got, w)
+		}
+	}
+	if d := ctltest.Diff(ctltest.WithPrefix(r.nb.Rows(r.t), "switch "), want.switches); d != "" {
+		r.t.Errorf("northbound switches:%s", d)
+	}
+	if d := ctltest.Diff(ctltest.WithPrefix(r.ipam.Rows(r.ctx, r.t), "subnet "), want.ipamSubnets); d != "" {
+		r.t.Errorf("ipam subnets:%s", d)
+	}
+	r.nb.CheckHas(r.t, want.nbHas)
+	r.rec.Check(r.t, want.events)
+}
+
+var (
+	appliedConds = []string{"Ready=True LogicalSwitchReady", "Validated=True ValidateLogicalSwitchSuccess", "Error=False NoError"}
+	builtinRows  = []string{"subnet join 100.64.0.0/16", "subnet ovn-default 10.42.0.0/16"}
+)
+
+func refusedConds(reason string) []string {
+	return []string{"Ready=False " + reason, "Validated=False " + reason, "Error=True " + reason}
+}
+
+// TestSubnetValidateApply: {Subnets, nodes, pods before} -> {conditions, switches, IPAM
+// subnets, Events after}. A Subnet edgeovn refuses gets Validated/Ready False and Error True
+// naming why, and one Warning Event; nothing of it is applied, and what was applied before
+// (another Subnet's, or its own earlier spec) stays.
+func TestSubnetValidateApply(t *testing.T) {
+	spec := func(cidr string, gw string) kubeovn.SubnetSpec {
+		return kubeovn.SubnetSpec{Protocol: kubeovn.ProtocolIPv4, CIDRBlock: cidr, Gateway: gw}
+	}
+	tests := []struct {
+		name   string
+		before world
+		steps  []step
+		want   subnetAfter
+	}{{
+		name:   "a valid Subnet is applied: IPAM subnet, switch, allow policy; Ready",
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("blue", spec("10.50.0.0/24", "10.50.0.1"))}},
+		want: subnetAfter{
+			conds:       map[string][]string{"blue": appliedConds},
+			switches:    []string{"switch join", "switch ovn-default", "switch blue"},
+			ipamSubnets: append(slices.Clone(builtinRows), "subnet blue 10.50.0.0/24"),
+			nbHas:       []string{"policy 31000 ip4.dst == 10.50.0.0/24 allow"},
+		},
+	}, {
+		name:   "a cidrBlock that does not parse is refused with an Event and its status",
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("bad", spec("10.50.0.0/33", ""))}},
+		want: subnetAfter{
+			conds:       map[string][]string{"bad": refusedConds("InvalidSpec")},
+			switches:    []string{"switch join", "switch ovn-default"},
+			ipamSubnets: builtinRows,
+			events:      []string{`Warning InvalidSpec bad: invalid subnet spec: cidrBlock "10.50.0.0/33"`},
+		},
+	}, {
+		name: "a Subnet overlapping one applied before is refused; the first keeps its CIDR",
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("blue", spec("10.50.0.0/24", "10.50.0.1")),
+			ctltest.Subnet("green", spec("10.50.0.128/25", "10.50.0.129"))}},
+		want: subnetAfter{
+			conds:       map[string][]string{"blue": appliedConds, "green": refusedConds("CIDROverlap")},
+			switches:    []string{"switch join", "switch ovn-default", "switch blue"},
+			ipamSubnets: append(slices.Clone(builtinRows), "subnet blue 10.50.0.0/24"),
+			events:      []string{"Warning CIDROverlap green: cidrBlock 10.50.0.128/25 overlaps subnet blue (10.50.0.0/24)"},
+		},
+	}, {
+		name:   "a Subnet overlapping ovn-default is refused",
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("inside", spec("10.42.9.0/24", "10.42.9.1"))}},
+		want: subnetAfter{
+			conds:       map[string][]string{"inside": refusedConds("CIDROverlap")},
+			switches:    []string{"switch join", "switch ovn-default"},
+			ipamSubnets: builtinRows,
+			events:      []string{"Warning CIDROverlap inside: cidrBlock 10.42.9.0/24 overlaps subnet ovn-default (10.42.0.0/16)"},
+		},
+	}, {
+		name: "a Subnet holding a Node's address is refused",
+		before: world{nodes: []*corev1.Node{ctltest.Node("n1", "192.168.1.1")},
+			subnets: []*kubeovn.Subnet{ctltest.Subnet("lan", spec("192.168.1.0/24", "192.168.1.254"))}},
+		want: subnetAfter{
+			conds:       map[string][]string{"lan": refusedConds("CIDRReserved")},
+			switches:    []string{"switch join", "switch ovn-default"},
+			ipamSubnets: builtinRows,
+			events:      []string{"Warning CIDRReserved lan: cidr 192.168.1.0/24 overlaps address of node n1 192.168.1.1/32: refused"},
+		},
+	}, {
+		name:   "a changed cidrBlock is refused; the applied CIDR, switch and pod stay",
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("blue", spec("10.50.0.0/24", "10.50.0.1"))}, holds: []hold{{"blue", "default/a", "10.50.0.2"}}},
+		steps: []step{updateStep("blue", func(s *kubeovn.SubnetSpec) {
+			s.CIDRBlock, s.Gateway = "10.51.0.0/24", "10.51.0.1"
+		})},
+		want: subnetAfter{
+			// Ready False: the spec's CIDR is not what runs (the applied one does, for the pods
+			// that hold addresses in it).
+			conds:       map[string][]string{"blue": refusedConds("CIDRChangeRefused")},
+			switches:    []string{"switch join", "switch ovn-default", "switch blue"},
+			ipamSubnets: append(slices.Clone(builtinRows), "subnet blue 10.50.0.0/24"),
+			nbHas:       []string{"lsp blue a.default 0a:58:0a:32:00:02 10.50.0.2", "policy 31000 ip4.dst == 10.50.0.0/24 allow"},
+			events:      []string{"Warning CIDRChangeRefused blue: cidrBlock changed from [10.50.0.0/24] to [10.51.0.0/24]"},
+		},
+	}, {
+		name: "a bad allowSubnets entry on a private Subnet is refused; its isolation as applied stays",
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("sec", kubeovn.SubnetSpec{Protocol: kubeovn.ProtocolIPv4,
+			CIDRBlock: "10.50.0.0/24", Gateway: "10.50.0.1", Private: true})}},
+		steps: []step{updateStep("sec", func(s *kubeovn.SubnetSpec) { s.AllowSubnets = []string{"10.60.0.0/99"} })},
+		want: subnetAfter{
+			conds:       map[string][]string{"sec": {"Ready=True LogicalSwitchReady", "Validated=False InvalidSpec", "Error=True InvalidSpec"}},
+			switches:    []string{"switch join", "switch ovn-default", "switch sec"},
+			ipamSubnets: append(slices.Clone(builtinRows), "subnet sec 10.50.0.0/24"),
+			nbHas:       []string{"acl sec 2900 to-lport ip4 && !(ip4.src == 10.50.0.0/24 && ip4.dst == 10.50.0.0/24) drop"},
+			events:      []string{`Warning InvalidSpec sec: invalid subnet spec: allowSubnets entry "10.60.0.0/99" is not a CIDR`},
+		},
+	}, {
+		name: "a deleted Subnet is held while a pod holds an address in it; its rows stay",
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("blue", spec("10.50.0.0/24", "10.50.0.1"))},
+			holds: []hold{{"blue", "default/a", "10.50.0.2"}}},
+		steps: []step{deleteStep("blue")},
+		want: subnetAfter{
+			conds:       map[string][]string{"blue": {"Ready=False SubnetInUse", "Validated=True ValidateLogicalSwitchSuccess", "Error=False NoError"}},
+			switches:    []string{"switch join", "switch ovn-default", "switch blue"},
+			ipamSubnets: append(slices.Clone(builtinRows), "subnet blue 10.50.0.0/24"),
+			nbHas:       []string{"lsp blue a.default 0a:58:0a:32:00:02 10.50.0.2"},
+			finalizers:  map[string]string{"blue": SubnetFinalizer},
+			events:      []string{"Warning SubnetInUse blue: deletion waits for 1 pod(s) holding addresses in it: default/a (delete them, or let them finish)"},
+		},
+	}, {
+		name: "a deleted Subnet goes with its rows once its last address is released",
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("blue", spec("10.50.0.0/24", "10.50.0.1"))},
+			holds: []hold{{"blue", "default/a", "10.50.0.2"}}},
+		steps: []step{deleteStep("blue"), releaseStep(hold{"blue", "default/a", "10.50.0.2"})},
+		want: subnetAfter{
+			switches:    []string{"switch join", "switch ovn-default"},
+			ipamSubnets: builtinRows,
+			finalizers:  map[string]string{"blue": ""},
+			events:      []string{"Warning SubnetInUse blue: deletion waits for"},
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, tt.before)
+			for _, s := range tt.steps {
+				if err := s.do(r); err != nil {
+					t.Errorf("%s: %v", s.name, err)
+				}
+			}
+			r.check(tt.want)
+		})
+	}
+}
