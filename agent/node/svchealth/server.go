@@ -89,17 +89,3 @@ func (s *Server) listen(port uint16) (*http.Server, error) {
 	go func() { _ = srv.Serve(ln) }()
 	return srv, nil
 }
-
-// Answer is what the check of port says now (for tests and the bench): status, count.
-func (s *Server) Answer(port uint16) (int, int, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	svc, ok := s.services[port]
-	if !ok {
-		return 0, 0, false
-	}
-	if svc.LocalEndpoints != 0 && s.healthy {
-		return http.StatusOK, svc.LocalEndpoints, true
-	}
-	return http.StatusServiceUnavailable, svc.LocalEndpoints, true
-}
