@@ -28,6 +28,16 @@
 // host's networks are published on its Node (edgeovn.io/host-networks) for the controller's
 // Subnet check (hostconflicts.go), again at each change of the host's addresses. One netlink subscription (hostevents.go)
 // serves the readiness watch, the drift check and this address watch.
+// Without kube-proxy (services.go; kubeproxy.go detects it, --kube-proxy overrides) the host
+// serves Services in the nftables table "ip edgeovn-svc": NodePorts on its own addresses
+// (nodeports.go), and external IPs and VIP-mode LoadBalancer IPs arriving on any interface
+// (serviceips.go), both externalTrafficPolicies; an external or LoadBalancer IP inside the
+// pod, join or service network, or one of the host's own addresses on a port a host listener
+// holds, is left out for that Service only (serviceipguard.go) and logged; the last, which
+// only this host can see, is also a Warning Event (ServiceIPRefused, servicerefusals.go),
+// the controller records the others'. The healthCheckNodePorts of
+// Local LoadBalancer Services are answered as kube-proxy does (servicehealth.go, svchealth).
+// With kube-proxy present the table is removed and no health check is served.
 // Invariants: files are replaced atomically (temporary file and rename in the same directory,
 // so containerd's watcher sees a whole file) and only when their content changes; a plugin
 // another package installed is never replaced, one edgeovn installed (recorded with its
