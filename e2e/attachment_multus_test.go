@@ -18,13 +18,9 @@ import (
 )
 
 // multusBinary is the real Multus thin plugin, built from its Go module at the version
-// Kube-OVN pins:
-//
-//	mkdir m && cd m && printf 'module m\ngo 1.25.0\nrequire gopkg.in/k8snetworkplumbingwg/multus-cni.v4 v4.3.0\n' >go.mod
-//	CGO_ENABLED=0 GOFLAGS=-mod=mod go build -o multus gopkg.in/k8snetworkplumbingwg/multus-cni.v4/cmd/multus
-//
-// (go install ...@v4.3.0 is refused: it reads the module's version list, which the proxy
-// here does not serve.) EDGEOVN_MULTUS names it; the test skips without it.
+// Kube-OVN pins (v4.3.0) by `make deps` (e2e/scripts/build-multus.sh) into .cache/bin;
+// EDGEOVN_MULTUS names it (the Makefile exports it). Without it the test cannot run: under
+// CI=true that fails.
 func multusBinary(t *testing.T) string {
 	p := os.Getenv("EDGEOVN_MULTUS")
 	if p == "" {
