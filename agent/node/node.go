@@ -64,6 +64,8 @@ type Role struct {
 	datapath string
 	host     hostState
 	encap    *encapState
+	// sb reads this chassis's Port_Bindings for the binding watch (sbbindings.go).
+	sb sbBindings
 	// hostPorts serves the pods' hostPorts (restored from their ports' records at start).
 	hostPorts *hostnet.HostPorts
 	// events is the one netlink subscription readiness, drift and the host's networks share.
