@@ -31,7 +31,7 @@ func TestSouthboundLostBindingReclaimed(t *testing.T) {
 	if un := unreachable(ctx, sandboxes, gw, lostBindingBound); len(un) > 0 {
 		t.Fatalf("pods cut off before the release: %v", un)
 	}
-	before := daemonRSS(t, env.daemon.PID)
+	t.Logf("edgeovn VmRSS with two pods bound: %s", daemonRSS(t, env.daemon.PID))
 
 	env.releaseKeepInstalled(ctx, t, hostIf, "web.default")
 	if !env.installed(ctx, t, hostIf) || env.upHere(ctx, t, "web.default") {
@@ -51,7 +51,7 @@ func TestSouthboundLostBindingReclaimed(t *testing.T) {
 	if un := unreachable(ctx, sandboxes, gw, lostBindingBound); len(un) > 0 {
 		t.Fatalf("pods cut off after the reclaim: %v\n%s", un, env.bindingReport(ctx, t, sandboxes))
 	}
-	t.Logf("edgeovn VmRSS: %s before the southbound reads, %s after", before, daemonRSS(t, env.daemon.PID))
+	t.Logf("edgeovn VmRSS after the reclaim: %s", daemonRSS(t, env.daemon.PID))
 
 	if err := env.daemon.Stop(); err != nil {
 		t.Fatal(err)
