@@ -21,7 +21,7 @@ import (
 // bound port; the node role reads this chassis's bindings from the southbound, reclaims the
 // port (logged with why, counted in /metrics), and the pods reach their gateway and each other
 // again. With edgeovn stopped, `edgeovn doctor` names the port; the started daemon repairs it
-// and doctor passes. The daemon's VmRSS before and after the southbound reads is logged.
+// and doctor passes. The daemon's VmRSS is logged (two pods bound, and after the reclaim).
 func TestSouthboundLostBindingReclaimed(t *testing.T) {
 	env, ctx := startNode(t)
 	web, peer := runPod(ctx, t, env, "web"), runPod(ctx, t, env, "peer")
