@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/netip"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -110,7 +109,7 @@ func (c *Controller) ensureAllocated(ctx context.Context, pod *corev1.Pod, n ann
 // network is the annotation of an allocation: its address, and its subnet's CIDRs and gateways.
 func (c *Controller) network(a ipam.Allocation) annotation.Network {
 	n := annotation.Network{Switch: a.Subnet, IPs: a.IPs, MAC: a.MAC,
-		CIDRs: []netip.Prefix{c.req.ClusterCIDR}, Gateways: []netip.Addr{c.req.ClusterGateway}}
+		CIDRs: c.req.ClusterCIDRs(), Gateways: c.req.ClusterGateways()}
 	if net, ok := c.subnets.Network(a.Subnet); ok {
 		n.CIDRs, n.Gateways = net.CIDRs, net.Gateways
 	}

@@ -16,7 +16,8 @@
 // check and netlink route or address event and on Node changes, and rewritten when it moved.
 // It is never a loopback: with none found the node is not ready, and ovn-controller is given
 // none rather than a wrong one. The southbound remote is every SB endpoint, comma-separated
-// (ovnremote.go). ovn0 is wired from this Node's annotations (hostwire.go); when this host's
+// (ovnremote.go). ovn0 is wired from this Node's annotations (hostwire.go: each family's join
+// address and gateway, the Subnets of the families it has a join address of routed); when this host's
 // own Node is deleted while it runs, ovn0 is removed and readiness says why until the Node is
 // registered again (nodegone.go). The Subnets in force are routed through ovn0 and, with
 // natOutgoing, masqueraded (subnets.go): those Validated, and those still Ready whose latest
@@ -27,6 +28,16 @@
 // host's networks are published on its Node (edgeovn.io/host-networks) for the controller's
 // Subnet check (hostconflicts.go), again at each change of the host's addresses. One netlink subscription (hostevents.go)
 // serves the readiness watch, the drift check and this address watch.
+// Without kube-proxy (services.go; kubeproxy.go detects it, --kube-proxy overrides) the host
+// serves Services in the nftables table "ip edgeovn-svc": NodePorts on its own addresses
+// (nodeports.go), and external IPs and VIP-mode LoadBalancer IPs arriving on any interface
+// (serviceips.go), both externalTrafficPolicies; an external or LoadBalancer IP inside the
+// pod, join or service network, or one of the host's own addresses on a port a host listener
+// holds, is left out for that Service only (serviceipguard.go) and logged; the last, which
+// only this host can see, is also a Warning Event (ServiceIPRefused, servicerefusals.go),
+// the controller records the others'. The healthCheckNodePorts of
+// Local LoadBalancer Services are answered as kube-proxy does (servicehealth.go, svchealth).
+// With kube-proxy present the table is removed and no health check is served.
 // Invariants: files are replaced atomically (temporary file and rename in the same directory,
 // so containerd's watcher sees a whole file) and only when their content changes; a plugin
 // another package installed is never replaced, one edgeovn installed (recorded with its

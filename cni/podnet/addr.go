@@ -18,8 +18,8 @@ func configureAddrs(link netlink.Link, r SetupRequest) error {
 	for _, p := range r.IPs {
 		addr := &netlink.Addr{IPNet: prefixToIPNet(p)}
 		if p.Addr().Is6() {
-			if _, err := sysctl.Sysctl(fmt.Sprintf("net/ipv6/conf/%s/disable_ipv6", name), "0"); err != nil {
-				return fmt.Errorf("enable ipv6 on %s: %w", name, err)
+			if err := enableIPv6(name); err != nil {
+				return err
 			}
 			addr.Flags = unix.IFA_F_NODAD
 		}
@@ -33,6 +33,19 @@ func configureAddrs(link netlink.Link, r SetupRequest) error {
 	for _, gw := range defaultGateways(r.Gateways) {
 		if err := addDefaultRoute(link, gw, r.IPs); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// enableIPv6 turns IPv6 on for the pod's interface without router advertisements or SLAAC,
+// as Kube-OVN leaves them off on the pod side: the pod's addresses and default route are
+// the allocated ones, whatever a router on the switch announces. Set before the link is up,
+// so no advertisement is taken in between.
+func enableIPv6(name string) error {
+	for _, kv := range [][2]string{{"accept_ra", "0"}, {"autoconf", "0"}, {"disable_ipv6", "0"}} {
+		if _, err := sysctl.Sysctl(fmt.Sprintf("net/ipv6/conf/%s/%s", name, kv[0]), kv[1]); err != nil {
+			return fmt.Errorf("set ipv6 %s %s on %s: %w", kv[0], kv[1], name, err)
 		}
 	}
 	return nil

@@ -24,7 +24,7 @@ type IPAM struct {
 func OpenIPAM(ctx context.Context, t testing.TB, log *slog.Logger) *IPAM {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "ipam.db")
-	store, err := sqlitestore.Open(ctx, path, log)
+	store, _, err := sqlitestore.OpenOrReset(ctx, path, log) // as the controller opens it
 	if err != nil {
 		t.Fatalf("open ipam database: %v", err)
 	}
