@@ -52,7 +52,12 @@
 // still there, is reclaimed (its iface-id taken away and given back, the one change that
 // makes ovn-controller 23.03 claim a released port again) when two checks in a row found
 // it so, and again after a delay that doubles (3 s up to a minute) while it stays lost; each
-// reclaim is logged and counted in edgeovn_pod_binding_reclaims_total (bindwatch.go).
+// reclaim is logged and counted in edgeovn_pod_binding_reclaims_total (bindwatch.go). So is a
+// port with ovn-installed whose southbound Port_Binding is not up on this chassis
+// (ovn-controller can release a port and leave ovn-installed="true" on it): the southbound is
+// read with a client dialed lazily, once some pod port is bound, that monitors nothing and
+// selects only this chassis's rows (sbbindings.go); while it cannot be read, the local
+// database decides alone.
 // At shutdown, what a CNI request needs (the pod watch, the OVS client) runs until the server
 // has drained its requests in flight.
 package node
