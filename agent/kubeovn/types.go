@@ -49,6 +49,11 @@ type SubnetSpec struct {
 	NatOutgoing  bool     `json:"natOutgoing,omitempty"`
 	Private      bool     `json:"private,omitempty"`
 	AllowSubnets []string `json:"allowSubnets,omitempty"`
+	// Vlan names the Vlan of an underlay subnet; LogicalGateway and U2OInterconnection are
+	// Kube-OVN's underlay options (underlay.go).
+	Vlan               string `json:"vlan,omitempty"`
+	LogicalGateway     bool   `json:"logicalGateway,omitempty"`
+	U2OInterconnection bool   `json:"u2oInterconnection,omitempty"`
 }
 
 // SubnetStatus is Kube-OVN's status shape: conditions and address counts per family.
