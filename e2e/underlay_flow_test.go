@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -41,7 +40,7 @@ func TestUnderlay(t *testing.T) {
 	for i, e := range w.cl.hosts {
 		view := hostView(ctx, t, e)
 		want := fmt.Sprintf("198.51.100.%d/24", 11+i)
-		if !strings.Contains(view, "br-site") || !matches(view, `br-site\s+UP\s+`+want) || matches(view, `eth1@\S+\s+UP\s+\d`) ||
+		if !strings.Contains(view, "br-site") || !reMatch(view, `br-site\s+\S+\s+`+want) || reMatch(view, `eth1@\S+\s+\S+\s+\d`) ||
 			!strings.Contains(view, "198.18.0.0/15 via 198.51.100.1 dev br-site") {
 			t.Errorf("%s: want %s and the route on br-site, eth1 without an address:\n%s", w.cl.names[i], want, view)
 		}
@@ -83,6 +82,17 @@ func TestUnderlay(t *testing.T) {
 			t.Error(err)
 		}
 	})
+	// The probe counts: overlay pods on the two hosts do go over Geneve.
+	o1, o2 := runPod(ctx, t, w.cl.hosts[0], "o1"), runPod(ctx, t, w.cl.hosts[1], "o2")
+	retryPing(ctx, t, o1, o2.IP(), "overlay pod -> overlay pod")
+	overlay := capture(ctx, t, h1.rig.Netns, "eth0", "udp port 6081", func() {
+		if _, err := podsim.Ping(ctx, o1, o2.IP()); err != nil {
+			t.Error(err)
+		}
+	})
+	if overlay < 6 {
+		t.Errorf("overlay pods: %d Geneve packets on the underlay, want 6 or more (the probe must see them)", overlay)
+	}
 	if tagged < 6 || geneve != 0 {
 		t.Errorf("pod to pod across hosts: %d ICMP packets tagged 100 on %s's site leg (want 6: 3 requests, 3 replies), %d Geneve packets on its underlay (want 0)", tagged, w.cl.names[0], geneve)
 	}
@@ -94,11 +104,12 @@ func TestUnderlay(t *testing.T) {
 	p3 := w.underlayPod(ctx, t, 1, "f1", "flat")
 	retryPing(ctx, t, p3, siteLAN.Addr(), "untagged underlay pod -> site router")
 	retryPing(ctx, t, p3, netipMust("198.51.100.11"), "untagged underlay pod -> host 1's own address")
-	untagged := capture(ctx, t, w.site.Switch.Netns, w.site.Leg(w.cl.hosts[1].rig), "not vlan and icmp and host "+p3.IP().String(), func() {
+	_, out := captureOut(ctx, t, w.site.Switch.Netns, w.site.Leg(w.cl.hosts[1].rig), "icmp and host "+p3.IP().String(), func() {
 		if _, err := podsim.Ping(ctx, p3, siteLAN.Addr()); err != nil {
 			t.Error(err)
 		}
 	})
+	untagged := untaggedICMP(out)
 	if untagged < 6 {
 		t.Errorf("untagged pod: %d untagged ICMP packets on the site leg, want 6", untagged)
 	}
@@ -110,7 +121,7 @@ func TestUnderlay(t *testing.T) {
 	}
 	eventually(ctx, t, "eth1 has its address and route back, br-site gone", func() bool {
 		v := hostView(ctx, t, h1)
-		return !strings.Contains(v, "br-site") && strings.Contains(v, "198.18.0.0/15 via 198.51.100.1 dev eth1") && matches(v, `eth1@\S+\s+UP\s+198.51.100.11/24`)
+		return !strings.Contains(v, "br-site") && strings.Contains(v, "198.18.0.0/15 via 198.51.100.1 dev eth1") && reMatch(v, `eth1@\S+\s+\S+\s+198.51.100.11/24`)
 	})
 	if out, err := h1.rig.Run(ctx, "ping", "-c3", "-i0.2", "-W1", siteFar.String()); err != nil {
 		t.Fatalf("host -> %s after the ProviderNetwork's deletion: %v\n%s\nbefore:\n%s", siteFar, err, out, before)

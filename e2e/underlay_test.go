@@ -159,6 +159,23 @@ func (w *underlayWorld) underlayPod(ctx context.Context, t *testing.T, host int,
 // capture counts the packets matching filter on iface in the site switch's namespace (or,
 // with a host, on that host) while do runs.
 func capture(ctx context.Context, t *testing.T, netns, iface, filter string, do func()) int {
+	n, _ := captureOut(ctx, t, netns, iface, filter, do)
+	return n
+}
+
+// untaggedICMP counts the ICMP packets without an 802.1Q header in tcpdump -e output.
+func untaggedICMP(out string) int {
+	n := 0
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "ICMP") && !strings.Contains(l, "802.1Q") {
+			n++
+		}
+	}
+	return n
+}
+
+// captureOut is capture with tcpdump's output.
+func captureOut(ctx context.Context, t *testing.T, netns, iface, filter string, do func()) (int, string) {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, "ip", "netns", "exec", netns, "timeout", "-s", "INT", "4", "tcpdump", "-e", "-nn", "-l", "-i", iface, filter)
 	var out strings.Builder
@@ -175,7 +192,7 @@ func capture(ctx context.Context, t *testing.T, netns, iface, filter string, do 
 	}
 	n, _ := strconv.Atoi(m[1])
 	t.Logf("tcpdump -i %s %q: %d packets; first lines:\n%s", iface, filter, n, firstLines(out.String(), 3))
-	return n
+	return n, out.String()
 }
 
 func firstLines(s string, n int) string {
@@ -183,7 +200,7 @@ func firstLines(s string, n int) string {
 	return strings.Join(lines[:min(n, len(lines))], "\n")
 }
 
-func matches(s, expr string) bool { return regexpMust(expr).MatchString(s) }
+func reMatch(s, expr string) bool { return regexpMust(expr).MatchString(s) }
 
 func netipIn(addr, prefix string) bool { return strings.HasPrefix(addr, prefix) }
 

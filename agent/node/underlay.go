@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -197,13 +198,17 @@ func (u *underlay) take(ctx context.Context, w wantedUplink) nodeVerdict {
 	r := u.r
 	br := kubeovn.BridgeName(w.pn.Name)
 	fail := func(err error) nodeVerdict { return nodeVerdict{reason: ReasonBridgeFailed, msg: err.Error()} }
+	mac := bridgeMAC(hostnet.LinkMAC(w.nic), r.datapath)
 	err := r.ovs.EnsureProviderBridge(ctx, vswitch.ProviderBridgeSpec{Provider: w.pn.Name, Name: br, NIC: w.nic,
-		DatapathType: r.datapath, Owner: r.req.NodeName})
+		DatapathType: r.datapath, Owner: r.req.NodeName, HWAddr: mac})
 	if err != nil {
 		return fail(err)
 	}
 	wait, cancel := context.WithTimeout(ctx, bridgeDeviceWait)
 	err = hostnet.WaitLink(wait, br)
+	if err == nil && mac != nil {
+		err = hostnet.WaitMAC(wait, br, mac)
+	}
 	cancel()
 	if err != nil {
 		return fail(fmt.Errorf("wait for bridge %s's device: %w", br, err))
@@ -265,4 +270,19 @@ func pnPending(log *slog.Logger) cache.WatchErrorHandlerWithContext {
 			log.Info("kubeovn.io/v1 ProviderNetworks are not served yet (the controller installs their CRD): no underlay until they are", "err", err)
 		}
 	}
+}
+
+// bridgeMAC is the provider bridge's MAC: the NIC's, as Kube-OVN gives it, on the kernel
+// datapath (where the NIC's frames go to OVS only). On the userspace datapath the kernel still
+// receives the NIC's frames beside OVS, so the bridge gets the NIC's MAC with the locally
+// administered bit flipped: the same MAC on both would deliver each frame to the host twice.
+func bridgeMAC(nic net.HardwareAddr, datapath string) net.HardwareAddr {
+	if len(nic) != 6 {
+		return nil
+	}
+	mac := slices.Clone(nic)
+	if datapath == vswitch.DatapathNetdev {
+		mac[0] ^= 0x02
+	}
+	return mac
 }

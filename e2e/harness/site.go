@@ -56,13 +56,13 @@ func (c *Cluster) AddSite(ctx context.Context, o SiteOptions) (*Site, error) {
 	if err := r.startSwitch(ctx); err != nil {
 		return s, err
 	}
-	if err := s.addEndpoint(ctx, s.RouterNetns, "rtr", o.Gateway, netip.Addr{}); err != nil {
+	if err := s.addEndpoint(ctx, s.RouterNetns, "leg-router", o.Gateway, netip.Addr{}); err != nil {
 		return s, err
 	}
 	if _, err := exec.CommandContext(ctx, "ip", "netns", "exec", s.RouterNetns, "sh", "-c", "echo 1 > /proc/sys/net/ipv4/ip_forward").CombinedOutput(); err != nil {
 		return s, fmt.Errorf("site router forwarding: %w", err)
 	}
-	if err := s.addEndpoint(ctx, s.DeviceNetns, "dev", o.Device, o.Gateway.Addr()); err != nil {
+	if err := s.addEndpoint(ctx, s.DeviceNetns, "leg-device", o.Device, o.Gateway.Addr()); err != nil {
 		return s, err
 	}
 	if o.LAN.IsValid() {

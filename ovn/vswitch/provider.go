@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net"
 	"slices"
 	"strings"
 
@@ -29,6 +30,11 @@ type ProviderBridgeSpec struct {
 	NIC          string // the uplink, an existing kernel interface
 	DatapathType string
 	Owner        string // the node name
+	// HWAddr is the bridge's MAC (other_config:hwaddr). Without it ovs-vswitchd gives the
+	// bridge the lowest MAC of its ports, and on the userspace datapath it brings the bridge's
+	// tap down to change it each time that changes (when ovn-controller adds its patch port),
+	// which makes the kernel drop every IPv4 route through the bridge.
+	HWAddr net.HardwareAddr
 }
 
 // ProviderBridge is an edgeovn provider bridge as the database has it.
@@ -58,6 +64,13 @@ func (s ProviderBridgeSpec) ids() map[string]string {
 	ids := ovn.OwnedBy(ovn.KindNode, s.Owner)
 	ids[KeyProvider] = s.Provider
 	return ids
+}
+
+func (s ProviderBridgeSpec) otherConfig() map[string]string {
+	if s.HWAddr == nil {
+		return map[string]string{}
+	}
+	return map[string]string{"hwaddr": s.HWAddr.String()}
 }
 
 // EnsureProviderBridge creates the bridge with its internal port and the NIC as a port, or
@@ -103,7 +116,7 @@ func (c *Client) providerBridgeOps(ctx context.Context, spec ProviderBridgeSpec)
 		iface := &vswitchdb.Interface{UUID: "new_iface", Name: spec.Name, Type: "internal", ExternalIDs: ids}
 		port := &vswitchdb.Port{UUID: "new_port", Name: spec.Name, Interfaces: []string{iface.UUID}, ExternalIDs: ids}
 		nb := &vswitchdb.Bridge{UUID: "new_bridge", Name: spec.Name, DatapathType: spec.DatapathType,
-			Ports: []string{port.UUID, uport.UUID}, ExternalIDs: ids}
+			Ports: []string{port.UUID, uport.UUID}, ExternalIDs: ids, OtherConfig: spec.otherConfig()}
 		inserts, err := c.ovs.Create(iface, port, uplink, uport, nb)
 		if err != nil {
 			return nil, fmt.Errorf("build bridge rows: %w", err)
@@ -131,9 +144,9 @@ func (c *Client) providerBridgeOps(ctx context.Context, spec ProviderBridgeSpec)
 		ops = append(ops, inserts...)
 		ops = append(ops, ovn.MutateRefs(vswitchdb.BridgeTable, br.UUID, "ports", ovsdb.MutateOperationInsert, uport.UUID))
 	}
-	if br.DatapathType != spec.DatapathType {
-		m := &vswitchdb.Bridge{UUID: br.UUID, DatapathType: spec.DatapathType}
-		upd, err := c.ovs.Where(m).Update(m, &m.DatapathType)
+	if br.DatapathType != spec.DatapathType || !ovn.HasAll(br.OtherConfig, spec.otherConfig()) {
+		m := &vswitchdb.Bridge{UUID: br.UUID, DatapathType: spec.DatapathType, OtherConfig: merged(br.OtherConfig, spec.otherConfig())}
+		upd, err := c.ovs.Where(m).Update(m, &m.DatapathType, &m.OtherConfig)
 		if err != nil {
 			return nil, fmt.Errorf("build bridge update: %w", err)
 		}

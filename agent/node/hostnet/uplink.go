@@ -1,10 +1,13 @@
 package hostnet
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"slices"
+	"time"
 
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
@@ -134,4 +137,26 @@ func movableRoutes(l netlink.Link) ([]netlink.Route, error) {
 	})
 	slices.SortStableFunc(routes, func(a, b netlink.Route) int { return int(b.Scope) - int(a.Scope) })
 	return routes, nil
+}
+
+// LinkMAC is the interface's MAC; nil when there is no such interface.
+func LinkMAC(name string) net.HardwareAddr {
+	l, err := netlink.LinkByName(name)
+	if err != nil {
+		return nil
+	}
+	return l.Attrs().HardwareAddr
+}
+
+// WaitMAC waits until the interface has the MAC (ovs-vswitchd sets a bridge's a moment after
+// it made the device), at most ctx's time.
+func WaitMAC(ctx context.Context, name string, mac net.HardwareAddr) error {
+	for !bytes.Equal(LinkMAC(name), mac) {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for %s to have mac %s (has %s): %w", name, mac, LinkMAC(name), ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return nil
 }
