@@ -48,9 +48,23 @@ package: build ## build the .deb and .rpm for amd64 and arm64 into dist/ (nfpm.y
 deps: ## install what the tests need (Debian packages; kube-apiserver, controller-manager, scheduler, kube-proxy, kubelet, containerd, CoreDNS builds cached in .cache/)
 	./e2e/scripts/install-deps.sh $(CACHE)
 
-vet: ## gofmt and go vet
+# Developer tools (staticcheck, deadcode) are pinned in tools.mod, a module file of their own,
+# so their dependencies never raise the versions the shipped binaries are built with. Offline:
+# `go mod download && go mod download -modfile=tools.mod` first.
+TOOL := $(GO) tool -modfile=tools.mod
+DEADFMT := {{range .Funcs}}{{$$.Path}}.{{.Name}}{{"\n"}}{{end}}
+
+vet: ## gofmt, go vet, staticcheck, and deadcode: no function unreachable from the binaries (or, with tests, at all) but those in deadcode.allow
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
+	$(TOOL) staticcheck ./...
+	@set -e; dead=$$(mktemp); allow=$$(mktemp); trap 'rm -f $$dead $$allow' EXIT; \
+	$(TOOL) deadcode -f '$(DEADFMT)' . ./cni/cmd/edgeovn-cni > $$dead; \
+	$(TOOL) deadcode -test -f '$(DEADFMT)' ./... >> $$dead; \
+	sort -u -o $$dead $$dead; sed -e 's/#.*//' -e 's/[[:space:]]*$$//' -e '/^$$/d' deadcode.allow > $$allow; \
+	if grep -vxF -f $$allow $$dead; then echo "deadcode: the functions above are reached by no binary (or only by tests): remove them, or say in deadcode.allow why they stay"; exit 1; fi; \
+	if grep -vxF -f $$dead $$allow; then echo "deadcode.allow: the lines above are no longer reported: remove them"; exit 1; fi; \
+	echo "deadcode: nothing unreachable beyond deadcode.allow ($$(wc -l < $$allow) allowed)"
 
 # Each tier's output is kept in .cache/<tier>.log and summed up (passed, failed, skipped); under
 # CI=true (.ci/run) a test that cannot run for want of root, a tool or a build fails instead of
@@ -68,18 +82,18 @@ e2e: package ## the end-to-end suite on real OVN, OVS, etcd and kube-apiserver, 
 test: deps vet verify-generate build unit e2e ## the whole suite: installs what it needs, then vet, unit and e2e tests
 
 bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, Services, NetworkPolicy, restarts and drift, controller failover, the controller's throughput, memory and restart, pods through a real node, same host against cross host
-	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20
-	$(GO) run ./e2e/cmd/cnibench -bin bin -pods 20 -after-ovn0
-	$(GO) run ./ipam/cmd/ipambench
-	$(GO) run ./ovn/cmd/ovnbench
-	$(GO) run ./e2e/cmd/svcbench -bin bin -services 1000 -trace
-	$(GO) run ./e2e/cmd/netpolbench -bin bin -policies 100 -pods 500
-	$(GO) run ./e2e/cmd/restartbench -bin bin -restarts 10
-	$(GO) run ./e2e/cmd/restartbench -bin bin -drift 5
-	$(GO) run ./e2e/cmd/failoverbench -bin bin -pods 200 -runs 3
-	$(GO) run ./e2e/cmd/ctrlbench -bin bin -pods 500 -restart-pods 1000 -idle 60s
-	$(GO) run ./e2e/cmd/podbench -bin bin -pods 50
-	$(GO) run ./e2e/cmd/hostbench -bin bin
+	$(GO) run ./bench/cnibench -bin bin -pods 20
+	$(GO) run ./bench/cnibench -bin bin -pods 20 -after-ovn0
+	$(GO) run ./bench/ipambench
+	$(GO) run ./bench/ovnbench
+	$(GO) run ./bench/svcbench -bin bin -services 1000 -trace
+	$(GO) run ./bench/netpolbench -bin bin -policies 100 -pods 500
+	$(GO) run ./bench/restartbench -bin bin -restarts 10
+	$(GO) run ./bench/restartbench -bin bin -drift 5
+	$(GO) run ./bench/failoverbench -bin bin -pods 200 -runs 3
+	$(GO) run ./bench/ctrlbench -bin bin -pods 500 -restart-pods 1000 -idle 60s
+	$(GO) run ./bench/podbench -bin bin -pods 50
+	$(GO) run ./bench/hostbench -bin bin
 
 # Not part of deps or test: e2e.test alone takes about 10 minutes to build cold, and the run
 # itself longer than CI's budget leaves (README, Upstream conformance).

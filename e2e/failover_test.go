@@ -19,7 +19,7 @@ import (
 // host, whose IPAM database is empty, takes over. Every pod ends up allocated exactly once:
 // an address annotated before the kill is kept, no address is held twice among the
 // annotations or the northbound ports, and each pod's port carries its annotated address.
-// The time from the kill to the next allocation is printed by e2e/cmd/failoverbench, not
+// The time from the kill to the next allocation is printed by bench/failoverbench, not
 // asserted here.
 func TestFailoverKill9(t *testing.T) {
 	if err := harness.Preflight(); err != nil {

@@ -138,8 +138,10 @@ func keepLines(out string, keep func(string) bool) string {
 // balancer, stateful commit) of the source pod's switch.
 func (w *world) aclFlows(ctx context.Context, c cell) string {
 	ls := w.run(ctx, "ovn-nbctl", "--db="+w.env.rig.NBEndpoint, "lsp-get-ls", c.src.name+"."+c.src.ns)
-	name, ok := strings.CutSuffix(strings.TrimSpace(ls), ")")
-	if _, name, ok = strings.Cut(name, "("); !ok || failed(ls) {
+	// lsp-get-ls prints "<uuid> (<name>)".
+	name, closed := strings.CutSuffix(strings.TrimSpace(ls), ")")
+	_, name, opened := strings.Cut(name, "(")
+	if !closed || !opened || failed(ls) {
 		return ls
 	}
 	out := w.run(ctx, "ovn-sbctl", "--db="+w.env.rig.SBEndpoint, "lflow-list", name)

@@ -101,10 +101,16 @@ func unreachable(ctx context.Context, sandboxes []*podsim.Sandbox, gw netip.Addr
 // interfacesPerPort returns the most OVS interfaces any of the pods' logical ports has.
 func (e *env) interfacesPerPort(ctx context.Context, t *testing.T, sandboxes []*podsim.Sandbox) int {
 	t.Helper()
+	return e.interfacesPerLSP(ctx, t, sandboxLSPs(sandboxes))
+}
+
+// interfacesPerLSP returns the most OVS interfaces carrying any of the logical ports' iface-id.
+func (e *env) interfacesPerLSP(ctx context.Context, t *testing.T, lsps []string) int {
+	t.Helper()
 	most := 0
-	for _, sb := range sandboxes {
+	for _, lsp := range lsps {
 		out, err := e.rig.Run(ctx, "ovs-vsctl", "--db="+e.rig.OVSEndpoint, "--bare", "--columns=name",
-			"find", "Interface", "external_ids:iface-id="+sb.Pod.Name+"."+sb.Pod.Namespace)
+			"find", "Interface", "external_ids:iface-id="+lsp)
 		if err != nil {
 			t.Fatalf("ovs-vsctl find: %v\n%s", err, out)
 		}
@@ -113,12 +119,25 @@ func (e *env) interfacesPerPort(ctx context.Context, t *testing.T, sandboxes []*
 	return most
 }
 
+func sandboxLSPs(sandboxes []*podsim.Sandbox) []string {
+	var out []string
+	for _, sb := range sandboxes {
+		out = append(out, sb.Pod.Name+"."+sb.Pod.Namespace)
+	}
+	return out
+}
+
 // bindingReport shows, for a failure, each pod's Port_Binding and interfaces.
 func (e *env) bindingReport(ctx context.Context, t *testing.T, sandboxes []*podsim.Sandbox) string {
 	t.Helper()
+	return e.lspBindingReport(ctx, t, sandboxLSPs(sandboxes))
+}
+
+// lspBindingReport shows, for a failure, each logical port's Port_Binding and interfaces.
+func (e *env) lspBindingReport(ctx context.Context, t *testing.T, lsps []string) string {
+	t.Helper()
 	var b strings.Builder
-	for _, sb := range sandboxes {
-		lsp := sb.Pod.Name + "." + sb.Pod.Namespace
+	for _, lsp := range lsps {
 		pb, _ := e.rig.Run(ctx, "ovn-sbctl", "--db="+e.rig.SBEndpoint, "--columns=logical_port,chassis,up",
 			"find", "Port_Binding", "logical_port="+lsp)
 		ifs, _ := e.rig.Run(ctx, "ovs-vsctl", "--db="+e.rig.OVSEndpoint, "--columns=name,external_ids",

@@ -75,9 +75,6 @@ func (m *IPAM) plan(sn *subnet, r Request, cur *Allocation) (Allocation, error) 
 			return Allocation{}, err
 		}
 	}
-	if _, ok := sn.named[r.Pool]; r.Pool != "" && !ok {
-		return Allocation{}, fmt.Errorf("pool %s: %w", r.Pool, ErrUnknownPool)
-	}
 	for _, pl := range sn.pools {
 		ip, err := sn.pick(pl, r, cur)
 		if err != nil {
@@ -93,37 +90,24 @@ func (m *IPAM) plan(sn *subnet, r Request, cur *Allocation) (Allocation, error) 
 	return want, nil
 }
 
-// pick chooses the address of one family: the requested one, the one the owner holds (if it
-// is in the requested pool), or the next of the zone the request draws from.
+// pick chooses the address of one family: the requested one, the one the owner holds, or the
+// pool's next.
 func (sn *subnet) pick(pl *pool, r Request, cur *Allocation) (netip.Addr, error) {
 	bits := pl.prefix.Addr().BitLen()
-	zone := pl
-	if r.Pool != "" {
-		if z := sn.namedZone(r.Pool, bits); z != nil {
-			zone = z
-		}
-	}
 	if i := slices.IndexFunc(r.IPs, func(a netip.Addr) bool { return a.BitLen() == bits }); i >= 0 {
 		ip := r.IPs[i]
 		if err := sn.checkStatic(pl, ip, r.Owner); err != nil {
 			return netip.Addr{}, err
 		}
-		if zone != pl && findRange(zone.within, ip) < 0 {
-			return netip.Addr{}, fmt.Errorf("address %s is outside pool %s: %w", ip, r.Pool, ErrOutOfRange)
-		}
 		return ip, nil
 	}
 	if cur != nil && cur.Subnet == r.Subnet {
-		i := slices.IndexFunc(cur.IPs, func(a netip.Addr) bool { return a.BitLen() == bits })
-		if i >= 0 && (zone == pl || findRange(zone.within, cur.IPs[i]) >= 0) {
+		if i := slices.IndexFunc(cur.IPs, func(a netip.Addr) bool { return a.BitLen() == bits }); i >= 0 {
 			return cur.IPs[i], nil
 		}
 	}
-	ip, ok := zone.next()
+	ip, ok := pl.next()
 	if !ok {
-		if zone != pl {
-			return netip.Addr{}, fmt.Errorf("pool %s in %s: %w", r.Pool, pl.prefix, ErrExhausted)
-		}
 		return netip.Addr{}, fmt.Errorf("%s: %w", pl.prefix, ErrExhausted)
 	}
 	return ip, nil
@@ -152,7 +136,7 @@ func (m *IPAM) apply(cur *Allocation, want Allocation) []Change {
 	}
 	sn := m.subnets[want.Subnet]
 	for _, ip := range want.IPs {
-		sn.zoneOf(ip).take(ip)
+		sn.pool(ip).take(ip)
 	}
 	m.hold(sn, want.clone())
 	put := want.clone()
@@ -165,7 +149,7 @@ func (m *IPAM) release(a Allocation) Change {
 	at := m.clock.now()
 	m.unhold(sn, a, Released{At: at})
 	for _, ip := range a.IPs {
-		if pl := sn.zoneOf(ip); pl != nil {
+		if pl := sn.pool(ip); pl != nil {
 			pl.giveBack(ip)
 		}
 	}

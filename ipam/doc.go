@@ -14,11 +14,6 @@
 //     recently released address is reused first. This order survives a restart.
 //   - A change is durable in the store before the call that made it returns; if the store
 //     fails, the IPAM reloads it, so memory never keeps a change the store does not have.
-//   - Named IP pools (IPPool) of a subnet are disjoint and inside its CIDRs. Each CIDR is split
-//     into zones, one per pool plus the pool-less rest, each with its own fresh ranges and
-//     released queue: a request naming a pool gets dynamic addresses only from its zone, a
-//     request naming none never gets a dynamic address inside a pool. A static address is
-//     checked against the pool only when the request names one.
 //   - Bad input is rejected before anything changes. A static address outside its subnet is
 //     refused naming the subnet it belongs to, if any; CheckStatic tells, without allocating,
 //     whether addresses could ever be pinned in a subnet (an ip_pool is checked whole).

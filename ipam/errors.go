@@ -12,10 +12,8 @@ var (
 	ErrConflict = errors.New("held by another owner")
 	// ErrUnknownSubnet: the request names a subnet EnsureSubnet never created.
 	ErrUnknownSubnet = errors.New("unknown subnet")
-	// ErrUnknownPool: the request names an IPPool its subnet does not have.
-	ErrUnknownPool = errors.New("unknown ip pool")
 	// ErrOutOfRange: a requested address lies outside the subnet's CIDRs, or is a network or
-	// broadcast address that is never handed out, or lies outside the requested IPPool.
+	// broadcast address that is never handed out.
 	ErrOutOfRange = errors.New("out of range")
 	// ErrExcluded: a requested address lies in one of the subnet's excluded ranges.
 	ErrExcluded = errors.New("excluded")

@@ -53,7 +53,7 @@ func (m *IPAM) importable(sn *subnet, r Released) bool {
 	if _, held := sn.holders[r.IP]; held {
 		return false
 	}
-	pl := sn.zoneOf(r.IP)
+	pl := sn.pool(r.IP)
 	if pl == nil || !pl.prefix.Contains(r.IP) || !pl.usable.Contains(r.IP) || pl.isReserved(r.IP) {
 		return false
 	}

@@ -28,8 +28,7 @@ type IPAM struct {
 // subnet is one subnet's live state.
 type subnet struct {
 	spec     Subnet
-	pools    []*pool            // the pool-less zone of each CIDR, same order
-	named    map[string][]*pool // each IPPool's zones, one per family it covers
+	pools    []*pool // one per CIDR, same order
 	holders  map[netip.Addr]Owner
 	released map[netip.Addr]Released
 }
@@ -149,49 +148,16 @@ func (sn *subnet) rebuildPools() {
 	sortReleased(released)
 	reserved := sn.spec.reserved()
 	sn.pools = sn.pools[:0]
-	sn.named = map[string][]*pool{}
 	for _, p := range sn.spec.CIDRs {
 		ps := poolSpec{prefix: p, reserved: reserved, taken: taken(p, reserved, sn.holders, released), released: released}
-		for name, within := range sn.spec.zones(p) {
-			ps.within = within
-			pl := buildPool(ps, sn.holders)
-			if name == "" {
-				sn.pools = append(sn.pools, pl)
-			} else {
-				sn.named[name] = append(sn.named[name], pl)
-			}
-		}
+		sn.pools = append(sn.pools, buildPool(ps, sn.holders))
 	}
 }
 
-// pool returns the pool-less zone of a's family, or nil.
+// pool returns the pool of a's family, or nil.
 func (sn *subnet) pool(a netip.Addr) *pool {
 	for _, pl := range sn.pools {
 		if pl.prefix.Addr().BitLen() == a.BitLen() {
-			return pl
-		}
-	}
-	return nil
-}
-
-// zoneOf returns the pool that hands out a: its IPPool's, else the pool-less zone of its
-// family, or nil.
-func (sn *subnet) zoneOf(a netip.Addr) *pool {
-	for _, zs := range sn.named {
-		for _, pl := range zs {
-			if findRange(pl.within, a) >= 0 {
-				return pl
-			}
-		}
-	}
-	return sn.pool(a)
-}
-
-// namedZone returns the zone of the IPPool name for the family of bits, or nil when the pool
-// has no range of that family.
-func (sn *subnet) namedZone(name string, bits int) *pool {
-	for _, pl := range sn.named[name] {
-		if pl.prefix.Addr().BitLen() == bits {
 			return pl
 		}
 	}

@@ -8,8 +8,7 @@ import (
 	"time"
 )
 
-// pool hands out the addresses of one zone of one CIDR of a subnet: what one IPPool covers
-// of it, or what no IPPool covers (the pool-less zone). It knows which addresses were never
+// pool hands out the addresses of one CIDR of a subnet. It knows which addresses were never
 // used (fresh, a sorted list of disjoint ranges) and which were used and released (a queue,
 // least recently released first). Taking the lowest fresh address or the front of the queue
 // is O(1), so allocation does not slow down with subnet size.
@@ -17,7 +16,6 @@ type pool struct {
 	prefix   netip.Prefix
 	usable   Range   // the prefix minus network/broadcast addresses
 	reserved []Range // gateway and excludes, merged
-	within   []Range // the zone (an IPPool's ranges, or what no pool covers) this pool hands out
 	fresh    []Range
 	released *list.List // of netip.Addr, in release order
 	queued   map[netip.Addr]*list.Element
@@ -98,25 +96,22 @@ func sortAddrs(addrs []netip.Addr) {
 	}
 }
 
-// poolSpec is what buildPool needs to build the pool of one zone of one CIDR.
+// poolSpec is what buildPool needs to build the pool of one CIDR.
 type poolSpec struct {
 	prefix   netip.Prefix
-	within   []Range    // the zone's ranges, sorted, disjoint, inside the usable range
 	reserved []Range    // gateway and excludes, merged
 	taken    []Range    // see taken
 	released []Released // sorted by release time, then address
 }
 
-// buildPool computes the pool of one zone: the fresh addresses of its ranges, and its
-// released addresses, least recently released first.
+// buildPool computes the pool of one CIDR: its fresh addresses, and its released addresses,
+// least recently released first.
 func buildPool(ps poolSpec, used map[netip.Addr]Owner) *pool {
-	pl := &pool{prefix: ps.prefix, usable: usableRange(ps.prefix), reserved: ps.reserved, within: ps.within,
+	pl := &pool{prefix: ps.prefix, usable: usableRange(ps.prefix), reserved: ps.reserved,
 		released: list.New(), queued: map[netip.Addr]*list.Element{}}
-	for _, w := range ps.within {
-		pl.fresh = append(pl.fresh, complement(w.First, w.Last, ps.taken)...)
-	}
+	pl.fresh = complement(pl.usable.First, pl.usable.Last, ps.taken)
 	for _, r := range ps.released {
-		if _, held := used[r.IP]; !held && findRange(ps.within, r.IP) >= 0 && !pl.isReserved(r.IP) {
+		if _, held := used[r.IP]; !held && pl.usable.Contains(r.IP) && !pl.isReserved(r.IP) {
 			pl.queued[r.IP] = pl.released.PushBack(r.IP)
 		}
 	}
@@ -146,12 +141,6 @@ func (pl *pool) next() (netip.Addr, bool) {
 	return netip.Addr{}, false
 }
 
-// isFree reports whether a is neither in use, reserved, nor outside the usable range.
-func (pl *pool) isFree(a netip.Addr) bool {
-	_, queued := pl.queued[a]
-	return queued || findRange(pl.fresh, a) >= 0
-}
-
 // take removes a free address from the pool.
 func (pl *pool) take(a netip.Addr) {
 	if e, ok := pl.queued[a]; ok {
@@ -172,7 +161,7 @@ func (pl *pool) take(a netip.Addr) {
 
 // giveBack queues a released address at the back, unless it is no longer usable.
 func (pl *pool) giveBack(a netip.Addr) {
-	if _, ok := pl.queued[a]; ok || findRange(pl.within, a) < 0 || pl.isReserved(a) {
+	if _, ok := pl.queued[a]; ok || !pl.usable.Contains(a) || pl.isReserved(a) {
 		return
 	}
 	pl.queued[a] = pl.released.PushBack(a)

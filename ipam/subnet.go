@@ -45,9 +45,6 @@ func (s Subnet) normalize() (Subnet, error) {
 	if len(s.Excludes) > 0 {
 		s.Excludes = mergeRanges(s.Excludes)
 	}
-	if s.Pools, err = s.normalizePools(); err != nil {
-		return Subnet{}, err
-	}
 	return s, nil
 }
 
@@ -87,9 +84,7 @@ func (s Subnet) reserved() []Range {
 
 func (s Subnet) equal(o Subnet) bool {
 	return s.Name == o.Name && slices.Equal(s.CIDRs, o.CIDRs) && slices.Equal(s.Gateways, o.Gateways) &&
-		slices.Equal(s.Excludes, o.Excludes) && slices.EqualFunc(s.Pools, o.Pools, func(a, b IPPool) bool {
-		return a.Name == b.Name && slices.Equal(a.Ranges, b.Ranges)
-	})
+		slices.Equal(s.Excludes, o.Excludes)
 }
 
 // EnsureSubnet creates the subnet or updates it to s. A CIDR may grow, excludes may change,

@@ -94,7 +94,6 @@ type Subnet struct {
 	CIDRs    []netip.Prefix `json:"cidrs"`    // one per family; dual stack = 2
 	Gateways []netip.Addr   `json:"gateways"` // at most one per family, reserved
 	Excludes []Range        `json:"excludes"` // never handed out
-	Pools    []IPPool       `json:"pools,omitempty"`
 }
 
 // Request asks for the addresses of one owner on one subnet.
@@ -103,7 +102,6 @@ type Request struct {
 	Owner  Owner
 	IPs    []netip.Addr     // static addresses, optional, at most one per family
 	MAC    net.HardwareAddr // static MAC, optional
-	Pool   string           // IPPool of the subnet to allocate from, optional
 }
 
 // Allocation is what an owner holds: one address per family of its subnet, and a MAC.
@@ -126,12 +124,5 @@ func (s Subnet) clone() Subnet {
 	s.CIDRs = append([]netip.Prefix(nil), s.CIDRs...)
 	s.Gateways = append([]netip.Addr(nil), s.Gateways...)
 	s.Excludes = append([]Range(nil), s.Excludes...)
-	if s.Pools != nil {
-		pools := make([]IPPool, len(s.Pools))
-		for i, p := range s.Pools {
-			pools[i] = p.clone()
-		}
-		s.Pools = pools
-	}
 	return s
 }

@@ -9,8 +9,8 @@
 // modelgen -extended from schema/), northbound writes the OVN northbound topology (router,
 // switches, pod ports), vswitch writes the host's Open_vSwitch database (bridge, ports, the
 // ovn-controller settings) and waits for ovn-installed. ovsdbtest starts throwaway servers
-// and raft clusters for any package's tests; internal/nbbench holds the benchmarks that both
-// `go test -bench` and cmd/ovnbench run.
+// and raft clusters for any package's tests; nbbench holds the benchmarks that both
+// `go test -bench` and bench/ovnbench run.
 //
 // libovsdb logs through the injected slog handler at Info and above; its failed reconnect
 // attempts, expected while a server restarts or a raft leader changes, arrive as WARN, not

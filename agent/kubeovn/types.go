@@ -22,7 +22,6 @@ const (
 // Kube-OVN's gateway types and protocols.
 const (
 	GatewayDistributed = "distributed"
-	GatewayCentralized = "centralized"
 	ProtocolIPv4       = "IPv4"
 	ProtocolIPv6       = "IPv6"
 	ProtocolDual       = "Dual"

@@ -86,9 +86,6 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 }
 
-// Registry is for tests that read the metrics back.
-func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
-
 // ObserveCNI records one CNI request: its verb, the CNI error code it answered (0: success)
 // and how long it took.
 func (m *Metrics) ObserveCNI(verb string, code uint, took time.Duration) {

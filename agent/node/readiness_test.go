@@ -93,9 +93,11 @@ func (f *fakeHost) probes() readinessProbes {
 func TestReadinessSaysNo(t *testing.T) {
 	host := newFakeHost()
 	rd := newReadiness(host.probes())
-	eval := func() error {
-		return health.Evaluate(context.Background(), rd.checks(), time.Second)
+	mon := health.NewMonitor(health.MonitorRequest{CheckTimeout: time.Second, SlowGrace: -1})
+	if err := mon.Attach(rd.checks()); err != nil {
+		t.Fatal(err)
 	}
+	eval := func() error { return mon.Recheck(context.Background()) }
 	if err := eval(); !errors.Is(err, errStarting) {
 		t.Fatalf("before the CNI files: %v", err)
 	}

@@ -27,7 +27,13 @@ func TestEndpointsFollowHealth(t *testing.T) {
 	mon := health.NewMonitor(health.MonitorRequest{Interval: 50 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() { _ = mon.Run(ctx, checks) }()
+	if err := mon.Attach(checks); err != nil {
+		t.Fatal(err)
+	}
+	go func() { // the node role's start: an evaluation at once, then on the timer
+		_ = mon.Check(ctx)
+		_ = mon.Tick(ctx)
+	}()
 	m := metrics.New(nil)
 	m.ObserveCNI("ADD", 0, 20*time.Millisecond)
 	addr := make(chan net.Addr, 1)

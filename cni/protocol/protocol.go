@@ -96,9 +96,7 @@ type Error struct {
 
 // CNI error codes the daemon uses; the values are the spec's.
 const (
-	CodeGeneric              uint = 0
 	CodeInvalidEnvironment   uint = 4
-	CodeIOFailure            uint = 5
 	CodeDecodingFailure      uint = 6
 	CodeInvalidNetworkConfig uint = 7
 	CodeInvalidNetns         uint = 8

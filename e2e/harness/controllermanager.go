@@ -54,8 +54,12 @@ func (r *Rig) StartControllerManager(ctx context.Context, req ControllerManagerR
 		"--secure-port=0",
 		"--root-ca-file=" + r.path("apiserver-certs/apiserver.crt"),
 	}}
-	return r.spawn(ctx, spec, func(ctx context.Context) error {
-		_, err := r.kube.CoreV1().ConfigMaps("kube-public").Get(ctx, rootCAConfigMap, metav1.GetOptions{})
-		return err
-	})
+	return r.spawn(ctx, spec, r.rootCAPublished)
+}
+
+// rootCAPublished is kube-controller-manager's readiness check: kube-root-ca.crt is in
+// kube-public (after a reboot it is there already: the check then only sees the process up).
+func (r *Rig) rootCAPublished(ctx context.Context) error {
+	_, err := r.kube.CoreV1().ConfigMaps("kube-public").Get(ctx, rootCAConfigMap, metav1.GetOptions{})
+	return err
 }

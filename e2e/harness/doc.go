@@ -60,7 +60,15 @@
 // Reboot is a host crash and boot: every process of the rig (edgeovn too) SIGKILLed by PID at
 // once and reaped, pid and control files removed, the rig's own daemons started again in boot
 // order from their database files (OVN central, Open vSwitch, ovn-controller, etcd,
-// kube-apiserver); the test starts edgeovn again. A raft member cannot reboot alone.
+// kube-apiserver, then kube-controller-manager and kube-scheduler if the test started them); the
+// test starts edgeovn again. A raft member cannot reboot alone. RealNode.Reboot is the same
+// power cut for a rig with a real node: the processes in the node's cgroup tree (shims, pause,
+// containers) are SIGKILLed in the same instant, by PID; what is tmpfs or kernel state on a real
+// host is removed (the sandboxes' /run/netns entries, without a CNI DEL, the shims' sockets,
+// containerd's state dir with runc's state and its rootfs and shm mounts, the kubelet's volume
+// mounts, the pod cgroups); what is on disk stays (containerd's root, the kubelet's root dir,
+// libcni's cache); the boot runs the rig's daemons, the caller's units (edgeovn), then
+// containerd and the kubelet, which re-creates the sandboxes itself.
 //
 // Concurrency: a Rig's methods may be called from several goroutines; Stop is idempotent and
 // safe to call after a failed or partial start.

@@ -23,16 +23,6 @@ const (
 	RaftDBs
 )
 
-func (l DBLayout) String() string {
-	switch l {
-	case CentralDBs:
-		return "central"
-	case RaftDBs:
-		return "raft"
-	}
-	return fmt.Sprintf("DBLayout(%d)", int(l))
-}
-
 // raftDB is one clustered OVN database: its server, its name in the schema, the port clients
 // use and the port the members talk raft on (ovn-ctl's defaults).
 type raftDB struct {

@@ -15,26 +15,44 @@ import (
 // Reboot is a host crash and boot, as far as processes go: every process the rig started
 // (edgeovn too) is SIGKILLed by PID at once and reaped, the daemons' pid and control files
 // are removed, and the rig's own daemons are started again in boot order (OVN central, the
-// host's Open vSwitch, ovn-controller, etcd, kube-apiserver) from their database files, each
-// waited for. The kernel state the daemons held goes with them: ovs-vswitchd's tap devices
+// host's Open vSwitch, ovn-controller, etcd, kube-apiserver, then kube-controller-manager and
+// kube-scheduler if the test started them) from their database files, each waited for. The kernel state the daemons held goes with them: ovs-vswitchd's tap devices
 // (br-int, ovn0, a Cluster host's br-phy, whose address and route are set again) are
 // deleted, as a boot would not find them; pod network namespaces are the test's to remove.
 // A Cluster host reboots alone: its central stays up. Processes that are not the rig's
-// (edgeovn) are not started again: the caller starts them. Reboot returns when the boot
+// (edgeovn) are not started again: the caller starts them. A rig with a real node reboots
+// through RealNode.Reboot, which also kills the node's shims and pods. Reboot returns when the boot
 // started and when Open vSwitch answered. A raft member's rig cannot reboot (its cluster
 // needs its peers).
 func (r *Rig) Reboot(ctx context.Context) (BootTimes, error) {
+	procs, err := r.crash(ctx, nil)
+	if err != nil {
+		return BootTimes{}, err
+	}
+	return r.bootDaemons(ctx, procs)
+}
+
+// crash is a power cut: every process the rig started and the others given (by PID: a real
+// node's shims and pods, which are not the rig's children) SIGKILLed at once, the rig's
+// processes reaped, their pid and control files removed and ovs-vswitchd's taps deleted. It
+// returns the rig's processes, which bootDaemons starts again from.
+func (r *Rig) crash(ctx context.Context, others []int) ([]*Process, error) {
 	if r.raftMember {
-		return BootTimes{}, errors.New("reboot: a raft member's rig cannot reboot alone")
+		return nil, errors.New("reboot: a raft member's rig cannot reboot alone")
 	}
 	procs := r.Processes()
-	killAtOnce(procs)
+	killAtOnce(procs, others)
 	if err := r.removeRunFiles(); err != nil {
-		return BootTimes{}, err
+		return nil, err
 	}
 	if err := r.deleteTaps(ctx); err != nil {
-		return BootTimes{}, err
+		return nil, err
 	}
+	return procs, nil
+}
+
+// bootDaemons starts the rig's daemons among procs again in boot order, each waited for.
+func (r *Rig) bootDaemons(ctx context.Context, procs []*Process) (BootTimes, error) {
 	var bt BootTimes
 	bt.Start = time.Now()
 	for _, name := range bootOrder(procs) {
@@ -61,15 +79,19 @@ type BootTimes struct {
 	OVSUp time.Time // ovs-vswitchd answered
 }
 
-// killAtOnce sends SIGKILL to every live process first and only then reaps them, so that none
-// sees another's death before its own.
-func killAtOnce(procs []*Process) {
+// killAtOnce sends SIGKILL to every live process (the rig's, then the other PIDs) first and
+// only then reaps the rig's, so that none sees another's death before its own. The others are
+// not this process's children: their reaping is their parent's (or PID 1's).
+func killAtOnce(procs []*Process, others []int) {
 	for _, p := range procs {
 		select {
 		case <-p.done:
 		default:
 			_ = p.cmd.Process.Signal(syscall.SIGKILL)
 		}
+	}
+	for _, pid := range others {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	for _, p := range procs {
 		<-p.done
@@ -112,10 +134,15 @@ func (r *Rig) deleteTaps(ctx context.Context) error {
 var rigDaemons = []string{nbDB.name, sbDB.name, "ovn-northd", vswitchDB.name, "ovs-vswitchd",
 	"ovn-controller", "etcd", "kube-apiserver"}
 
-// bootOrder returns the rig daemons among procs, in boot order, each once.
+// controlPlane are the daemons a test may add to the rig (StartControllerManager,
+// StartScheduler), booted after the API server when they ran: on a k3s server they live in
+// the k3s process beside it.
+var controlPlane = []string{"kube-controller-manager", "kube-scheduler"}
+
+// bootOrder returns the rig daemons and control plane among procs, in boot order, each once.
 func bootOrder(procs []*Process) []string {
 	var out []string
-	for _, name := range rigDaemons {
+	for _, name := range append(slices.Clone(rigDaemons), controlPlane...) {
 		if slices.ContainsFunc(procs, func(p *Process) bool { return p.Name == name }) {
 			out = append(out, name)
 		}
@@ -136,6 +163,12 @@ func (r *Rig) boot(ctx context.Context, name string, procs []*Process) error {
 		return r.startController(ctx)
 	case "kube-apiserver":
 		return r.startAPIServer(ctx)
+	case "kube-controller-manager":
+		_, err := r.spawn(ctx, last.spec, r.rootCAPublished)
+		return err
+	case "kube-scheduler":
+		_, err := r.spawn(ctx, last.spec, r.schedulerLeaseHeld)
+		return err
 	case "etcd":
 		_, err := r.spawn(ctx, last.spec, httpOK(r.NetnsPath, fmt.Sprintf("http://127.0.0.1:%d/health", etcdClientPort)))
 		return err

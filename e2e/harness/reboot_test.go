@@ -66,3 +66,22 @@ func TestReboot(t *testing.T) {
 		t.Errorf("etcd lost the namespace: %v", err)
 	}
 }
+
+// TestBootOrder: the rig's daemons boot in their order, the control plane a test added after
+// the API server, each once, and processes that are not the rig's (edgeovn, a real node's
+// kubelet and containerd: their boot is the caller's or RealNode.Reboot's) not at all.
+func TestBootOrder(t *testing.T) {
+	var procs []*Process
+	for _, name := range []string{"kube-scheduler", "edgeovn", "kube-apiserver", "etcd", "ovn-controller", "ovs-vswitchd",
+		vswitchDB.name, "ovn-northd", sbDB.name, nbDB.name, "kube-controller-manager", "edge-1-kubelet", "ovn-controller"} {
+		procs = append(procs, &Process{Name: name})
+	}
+	got := strings.Join(bootOrder(procs), " ")
+	want := strings.Join(append(append([]string{}, rigDaemons...), "kube-controller-manager", "kube-scheduler"), " ")
+	if got != want {
+		t.Errorf("boot order %q, want %q", got, want)
+	}
+	if got := bootOrder(procs[:1]); len(got) != 1 || got[0] != "kube-scheduler" {
+		t.Errorf("boot order of a rig with only kube-scheduler: %v", got)
+	}
+}

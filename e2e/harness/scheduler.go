@@ -23,14 +23,18 @@ func (r *Rig) StartScheduler(ctx context.Context) (*Process, error) {
 		"--leader-elect=true",
 		"--secure-port=0",
 	}}
-	return r.spawn(ctx, spec, func(ctx context.Context) error {
-		l, err := r.kube.CoordinationV1().Leases("kube-system").Get(ctx, schedulerLease, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity == "" {
-			return fmt.Errorf("lease kube-system/%s has no holder yet", schedulerLease)
-		}
-		return nil
-	})
+	return r.spawn(ctx, spec, r.schedulerLeaseHeld)
+}
+
+// schedulerLeaseHeld is kube-scheduler's readiness check: its Lease has a holder (after a
+// reboot, possibly still its dead self until the Lease expires).
+func (r *Rig) schedulerLeaseHeld(ctx context.Context) error {
+	l, err := r.kube.CoordinationV1().Leases("kube-system").Get(ctx, schedulerLease, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity == "" {
+		return fmt.Errorf("lease kube-system/%s has no holder yet", schedulerLease)
+	}
+	return nil
 }

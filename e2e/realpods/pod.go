@@ -48,15 +48,23 @@ func TestServerPod(namespace, name, node string) *corev1.Pod {
 // Create creates the pod, and first its namespace's default ServiceAccount, which admission
 // requires and no controller creates here.
 func Create(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod) (*corev1.Pod, error) {
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: "default"}}
-	if _, err := kube.CoreV1().ServiceAccounts(pod.Namespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("create service account %s/default: %w", pod.Namespace, err)
+	if err := ensureServiceAccount(ctx, kube, pod.Namespace); err != nil {
+		return nil, err
 	}
 	p, err := kube.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("create pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
 	return p, nil
+}
+
+// ensureServiceAccount creates the namespace's default ServiceAccount unless it exists.
+func ensureServiceAccount(ctx context.Context, kube kubernetes.Interface, namespace string) error {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "default"}}
+	if _, err := kube.CoreV1().ServiceAccounts(namespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create service account %s/default: %w", namespace, err)
+	}
+	return nil
 }
 
 // Running reports whether the kubelet reports the pod Running with a pod IP.

@@ -18,12 +18,3 @@ func Now(t testing.TB, format string, args ...any) {
 	}
 	t.Skip(msg)
 }
-
-// UnlessRoot skips t, or fails it under CI, when the process is not root; why says what
-// needs root.
-func UnlessRoot(t testing.TB, why string) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		Now(t, "needs root: %s", why)
-	}
-}

@@ -37,7 +37,7 @@ func (t *txn) apply(c ipam.Change) error {
 		return t.putSubnet(*c.PutSubnet)
 	case c.DeleteSubnet != "":
 		what := "delete subnet " + c.DeleteSubnet
-		for _, st := range []int{stmtDeleteSubnet, stmtDeleteSubnetReleased, stmtDeletePools} {
+		for _, st := range []int{stmtDeleteSubnet, stmtDeleteSubnetReleased} {
 			if err := t.exec(st, what, c.DeleteSubnet); err != nil {
 				return err
 			}
@@ -54,31 +54,12 @@ func (t *txn) apply(c ipam.Change) error {
 	return fmt.Errorf("ipam change sets no field: %w", ipam.ErrInvalid)
 }
 
-// putSubnet stores the spec without its pools, which live in their own table.
 func (t *txn) putSubnet(sn ipam.Subnet) error {
-	what := "store subnet " + sn.Name
-	pools := sn.Pools
-	sn.Pools = nil
 	spec, err := json.Marshal(sn)
 	if err != nil {
 		return fmt.Errorf("encode subnet %s: %w", sn.Name, err)
 	}
-	if err := t.exec(stmtPutSubnet, what, sn.Name, string(spec)); err != nil {
-		return err
-	}
-	if err := t.exec(stmtDeletePools, what, sn.Name); err != nil {
-		return err
-	}
-	for _, p := range pools {
-		spec, err := json.Marshal(p)
-		if err != nil {
-			return fmt.Errorf("encode pool %s of subnet %s: %w", p.Name, sn.Name, err)
-		}
-		if err := t.exec(stmtInsertPool, what, sn.Name, p.Name, string(spec)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return t.exec(stmtPutSubnet, "store subnet "+sn.Name, sn.Name, string(spec))
 }
 
 func (t *txn) putAllocation(a ipam.Allocation) error {

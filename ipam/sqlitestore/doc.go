@@ -8,20 +8,20 @@
 // reconciliation).
 //
 // Schema 2 stores addresses and MACs as integers and blobs (schema 1 stored text; the
-// migration converts it in Go), named IP pools in their own table, and the subnet specs as
-// JSON. Schema 3 adds rec to each allocation row: the row in the form Load parses, a stored
+// migration converts it in Go) and the subnet specs as JSON. Schema 3 adds rec to each allocation row: the row in the form Load parses, a stored
 // generated column, so SQLite writes it with the row and it cannot disagree with the columns
 // (the migration rebuilds the table). Load reads the allocations in rowid chunks that SQLite
 // concatenates from rec into one value each, because taking columns out row by row through
 // the driver, or building the text at load, costs more than the rest of the read. (mmap_size
-// and a larger cache_size were measured and made no difference.)
+// and a larger cache_size were measured and made no difference.) Schema 4 drops the table of
+// named IP pools that schema 2 added and no production code ever filled.
 //
 // The schema enforces the IPAM's uniqueness invariants on its own (one owner per subnet
 // address, one live allocation per MAC), so a logic error elsewhere fails a commit instead of
 // persisting a duplicate; the commit's error wraps ipam.ErrConflict. ipam/storecontract holds
 // this store and ipam/fakestore to the same behaviour.
 //
-// Files: the database, -wal and -shm are 0600 (Open creates the file itself, since SQLite
+// Files: the database, -wal and -shm are 0600 (OpenOrReset creates the file itself, since SQLite
 // would make it 0644 and gives the other two the database's mode, and tightens older ones).
 // OpenReadOnly is for diagnosis beside the running daemon (`edgeovn ipam`): it creates no
 // database, never migrates (a schema other than SchemaVersion is ErrSchemaMismatch), and its

@@ -14,3 +14,6 @@ const SchemaV1 = schemaV1
 
 // SchemaV2 is the second schema, for the migration test.
 const SchemaV2 = schemaV2
+
+// SchemaV3Allocations is the third schema's allocations table, for the migration test.
+const SchemaV3Allocations = schemaV3Allocations

@@ -21,7 +21,7 @@ func (s *Store) Load(ctx context.Context) (ipam.State, error) {
 	}
 	defer tx.Rollback()
 	var st ipam.State
-	for _, step := range []func(context.Context, *sql.Tx, *ipam.State) error{loadSubnets, loadPools, loadAllocations, loadReleased} {
+	for _, step := range []func(context.Context, *sql.Tx, *ipam.State) error{loadSubnets, loadAllocations, loadReleased} {
 		if err := step(ctx, tx, &st); err != nil {
 			return ipam.State{}, fmt.Errorf("load ipam database %s: %w", s.path, err)
 		}
@@ -46,31 +46,6 @@ func loadSubnets(ctx context.Context, tx *sql.Tx, st *ipam.State) error {
 		}
 		sn.Name = name
 		st.Subnets = append(st.Subnets, sn)
-	}
-	return rows.Err()
-}
-
-func loadPools(ctx context.Context, tx *sql.Tx, st *ipam.State) error {
-	rows, err := tx.QueryContext(ctx, "SELECT subnet, name, spec FROM pools ORDER BY subnet, name")
-	if err != nil {
-		return fmt.Errorf("read pools: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var subnet, name, spec string
-		if err := rows.Scan(&subnet, &name, &spec); err != nil {
-			return fmt.Errorf("read pools: %w", err)
-		}
-		var p ipam.IPPool
-		if err := json.Unmarshal([]byte(spec), &p); err != nil {
-			return fmt.Errorf("decode pool %s of subnet %s: %w", name, subnet, err)
-		}
-		p.Name = name
-		for i := range st.Subnets {
-			if st.Subnets[i].Name == subnet {
-				st.Subnets[i].Pools = append(st.Subnets[i].Pools, p)
-			}
-		}
 	}
 	return rows.Err()
 }

@@ -17,7 +17,7 @@ var ErrLocked = errors.New("ipam database is in use")
 func LockPath(path string) string { return path + ".lock" }
 
 // dbLock is the exclusive, non-blocking flock a read-write Store holds on its lock file for
-// as long as it is open. flock belongs to the open file, so a second Open fails in this
+// as long as it is open. flock belongs to the open file, so a second read-write open fails in this
 // process as in any other, and the kernel drops the lock when the holder dies (SIGKILL
 // included): a crashed daemon never leaves the database locked. The file holds the
 // holder's PID, for the error the next opener gets.
@@ -40,7 +40,8 @@ func lockDatabase(path string) (*dbLock, error) {
 		}
 		return nil, fmt.Errorf("lock ipam database %s (lock file %s): %w", path, lp, err)
 	}
-	if err := f.Truncate(0); err == nil {
+	// A holder that cannot be recorded fails the open: the next opener's ErrLocked names it.
+	if err = f.Truncate(0); err == nil {
 		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	if err != nil {

@@ -110,3 +110,19 @@ func TestLockChild(t *testing.T) {
 	fmt.Println("open")
 	time.Sleep(time.Minute)
 }
+
+// TestUnrecordedHolderRefused: a lock file that cannot record its holder's PID (here a link to
+// /dev/full, which refuses truncation and every write) fails the open naming the lock file,
+// rather than leaving the next opener an error that cannot say who holds the database.
+func TestUnrecordedHolderRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ipam.db")
+	must(t, os.Symlink("/dev/full", sqlitestore.LockPath(path)))
+	st, _, err := sqlitestore.OpenOrReset(context.Background(), path, nil)
+	if err == nil {
+		st.Close()
+		t.Fatal("opened with a lock file that records no holder")
+	}
+	if !strings.Contains(err.Error(), "record holder in lock file "+sqlitestore.LockPath(path)) {
+		t.Fatalf("open: %v; want the lock file named", err)
+	}
+}

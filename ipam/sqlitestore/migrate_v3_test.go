@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"net/netip"
-	"path/filepath"
 	"testing"
 
 	"github.com/edgeovn/edgeovn/ipam"
@@ -16,10 +15,7 @@ import (
 // characters, which the load form carries by their octet lengths.
 func TestMigrateV2(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ipam.db")
-	db, err := sql.Open("sqlite", path)
-	must(t, err)
-	for _, q := range []string{
+	path := oldDatabase(t,
 		sqlitestore.SchemaV1,
 		`DROP TABLE allocations; DROP TABLE released`,
 		sqlitestore.SchemaV2,
@@ -28,12 +24,7 @@ func TestMigrateV2(t *testing.T) {
 		`INSERT INTO allocations VALUES ('ns/ünï', 'net 1', 'ovn-default', 170524681, NULL, 66051, 2000)`,
 		`INSERT INTO released VALUES ('ovn-default', x'0a2a0003', 3000)`,
 		`PRAGMA user_version = 2`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%.60s: %v", q, err)
-		}
-	}
-	must(t, db.Close())
+	)
 
 	st, m := openMigrated(t, path)
 	defer st.Close()
@@ -48,7 +39,7 @@ func TestMigrateV2(t *testing.T) {
 	}
 	must(t, st.Close())
 	// The rebuilt table's unique indexes are back: a second holder of an address is refused.
-	db, err = sql.Open("sqlite", path)
+	db, err := sql.Open("sqlite", path)
 	must(t, err)
 	defer db.Close()
 	if _, err := db.Exec(`INSERT INTO allocations (pod, iface, subnet, ip4, mac, allocated)

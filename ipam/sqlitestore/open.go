@@ -34,10 +34,8 @@ type Store struct {
 	lock *dbLock
 }
 
-// Open opens (creating the directory and file if needed) the database at path, checks it,
-// and migrates its schema forward. The database and its -wal and -shm files are root's
-// alone (0600): they list every pod. The Store holds the database's lock (LockPath) until
-// Close; while another holds it, Open fails with ErrLocked naming the holder's PID.
+// Open is OpenOrReset that fails with ErrCorrupt instead of moving a corrupt file aside, for
+// tests that look at what the check found. Production opens with OpenOrReset.
 func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 	lock, err := lockBeside(path)
 	if err != nil {
@@ -143,10 +141,15 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// OpenOrReset opens the database at path; if it is corrupt, it moves the file (and its WAL
-// and shared-memory files) aside with a timestamp, logs why, and opens a new empty database,
-// which the caller then rebuilds from the cluster. It returns the path the damaged file was
-// moved to, or "". The lock is held throughout, so no other Store sees the file moved.
+// OpenOrReset opens (creating the directory and file if needed) the database at path, checks
+// it, and migrates its schema forward. The database and its -wal and -shm files are root's
+// alone (0600): they list every pod. The Store holds the database's lock (LockPath) until
+// Close; while another holds it, OpenOrReset fails with ErrLocked naming the holder's PID.
+//
+// If the database is corrupt, OpenOrReset moves the file (and its WAL and shared-memory
+// files) aside with a timestamp, logs why, and opens a new empty database, which the caller
+// then rebuilds from the cluster. It returns the path the damaged file was moved to, or "".
+// The lock is held throughout, so no other Store sees the file moved.
 func OpenOrReset(ctx context.Context, path string, log *slog.Logger) (*Store, string, error) {
 	lock, err := lockBeside(path)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 )
 
 // ErrSchemaMismatch: a read-only open found a schema this binary does not read (older ones
-// are migrated only by the controller role's read-write Open).
+// are migrated only by the controller role's read-write OpenOrReset).
 var ErrSchemaMismatch = errors.New("ipam database schema version mismatch")
 
 // ErrReadOnly: a Store from OpenReadOnly was asked to write.

@@ -16,6 +16,7 @@ var migrations = []migration{
 	execMigration(schemaV1),
 	migrateV1toV2,
 	migrateV2toV3,
+	execMigration(dropPoolsV4),
 }
 
 func execMigration(q string) migration {
@@ -50,7 +51,8 @@ const schemaV1 = `CREATE TABLE subnets (
 	) STRICT;`
 
 // schemaV2 stores addresses and MACs as integers and blobs: smaller rows, smaller indexes
-// and no parsing at load, which is what start-up time is made of. It adds the named pools.
+// and no parsing at load, which is what start-up time is made of. It adds a table of named IP
+// pools, which schema 4 drops.
 const schemaV2 = `CREATE TABLE allocations (
 		pod       TEXT NOT NULL,
 		iface     TEXT NOT NULL,
@@ -76,6 +78,11 @@ const schemaV2 = `CREATE TABLE allocations (
 		spec   TEXT NOT NULL, -- JSON of ipam.Pool
 		PRIMARY KEY (subnet, name)
 	) STRICT;`
+
+// dropPoolsV4 drops schema 2's pools table: the IPAM never had named IP pools in production
+// (the controller refuses Kube-OVN's IPPool objects), so no row of it was ever written by a
+// released binary, and nothing reads it.
+const dropPoolsV4 = `DROP TABLE pools`
 
 // SchemaVersion is the schema version this binary writes.
 var SchemaVersion = len(migrations)

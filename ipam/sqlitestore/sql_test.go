@@ -29,3 +29,22 @@ func setUserVersion(t *testing.T, path string, v int) {
 }
 
 func testingProcs() int { return runtime.GOMAXPROCS(0) }
+
+// tableNames lists the database's tables, sorted.
+func tableNames(t *testing.T, path string) []string {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	must(t, err)
+	defer db.Close()
+	rows, err := db.Query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+	must(t, err)
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		must(t, rows.Scan(&n))
+		names = append(names, n)
+	}
+	must(t, rows.Err())
+	return names
+}

@@ -12,14 +12,12 @@ import (
 	"github.com/edgeovn/edgeovn/ipam"
 )
 
-// The statements Commit runs, prepared once at Open: parsing SQL costs more than executing
+// The statements Commit runs, prepared once at open: parsing SQL costs more than executing
 // these small statements.
 const (
 	stmtPutSubnet = iota
 	stmtDeleteSubnet
 	stmtDeleteSubnetReleased
-	stmtDeletePools
-	stmtInsertPool
 	stmtDeleteAllocation
 	stmtInsertAllocation
 	stmtUnrelease
@@ -31,8 +29,6 @@ var statementSQL = [numStmts]string{
 	stmtPutSubnet:            "INSERT INTO subnets (name, spec) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET spec = excluded.spec",
 	stmtDeleteSubnet:         "DELETE FROM subnets WHERE name = ?",
 	stmtDeleteSubnetReleased: "DELETE FROM released WHERE subnet = ?",
-	stmtDeletePools:          "DELETE FROM pools WHERE subnet = ?",
-	stmtInsertPool:           "INSERT INTO pools (subnet, name, spec) VALUES (?, ?, ?)",
 	stmtDeleteAllocation:     "DELETE FROM allocations WHERE pod = ? AND iface = ?",
 	stmtInsertAllocation:     "INSERT INTO allocations (pod, iface, subnet, ip4, ip6, mac, allocated) VALUES (?, ?, ?, ?, ?, ?, ?)",
 	stmtUnrelease:            "DELETE FROM released WHERE subnet = ? AND ip = ?",

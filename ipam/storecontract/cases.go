@@ -25,14 +25,12 @@ func putSubnetVisibleAndReplaced(t *testing.T, f *fixture) {
 	sn := subnetDual
 	sn.Gateways = []netip.Addr{addr("10.1.0.1"), addr("fd00:1::1")}
 	sn.Excludes = []ipam.Range{{First: addr("10.1.0.2"), Last: addr("10.1.0.9")}}
-	sn.Pools = []ipam.IPPool{{Name: "a", Ranges: []ipam.Range{{First: addr("10.1.0.100"), Last: addr("10.1.0.110")}}},
-		{Name: "b", Ranges: []ipam.Range{{First: addr("10.1.0.120"), Last: addr("10.1.0.120")}}}}
 	f.commit(putSubnet(sn), putSubnet(subnet4))
 	f.want(subnetLine(sn), subnetLine(subnet4))
 
-	// Put again by name: the whole spec is replaced, pools included.
+	// Put again by name: the whole spec is replaced.
 	sn.Excludes = nil
-	sn.Pools = sn.Pools[1:]
+	sn.Gateways = sn.Gateways[:1]
 	f.commit(putSubnet(sn))
 	f.want(subnetLine(sn), subnetLine(subnet4))
 }

@@ -1,7 +1,6 @@
 package storecontract
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -81,13 +80,7 @@ func (f *fixture) dump() string {
 }
 
 func subnetLine(sn ipam.Subnet) string {
-	pools := slices.Clone(sn.Pools)
-	slices.SortFunc(pools, func(a, b ipam.IPPool) int { return cmp.Compare(a.Name, b.Name) })
-	var names []string
-	for _, p := range pools {
-		names = append(names, fmt.Sprintf("%s%v", p.Name, p.Ranges))
-	}
-	return fmt.Sprintf("subnet %s cidrs=%v gw=%v excl=%v pools=%v", sn.Name, sn.CIDRs, sn.Gateways, sn.Excludes, names)
+	return fmt.Sprintf("subnet %s cidrs=%v gw=%v excl=%v", sn.Name, sn.CIDRs, sn.Gateways, sn.Excludes)
 }
 
 func allocLine(a ipam.Allocation) string {

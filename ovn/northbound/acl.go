@@ -1,12 +1,8 @@
 package northbound
 
 import (
-	"context"
 	"fmt"
-	"maps"
 	"strings"
-
-	"github.com/ovn-org/libovsdb/ovsdb"
 
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/nbdb"
@@ -38,62 +34,4 @@ func (s ACLSpec) Validate() error {
 		return fmt.Errorf("%w: %s: no action", ovn.ErrInvalid, what)
 	}
 	return s.Owner.validate(what)
-}
-
-// EnsureACL creates the ACL on the port group, or repairs its action and tags. The port
-// group must exist and be edgeovn's.
-func (c *Client) EnsureACL(ctx context.Context, spec ACLSpec) error {
-	ops, err := c.aclOps(ctx, spec, nil)
-	if err == nil {
-		err = c.commit(ctx, ops)
-	}
-	if err != nil {
-		return fmt.Errorf("ensure acl %s %d %q on port group %s: %w", spec.Direction, spec.Priority, spec.Match, spec.PortGroup, err)
-	}
-	return nil
-}
-
-func (c *Client) aclOps(ctx context.Context, spec ACLSpec, ops []ovsdb.Operation) ([]ovsdb.Operation, error) {
-	if err := spec.Validate(); err != nil {
-		return nil, err
-	}
-	pg, err := c.portGroupByName(ctx, spec.PortGroup)
-	switch {
-	case err != nil:
-		return nil, err
-	case pg == nil:
-		return nil, fmt.Errorf("port group %s: %w", spec.PortGroup, ovn.ErrNotFound)
-	case !ovn.IsOwned(pg.ExternalIDs):
-		return nil, fmt.Errorf("port group %s: %w", spec.PortGroup, ovn.ErrNotOwned)
-	}
-	acls, err := byUUID(ctx, c, pg.ACLs, func(u string) *nbdb.ACL { return &nbdb.ACL{UUID: u} })
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range acls {
-		if a.Direction != spec.Direction || a.Priority != spec.Priority || a.Match != spec.Match {
-			continue
-		}
-		if !ovn.IsOwned(a.ExternalIDs) {
-			return nil, fmt.Errorf("acl %q: %w", spec.Match, ovn.ErrNotOwned)
-		}
-		if a.Action == spec.Action && ovn.HasAll(a.ExternalIDs, spec.Owner.ids()) {
-			return ops, nil
-		}
-		m := &nbdb.ACL{UUID: a.UUID, Action: spec.Action, ExternalIDs: merged(a.ExternalIDs, spec.Owner.ids())}
-		upd, err := c.nb.Where(m).Update(m, &m.Action, &m.ExternalIDs)
-		if err != nil {
-			return nil, fmt.Errorf("build update of acl: %w", err)
-		}
-		return append(ops, upd...), nil
-	}
-	row := &nbdb.ACL{
-		UUID:        namedUUID("acl", len(ops)),
-		Direction:   spec.Direction,
-		Priority:    spec.Priority,
-		Match:       spec.Match,
-		Action:      spec.Action,
-		ExternalIDs: maps.Clone(spec.Owner.ids()),
-	}
-	return c.insertChild(ops, row, row.UUID, parentRef{nbdb.PortGroupTable, pg.UUID, pg.Name, "acls"})
 }

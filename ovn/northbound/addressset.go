@@ -49,18 +49,8 @@ func (s AddressSetSpec) addresses() []string {
 	return out
 }
 
-// EnsureAddressSet creates the address set or sets its addresses and tags.
-func (c *Client) EnsureAddressSet(ctx context.Context, spec AddressSetSpec) error {
-	ops, err := c.addressSetOps(ctx, spec, nil)
-	if err == nil {
-		err = c.commit(ctx, ops)
-	}
-	if err != nil {
-		return fmt.Errorf("ensure address set %s: %w", spec.Name, err)
-	}
-	return nil
-}
-
+// addressSetOps appends what creates the address set or sets its addresses and tags (the
+// node's pods, an ACL group's sets).
 func (c *Client) addressSetOps(ctx context.Context, spec AddressSetSpec, ops []ovsdb.Operation) ([]ovsdb.Operation, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err

@@ -3,10 +3,10 @@ package northbound_test
 import (
 	"testing"
 
-	"github.com/edgeovn/edgeovn/ovn/internal/nbbench"
+	"github.com/edgeovn/edgeovn/ovn/nbbench"
 )
 
-// Run with: sudo go test -run '^$' -bench . ./ovn/northbound (or go run ./ovn/cmd/ovnbench).
+// Run with: sudo go test -run '^$' -bench . ./ovn/northbound (or go run ./bench/ovnbench).
 
 func BenchmarkPortCreateSingle(b *testing.B)    { nbbench.PortCreateSingle(b) }
 func BenchmarkPortCreateBatched(b *testing.B)   { nbbench.PortCreateBatched(b) }

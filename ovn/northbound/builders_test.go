@@ -80,40 +80,6 @@ func TestEnsureStaticRouteLeavesForeignRoute(t *testing.T) {
 	}
 }
 
-func TestPortGroupACLAddressSetLoadBalancer(t *testing.T) {
-	f := newFixture(t)
-	sub := ensureClusterAndSubnet(t, f)
-	pod := podSpec(sub.Name, "10.42.0.5")
-	f.mustWrite(t, 1, "pod port", func() error { return f.c.EnsurePodPort(f.ctx, pod) })
-	owner := OwnerRef{Kind: "NetworkPolicy", Name: "default/deny"}
-	pg := PortGroupSpec{Name: "default.deny", Ports: []string{pod.Name}, Owner: owner}
-	f.mustWrite(t, 1, "port group", func() error { return f.c.EnsurePortGroup(f.ctx, pg) })
-	f.mustWrite(t, 0, "port group again", func() error { return f.c.EnsurePortGroup(f.ctx, pg) })
-	as := AddressSetSpec{Name: "default.deny.allow", Owner: owner,
-		Addresses: []netip.Prefix{netip.MustParsePrefix("10.42.0.0/24"), netip.MustParsePrefix("10.43.0.7/32")}}
-	f.mustWrite(t, 1, "address set", func() error { return f.c.EnsureAddressSet(f.ctx, as) })
-	f.mustWrite(t, 0, "address set again", func() error { return f.c.EnsureAddressSet(f.ctx, as) })
-	acl := ACLSpec{PortGroup: pg.Name, Direction: nbdb.ACLDirectionToLport, Priority: 2000,
-		Match: "outport == @default.deny && ip4.src == $default.deny.allow", Action: nbdb.ACLActionAllowRelated, Owner: owner}
-	f.mustWrite(t, 1, "acl", func() error { return f.c.EnsureACL(f.ctx, acl) })
-	f.mustWrite(t, 0, "acl again", func() error { return f.c.EnsureACL(f.ctx, acl) })
-	if out := f.srv.Run(t, "ovn-nbctl", "acl-list", "default.deny"); !strings.Contains(out, "allow-related") {
-		t.Errorf("acl-list:\n%s", out)
-	}
-
-	lb := LoadBalancerSpec{Name: "svc-web", Protocol: nbdb.LoadBalancerProtocolTCP, Owner: OwnerRef{Kind: "Service", Name: "default/web"},
-		VIPs: map[netip.AddrPort][]netip.AddrPort{netip.MustParseAddrPort("10.96.0.10:80"): {
-			netip.MustParseAddrPort("10.42.0.5:8080"), netip.MustParseAddrPort("10.42.0.6:8080")}},
-		Switches: []string{sub.Name}, Routers: []string{"ovn-cluster"}}
-	f.mustWrite(t, 1, "load balancer", func() error { return f.c.EnsureLoadBalancer(f.ctx, lb) })
-	f.mustWrite(t, 0, "load balancer again", func() error { return f.c.EnsureLoadBalancer(f.ctx, lb) })
-	for _, args := range [][]string{{"ls-lb-list", sub.Name}, {"lr-lb-list", "ovn-cluster"}} {
-		if out := f.srv.Run(t, "ovn-nbctl", args...); !strings.Contains(out, "10.42.0.5:8080,10.42.0.6:8080") {
-			t.Errorf("%v:\n%s", args, out)
-		}
-	}
-}
-
 // TestEnsureNodeBeforeItsAddress: a node whose own address is not known yet gets its port
 // (with the MAC the IPAM chose) and the pods' reroute, and the policy to its address once it
 // is known; a bad MAC is refused and changes nothing.
@@ -156,20 +122,17 @@ func TestBuildersRejectBadInput(t *testing.T) {
 			NextHop: netip.MustParseAddr("100.64.0.2"), Owner: OwnerRef{Kind: ovn.KindNode, Name: "n"}}),
 		f.c.EnsureRouterPolicy(f.ctx, RouterPolicySpec{Router: "ovn-cluster", Priority: 100, Match: "ip4",
 			Action: nbdb.LogicalRouterPolicyActionReroute, Owner: OwnerRef{Kind: ovn.KindNode, Name: "n"}}),
-		f.c.EnsureAddressSet(f.ctx, AddressSetSpec{Name: "1bad", Owner: OwnerRef{Kind: ovn.KindNode, Name: "n"}}),
-		f.c.EnsurePortGroup(f.ctx, PortGroupSpec{Name: "pg", Owner: OwnerRef{}}),
-		f.c.EnsureLoadBalancer(f.ctx, LoadBalancerSpec{Name: "lb", Protocol: "icmp", Owner: OwnerRef{Kind: "Service", Name: "a/b"}}),
+		aclGroupErr(f.c.EnsureACLGroup(f.ctx, ACLGroupSpec{Owner: OwnerRef{Kind: ovn.KindNetworkPolicy, Name: "a/b"},
+			AddressSets: []AddressSetSpec{{Name: "1bad"}}})),
 	}
 	for i, err := range errs {
 		if !errors.Is(err, ovn.ErrInvalid) {
 			t.Errorf("case %d: err = %v, want ErrInvalid", i, err)
 		}
 	}
-	if err := f.c.EnsurePortGroup(f.ctx, PortGroupSpec{Name: "pg", Ports: []string{"missing"},
-		Owner: OwnerRef{Kind: ovn.KindNode, Name: "n"}}); !errors.Is(err, ovn.ErrNotFound) {
-		t.Errorf("port group with a missing port = %v, want ErrNotFound", err)
-	}
 	if f.c.Stats().Transactions != 2 {
 		t.Errorf("bad input wrote: %+v", f.c.Stats())
 	}
 }
+
+func aclGroupErr(_ ACLGroupResult, err error) error { return err }

@@ -17,16 +17,6 @@ type ClusterSpec struct {
 	JoinGateway netip.Addr   // router address on the join switch, 100.64.0.1
 }
 
-// DefaultClusterSpec returns Kube-OVN's names and join network.
-func DefaultClusterSpec() ClusterSpec {
-	return ClusterSpec{
-		Router:      "ovn-cluster",
-		JoinSwitch:  "join",
-		JoinCIDR:    netip.MustParsePrefix("100.64.0.0/16"),
-		JoinGateway: netip.MustParseAddr("100.64.0.1"),
-	}
-}
-
 // Validate reports what is wrong with the spec.
 func (s ClusterSpec) Validate() error {
 	if err := validateName("router", s.Router); err != nil {

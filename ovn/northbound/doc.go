@@ -2,11 +2,13 @@
 // router and join switch (EnsureCluster), one logical switch per Subnet attached to the router
 // at its gateway (EnsureSubnet), pod logical switch ports (EnsurePodPort, EnsurePodPorts,
 // DeletePodPort, PodPorts; a StatefulSet pod's port is marked with its StatefulSet,
-// StatefulSetKey), a node's join port and distributed-gateway policies (EnsureNode),
-// and the building blocks: static routes, router policies, address sets, port groups, ACLs
-// and load balancers (Ensure*). EnsureACLGroup makes one owner's port groups, ACLs and
-// address sets exactly a spec's; EnsureSwitchACLs does the same for one owner's ACLs on a
-// logical switch (a private Subnet's), leaving the switch's other ACLs alone. DeleteOwned deletes every edgeovn row of one owner (a deleted pod or node).
+// StatefulSetKey), a node's join port and distributed-gateway policies (EnsureNode), static
+// routes and router policies (EnsureStaticRoute, EnsureRouterPolicy), and Services' load
+// balancers as members of one group (EnsureLoadBalancerGroup, SyncLoadBalancers).
+// EnsureACLGroup makes one owner's port groups, ACLs and address sets exactly a spec's;
+// EnsureSwitchACLs does the same for one owner's ACLs on a logical switch (a private
+// Subnet's), leaving the switch's other ACLs alone. DeleteOwned deletes every edgeovn row of
+// one owner (a deleted pod or node).
 // BumpNBCfg increments NB_Global's nb_cfg, so ovn-controllers report when they have installed
 // what northbound holds (`ovn-nbctl --wait=hv`'s mechanism).
 //

@@ -16,7 +16,7 @@ import (
 type OwnedLoadBalancers struct {
 	Owner OwnerRef
 	Group string
-	Want  []LoadBalancerSpec // each Spec's Owner must be Owner; Switches and Routers unused
+	Want  []LoadBalancerSpec // each Spec's Owner must be Owner
 }
 
 // SyncLoadBalancers makes the owner's load balancers exactly Want, in one transaction,

@@ -14,8 +14,8 @@ import (
 	"github.com/edgeovn/edgeovn/ovn/nbdb"
 )
 
-// LoadBalancerSpec is a load balancer and the switches and routers it is attached to. Its
-// name is indexed by the client, as the schema does not make it unique.
+// LoadBalancerSpec is a load balancer, a member of a load balancer group (SyncLoadBalancers).
+// Its name is indexed by the client, as the schema does not make it unique.
 type LoadBalancerSpec struct {
 	Name     string
 	Protocol nbdb.LoadBalancerProtocol // tcp, udp or sctp
@@ -25,10 +25,8 @@ type LoadBalancerSpec struct {
 	// ("^name"); such a load balancer needs options template=true and address-family.
 	Templates map[netip.AddrPort]string
 	// Options are the row's options (reject, affinity_timeout, ...).
-	Options  map[string]string
-	Switches []string // edgeovn switches to attach it to
-	Routers  []string // edgeovn routers to attach it to
-	Owner    OwnerRef
+	Options map[string]string
+	Owner   OwnerRef
 }
 
 // Validate reports what is wrong with the spec.
@@ -75,27 +73,6 @@ func (s LoadBalancerSpec) vips() map[string]string {
 	return out
 }
 
-// EnsureLoadBalancer creates or repairs the load balancer and attaches it to every listed
-// switch and router, in one transaction. Attachments to other rows are left alone.
-func (c *Client) EnsureLoadBalancer(ctx context.Context, spec LoadBalancerSpec) error {
-	ops, err := c.loadBalancerOps(ctx, spec, nil)
-	if err == nil {
-		err = c.commit(ctx, ops)
-	}
-	if err != nil {
-		return fmt.Errorf("ensure load balancer %s: %w", spec.Name, err)
-	}
-	return nil
-}
-
-func (c *Client) loadBalancerOps(ctx context.Context, spec LoadBalancerSpec, ops []ovsdb.Operation) ([]ovsdb.Operation, error) {
-	ref, ops, err := c.loadBalancerRowOps(ctx, spec, ops)
-	if err != nil {
-		return nil, err
-	}
-	return c.attachLoadBalancer(ctx, spec, ref, ops)
-}
-
 // loadBalancerRowOps appends the insert of the load balancer, or the update that repairs
 // it, and returns its reference (a named UUID when inserted). A row of that name edgeovn
 // does not own is ovn.ErrNotOwned.
@@ -134,34 +111,4 @@ func (c *Client) loadBalancerRowOps(ctx context.Context, spec LoadBalancerSpec, 
 		ops = append(ops, upd...)
 	}
 	return cur.UUID, ops, nil
-}
-
-// attachLoadBalancer appends the mutations that add ref to the load_balancer column of each
-// listed switch and router that does not have it yet.
-func (c *Client) attachLoadBalancer(ctx context.Context, spec LoadBalancerSpec, ref string, ops []ovsdb.Operation) ([]ovsdb.Operation, error) {
-	for _, name := range spec.Switches {
-		ls, err := c.switchByName(ctx, name)
-		switch {
-		case err != nil:
-			return nil, err
-		case ls == nil:
-			return nil, fmt.Errorf("logical switch %s: %w", name, ovn.ErrNotFound)
-		case !ovn.IsOwned(ls.ExternalIDs):
-			return nil, fmt.Errorf("logical switch %s: %w", name, ovn.ErrNotOwned)
-		case !slices.Contains(ls.LoadBalancer, ref):
-			ops = append(ops, ovn.WaitPresent(nbdb.LogicalSwitchTable, ls.UUID, "name", ls.Name),
-				ovn.MutateRefs(nbdb.LogicalSwitchTable, ls.UUID, "load_balancer", ovsdb.MutateOperationInsert, ref))
-		}
-	}
-	for _, name := range spec.Routers {
-		lr, err := c.ownedRouter(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		if !slices.Contains(lr.LoadBalancer, ref) {
-			ops = append(ops, ovn.WaitPresent(nbdb.LogicalRouterTable, lr.UUID, "name", lr.Name),
-				ovn.MutateRefs(nbdb.LogicalRouterTable, lr.UUID, "load_balancer", ovsdb.MutateOperationInsert, ref))
-		}
-	}
-	return ops, nil
 }

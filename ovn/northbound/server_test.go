@@ -393,3 +393,13 @@ func TestEnsureSubnetDualStack(t *testing.T) {
 	}
 	f.mustWrite(t, 0, "ensure dual-stack subnet again", func() error { return f.c.EnsureSubnet(f.ctx, dual) })
 }
+
+// DefaultClusterSpec is Kube-OVN's names and join network, as the agent's defaults give them.
+func DefaultClusterSpec() ClusterSpec {
+	return ClusterSpec{
+		Router:      "ovn-cluster",
+		JoinSwitch:  "join",
+		JoinCIDR:    netip.MustParsePrefix("100.64.0.0/16"),
+		JoinGateway: netip.MustParseAddr("100.64.0.1"),
+	}
+}

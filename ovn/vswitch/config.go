@@ -14,12 +14,10 @@ import (
 
 // Keys of the Open_vSwitch row's external_ids that ovn-controller reads.
 const (
-	KeySystemID           = "system-id"
-	KeyOVNRemote          = "ovn-remote"
-	KeyEncapType          = "ovn-encap-type"
-	KeyEncapIP            = "ovn-encap-ip"
-	KeyOVNBridge          = "ovn-bridge"
-	KeyBridgeDatapathType = "ovn-bridge-datapath-type"
+	KeySystemID  = "system-id"
+	KeyOVNRemote = "ovn-remote"
+	KeyEncapType = "ovn-encap-type"
+	KeyEncapIP   = "ovn-encap-ip"
 )
 
 // SetOVNConfig sets the given keys in the Open_vSwitch row's external_ids and leaves every

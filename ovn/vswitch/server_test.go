@@ -114,11 +114,11 @@ func TestEnsureBridge(t *testing.T) {
 func TestSetOVNConfig(t *testing.T) {
 	f := newFixture(t, []string{"set", "Open_vSwitch", ".", "external_ids:hostname=node1", "external_ids:ovn-encap-ip=192.0.2.9"})
 	cfg := map[string]string{
-		KeySystemID:           "node1",
-		KeyOVNRemote:          "tcp:127.0.0.1:6642",
-		KeyEncapType:          "geneve",
-		KeyEncapIP:            "192.0.2.1",
-		KeyBridgeDatapathType: DatapathNetdev,
+		KeySystemID:                "node1",
+		KeyOVNRemote:               "tcp:127.0.0.1:6642",
+		KeyEncapType:               "geneve",
+		KeyEncapIP:                 "192.0.2.1",
+		"ovn-bridge-datapath-type": DatapathNetdev,
 	}
 	f.mustWrite(t, 1, "set config", func() error { return f.c.SetOVNConfig(f.ctx, cfg) })
 	for k, v := range merged(cfg, map[string]string{"hostname": "node1"}) {

@@ -63,22 +63,16 @@ func (e *NotReadyError) livenessFailed() bool {
 	return false
 }
 
-// Evaluate runs every check at once, each within timeout, and returns nil or a
-// *NotReadyError listing the failures in the checks' order. The checks are independent
-// (a database echo, two control sockets, cache and netlink reads), so the verdict takes as
-// long as the slowest one, not their sum.
-func Evaluate(ctx context.Context, checks []Check, timeout time.Duration) error {
-	_, err := evaluateTimed(ctx, checks, timeout)
-	return err
-}
-
 // Slowest is the check that took longest in one evaluation.
 type Slowest struct {
 	Check string
 	Took  time.Duration
 }
 
-// evaluateTimed is Evaluate that also says which check took longest.
+// evaluateTimed runs every check at once, each within timeout, and returns nil or a
+// *NotReadyError listing the failures in the checks' order, and which check took longest.
+// The checks are independent (a database echo, two control sockets, cache and netlink reads),
+// so the verdict takes as long as the slowest one, not their sum.
 func evaluateTimed(ctx context.Context, checks []Check, timeout time.Duration) (Slowest, error) {
 	errs := make([]error, len(checks))
 	took := make([]time.Duration, len(checks))

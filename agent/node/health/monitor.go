@@ -56,7 +56,7 @@ type Monitor struct {
 	passed map[string]time.Time
 }
 
-// NewMonitor returns a Monitor with no checks: not ready and not alive until Run.
+// NewMonitor returns a Monitor with no checks: not ready and not alive until Attach.
 func NewMonitor(req MonitorRequest) *Monitor {
 	if req.Interval <= 0 {
 		req.Interval = DefaultInterval
@@ -79,19 +79,10 @@ func NewMonitor(req MonitorRequest) *Monitor {
 	return &Monitor{req: req, verdict: ErrNotRunning, trigger: make(chan struct{}, 1)}
 }
 
-// Run evaluates checks now and then every Interval until ctx ends.
-func (m *Monitor) Run(ctx context.Context, checks []Check) error {
-	if err := m.Attach(checks); err != nil {
-		return err
-	}
-	_ = m.Check(ctx)
-	return m.Tick(ctx)
-}
-
 // Attach makes checks the Monitor's: from its return on, Check and Recheck evaluate them.
-// Tick must follow. Attach then Tick is Run without the evaluation at once: a start that
-// evaluates on its own as soon as it is ready to (the node role, once its files are in
-// place) spares itself one that could only say "starting" and would hold up its Recheck.
+// Tick must follow. The first evaluation is the caller's: the node role evaluates as soon as
+// it is ready to (once its files are in place), sparing itself one that could only say
+// "starting" and would hold up its Recheck.
 func (m *Monitor) Attach(checks []Check) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

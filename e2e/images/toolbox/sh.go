@@ -103,7 +103,7 @@ func inProcess(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 			in = strings.NewReader("")
 		}
 		if code := t(ctx, stdio{in: in, out: hc.Stdout, err: hc.Stderr, dir: hc.Dir}, args[1:]); code != 0 {
-			return interp.NewExitStatus(uint8(code))
+			return interp.ExitStatus(uint8(code))
 		}
 		return nil
 	}

@@ -1,0 +1,97 @@
+// Command rebootbench prints the figures of a host reboot as kubelet lives it, on the real rig
+// (OVN, OVS userspace datapath, etcd, kube-apiserver, edgeovn): N pods networked through
+// libcni lose their network namespaces without a CNI DEL, every daemon of the host is
+// SIGKILLed at once and started again in boot order (harness.Rig.Reboot), then every sandbox
+// is re-created at once (new namespace, new container ID, CNI ADD, retried as kubelet retries
+// a failed one). For each size it prints the time from the first daemon's start, and from
+// Open vSwitch answering, to every pod reaching its gateway and its neighbour; the pods that
+// needed more than one ADD; and the pods unreachable 60 s after the daemons' start (each
+// pod's gateway probed again then: a pod reached once may have been cut off since).
+// Boot order puts etcd and kube-apiserver after Open vSwitch, and the bench starts edgeovn
+// last: "edgeovn->all up", from edgeovn's start to every pod reachable, is edgeovn's share.
+//
+// With -kubelet the host runs a real node (kubelet and containerd 2, harness.RealNode.Reboot)
+// with a Deployment of N testserver pods: the power cut also kills containerd's shims and the
+// pods, removes what is tmpfs on a real host, and boots with edgeovn before containerd and the
+// kubelet, which re-creates the sandboxes itself. It prints the timeline from the first
+// daemon's start: edgeovn ready, containerd and kubelet up, the booted edgeovn's first and last
+// ADD, every pod Ready again (the API's view) and every pod answering the host and its
+// neighbour (the network's view), and the pods not answering at 60 s.
+//
+//	go run ./bench/rebootbench -bin bin -pods 10,100,500   (as root, after `make deps build`)
+//	go run ./bench/rebootbench -bin bin -kubelet -pods 6,30
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/edgeovn/edgeovn/e2e/harness"
+)
+
+func main() {
+	bin := flag.String("bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	pods := flag.String("pods", "10,100", "comma-separated pod counts, each on a fresh rig")
+	keep := flag.Bool("keep", false, "keep the rigs' directories (every daemon's log) and print where they are")
+	kubelet := flag.Bool("kubelet", false, "reboot a real node instead (kubelet and containerd 2 from $EDGEOVN_KUBELET etc., a Deployment of -pods testserver pods; make deps) and print its timeline")
+	flag.Parse()
+	sizes, err := parseSizes(*pods)
+	if err == nil && *kubelet {
+		err = runRealNode(*bin, sizes, *keep)
+	} else if err == nil {
+		err = run(*bin, sizes, *keep)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rebootbench:", err)
+		os.Exit(1)
+	}
+}
+
+func runRealNode(bin string, sizes []int, keep bool) error {
+	if err := harness.Preflight(harness.RealNodeParts...); err != nil {
+		return err
+	}
+	bin, _ = filepath.Abs(bin)
+	printRealHeader()
+	for _, n := range sizes {
+		r, err := rebootRealNode(context.Background(), bin, n, keep)
+		if err != nil {
+			return fmt.Errorf("%d pods on a real node: %w", n, err)
+		}
+		r.print()
+	}
+	return nil
+}
+
+func parseSizes(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 2 {
+			return nil, fmt.Errorf("-pods %q: %q is not a pod count of at least 2", s, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func run(bin string, sizes []int, keep bool) error {
+	if err := harness.Preflight(); err != nil {
+		return err
+	}
+	bin, _ = filepath.Abs(bin)
+	fmt.Printf("%6s  %14s  %14s  %15s  %10s  %9s  %16s\n", "pods", "boot->all up", "ovs->all up", "edgeovn->all up", "ADD p99", "ADDs > 1", "unreachable@60s")
+	for _, n := range sizes {
+		r, err := reboot(context.Background(), bin, n, keep)
+		if err != nil {
+			return fmt.Errorf("%d pods: %w", n, err)
+		}
+		r.print()
+	}
+	return nil
+}
