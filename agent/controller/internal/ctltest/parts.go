@@ -65,7 +65,7 @@ func NewSubnetClient(t testing.TB, subnets ...*kubeovn.Subnet) SubnetClient {
 		objs = append(objs, u)
 	}
 	f := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{kubeovn.SubnetResource: "SubnetList"}, objs...)
+		map[schema.GroupVersionResource]string{kubeovn.SubnetResource: "SubnetList", kubeovn.VlanResource: "VlanList"}, objs...)
 	return SubnetClient{FakeDynamicClient: f, Watches: countWatches(f)}
 }
 
