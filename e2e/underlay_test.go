@@ -13,7 +13,9 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/e2e/harness"
@@ -207,3 +209,35 @@ func netipIn(addr, prefix string) bool { return strings.HasPrefix(addr, prefix) 
 func netipMust(s string) netip.Addr { return netip.MustParseAddr(s) }
 
 func regexpMust(expr string) *rx.Regexp { return rx.MustCompile(expr) }
+
+// pnNotReady waits until the ProviderNetwork has each node not ready with a message holding
+// one of msgs (one per node).
+func (w *underlayWorld) pnNotReady(ctx context.Context, t *testing.T, name string, msgs ...string) {
+	t.Helper()
+	var last any
+	eventually(ctx, t, "provider network "+name+" not ready: "+strings.Join(msgs, "; "), func() bool {
+		pn := w.pn(ctx, t, name)
+		last = pn.Status
+		for _, m := range msgs {
+			found := false
+			for _, c := range pn.Status.Conditions {
+				found = found || c.Type == kubeovn.ConditionReady && c.Status == "False" && strings.Contains(c.Message, m)
+			}
+			if !found {
+				return false
+			}
+		}
+		return !pn.Status.Ready && len(pn.Status.NotReadyNodes) >= len(msgs)
+	})
+	t.Logf("provider network %s: %+v", name, last)
+}
+
+// createYAML creates the object and returns the API server's answer.
+func createYAML(ctx context.Context, res dynamic.NamespaceableResourceInterface, doc string) error {
+	var obj map[string]any
+	if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+		return err
+	}
+	_, err := res.Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{})
+	return err
+}

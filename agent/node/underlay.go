@@ -117,12 +117,12 @@ func (u *underlay) sync(ctx context.Context, lister cache.GenericLister) {
 		r.log.Warn("list provider networks", "err", err)
 		return
 	}
-	wanted, verdicts := u.plan(objs)
 	have, err := r.ovs.ProviderBridges(ctx)
 	if err != nil {
 		r.log.Warn("list provider bridges", "err", err)
 		return
 	}
+	wanted, verdicts := u.plan(objs, have)
 	for _, b := range have {
 		w, ok := wanted[b.Provider]
 		_, bad := verdicts[b.Provider]
@@ -147,7 +147,9 @@ func (u *underlay) sync(ctx context.Context, lister cache.GenericLister) {
 
 // plan returns the provider networks this node takes a NIC for, and the verdicts already
 // reached (a network refused on this node: bad spec, missing NIC, NIC of another network).
-func (u *underlay) plan(objs []runtime.Object) (map[string]wantedUplink, map[string]nodeVerdict) {
+// A NIC already in a provider bridge stays its network's; a free one goes to the oldest
+// network that names it (then the first by name).
+func (u *underlay) plan(objs []runtime.Object, have []vswitch.ProviderBridge) (map[string]wantedUplink, map[string]nodeVerdict) {
 	node := u.r.req.NodeName
 	wanted, verdicts := map[string]wantedUplink{}, map[string]nodeVerdict{}
 	var pns []*kubeovn.ProviderNetwork
@@ -171,6 +173,14 @@ func (u *underlay) plan(objs []runtime.Object) (map[string]wantedUplink, map[str
 	byNIC := map[string]string{}
 	for _, pn := range pns {
 		nic, applies := pn.NodeInterface(node)
+		for _, b := range have {
+			if applies && b.Provider == pn.Name && slices.Contains(b.NICs, nic) {
+				byNIC[nic] = pn.Name
+			}
+		}
+	}
+	for _, pn := range pns {
+		nic, applies := pn.NodeInterface(node)
 		if !applies {
 			continue
 		}
@@ -183,7 +193,7 @@ func (u *underlay) plan(objs []runtime.Object) (map[string]wantedUplink, map[str
 			verdicts[pn.Name] = nodeVerdict{reason: ReasonBridgeFailed, msg: fmt.Sprintf("interface %s not found on node %s (spec.defaultInterface or spec.customInterfaces): nothing changed on this host", nic, node)}
 			continue
 		}
-		if other, ok := byNIC[nic]; ok {
+		if other, ok := byNIC[nic]; ok && other != pn.Name {
 			verdicts[pn.Name] = nodeVerdict{reason: ReasonBridgeFailed, msg: fmt.Sprintf("interface %s on node %s is already the uplink of provider network %s: refused, one NIC serves one provider", nic, node, other)}
 			continue
 		}
