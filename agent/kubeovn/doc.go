@@ -5,7 +5,11 @@
 // client's unstructured objects, the parsing of a Subnet's network (cidrBlock "v4,v6",
 // gateway, excludeIps in Kube-OVN's "a..b" form, protocol), of allowSubnets (ParseAllowSubnets:
 // every entry a CIDR, as Kube-OVN validates it) and the list of spec fields edgeovn does not
-// implement (Unsupported), which the controller names in the Subnet's status.
+// implement (Unsupported), which the controller names in the Subnet's status. For underlay
+// networks it serves Kube-OVN's ProviderNetwork and Vlan (underlay.go, crd_underlay.yaml, the
+// CRDs installed by EnsureCRD beside the Subnet's): their structs, their checks (a provider
+// name that fits br-<name> in an interface name, kernel interface names, a node in one
+// customInterfaces entry, a Vlan id 0-4095), and which NIC a network uses on a node.
 //
 // Invariants: parsing never changes the object; a Subnet whose network does not parse is
 // reported, never half applied. The CRD's schema keeps every field a manifest sets
