@@ -71,6 +71,9 @@ func iperf(ctx context.Context, clientNetns, serverNetns string, server netip.Ad
 	if err := json.Unmarshal(out, &res); err != nil {
 		return 0, fmt.Errorf("iperf3 output: %w", err)
 	}
+	if res.End.SumReceived.BitsPerSecond == 0 {
+		return 0, fmt.Errorf("iperf3 %s -> %s measured nothing:\n%.2000s", clientNetns, server, out)
+	}
 	return res.End.SumReceived.BitsPerSecond / 1e6, nil
 }
 

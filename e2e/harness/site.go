@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -52,6 +53,9 @@ func (c *Cluster) AddSite(ctx context.Context, o SiteOptions) (*Site, error) {
 	c.sites = append(c.sites, s)
 	if err := createNetns(ctx, r.Netns); err != nil {
 		return s, err
+	}
+	if err := os.WriteFile(r.path(netnsFile), []byte(r.Netns+"\n"), 0o644); err != nil {
+		return s, fmt.Errorf("record netns name: %w", err)
 	}
 	if err := r.startSwitch(ctx); err != nil {
 		return s, err
