@@ -13,6 +13,7 @@ export EDGEOVN_KUBELET ?= $(CACHE)/bin/kubelet
 export EDGEOVN_CONTAINERD ?= $(CACHE)/bin/containerd
 export EDGEOVN_CONTAINERD_SHIM ?= $(CACHE)/bin/containerd-shim-runc-v2
 export EDGEOVN_CTR ?= $(CACHE)/bin/ctr
+export EDGEOVN_MULTUS ?= $(CACHE)/bin/multus
 export EDGEOVN_PKGROOT ?= $(CACHE)/pkgroot
 
 .PHONY: help build binaries package test unit e2e deps vet bench conformance conformance-deps generate verify-generate demo demo-down clean
@@ -45,7 +46,7 @@ package: build ## build the .deb and .rpm for amd64 and arm64 into dist/ (nfpm.y
 		for p in deb rpm; do VERSION=$(PKG_VERSION) $(GO) run $(NFPM) pkg --config dist/nfpm-$$a.yaml --packager $$p --target dist/ || exit 1; done; \
 	done
 
-deps: ## install what the tests need (Debian packages; kube-apiserver, controller-manager, scheduler, kube-proxy, kubelet, containerd, CoreDNS builds cached in .cache/)
+deps: ## install what the tests need (Debian packages; kube-apiserver, controller-manager, scheduler, kube-proxy, kubelet, containerd, CoreDNS, Multus builds cached in .cache/)
 	./e2e/scripts/install-deps.sh $(CACHE)
 
 # Developer tools (staticcheck, deadcode) are pinned in tools.mod, a module file of their own,
@@ -81,12 +82,14 @@ e2e: package ## the end-to-end suite on real OVN, OVS, etcd and kube-apiserver, 
 
 test: deps vet verify-generate build unit e2e ## the whole suite: installs what it needs, then vet, unit and e2e tests
 
-bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, Services, NetworkPolicy, restarts and drift, controller failover, the controller's throughput, memory and restart, pods through a real node, same host against cross host
+bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, Services, LoadBalancer IPs, NetworkPolicy, restarts and drift, controller failover, the controller's throughput, memory and restart, pods through a real node, same host against cross host
 	$(GO) run ./bench/cnibench -bin bin -pods 20
 	$(GO) run ./bench/cnibench -bin bin -pods 20 -after-ovn0
+	$(GO) run ./bench/attachbench -bin bin -pods 30
 	$(GO) run ./bench/ipambench
 	$(GO) run ./bench/ovnbench
 	$(GO) run ./bench/svcbench -bin bin -services 1000 -trace
+	$(GO) run ./bench/lbbench -bin bin
 	$(GO) run ./bench/netpolbench -bin bin -policies 100 -pods 500
 	$(GO) run ./bench/restartbench -bin bin -restarts 10
 	$(GO) run ./bench/restartbench -bin bin -drift 5

@@ -85,6 +85,12 @@ func startEnvWith(t *testing.T, supervised bool) *env {
 // startEnvOpts is startEnvWith with rig options (Log and Keep are set here).
 func startEnvOpts(t *testing.T, supervised bool, opts harness.Options) *env {
 	t.Helper()
+	return startEnvFlags(t, supervised, opts)
+}
+
+// startEnvFlags is startEnvOpts with edgeovn flags of the test's own (after daemonFlags).
+func startEnvFlags(t *testing.T, supervised bool, opts harness.Options, extra ...string) *env {
+	t.Helper()
 	if err := harness.Preflight(); err != nil {
 		skip.Now(t, "end-to-end tier: real components unavailable (run `make deps` as root): %v", err)
 	}
@@ -102,13 +108,13 @@ func startEnvOpts(t *testing.T, supervised bool, opts harness.Options) *env {
 	e.kubelet = daemon.Kubelet(rig, node)
 	e.bins = bins
 	if supervised {
-		if e.sd, err = daemon.NewSystemd(rig, daemon.Spec{Node: node, BinDir: bins, Extra: daemonFlags}); err != nil {
+		if e.sd, err = daemon.NewSystemd(rig, daemon.Spec{Node: node, BinDir: bins, Extra: append(daemonFlags, extra...)}); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = e.sd.Close() })
 		e.startSupervised(ctx, t, "edgeovn")
 	} else {
-		e.startDaemon(ctx, t, "edgeovn")
+		e.startDaemon(ctx, t, "edgeovn", extra...)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -122,7 +128,13 @@ func startEnvOpts(t *testing.T, supervised bool, opts harness.Options) *env {
 // test.
 func startNode(t *testing.T) (*env, context.Context) {
 	t.Helper()
-	e := startEnv(t)
+	return startNodeFlags(t)
+}
+
+// startNodeFlags is startNode with edgeovn flags of the test's own.
+func startNodeFlags(t *testing.T, extra ...string) (*env, context.Context) {
+	t.Helper()
+	e := startEnvFlags(t, false, harness.Options{}, extra...)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	if err := e.kubelet.EnsureNode(ctx); err != nil {

@@ -61,10 +61,11 @@ func TestHostNetwork(t *testing.T) {
 	}
 }
 
-// nodeJoin waits for the controller's join annotations on the node.
+// nodeJoin waits for the controller's join annotations on env's node.
 func nodeJoin(ctx context.Context, t *testing.T, env *env) annotation.Network {
 	t.Helper()
 	var n annotation.Network
+	node := env.kubelet.Node
 	eventually(ctx, t, "join annotations on node "+node, func() bool {
 		obj, err := env.kubelet.Kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 		if err != nil {

@@ -187,3 +187,39 @@ func nbTransactions(t *testing.T, env *env, tables ...string) int {
 	}
 	return n
 }
+
+// checkLoadBalancerIP: a Local LoadBalancer Service's LoadBalancer IP (routed to the host by
+// the outside network) reaches a backend with the client's address and its health check
+// answers 200 with both local endpoints, in both modes; with kube-proxy on the host both are
+// kube-proxy's, and edgeovn serves no health check of its own (it would take kube-proxy's port).
+func (s *svcEnv) checkLoadBalancerIP(t *testing.T, out outsideAt, kubeProxy bool) {
+	t.Helper()
+	const lbIP = "192.0.2.150"
+	svc := createService(s.ctx, t, s.env, "lb-ip", func(svc *corev1.Service) {
+		svc.Spec.Type, svc.Spec.Selector = corev1.ServiceTypeLoadBalancer, map[string]string{"app": "web"}
+		svc.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+	})
+	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: lbIP}}
+	if _, err := s.kubelet.Kube.CoreV1().Services("default").UpdateStatus(s.ctx, svc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.CommandContext(s.ctx, "ip", "netns", "exec", filepath.Base(out.netns), "ip", "route", "add", lbIP+"/32", "via", "198.51.100.1").CombinedOutput(); err != nil {
+		t.Fatalf("route %s from outside: %v: %s", lbIP, err, b)
+	}
+	var a podsim.Answer
+	eventually(s.ctx, t, "the LoadBalancer IP answers from outside", func() bool {
+		a, _ = s.send(out.netns, corev1.ProtocolTCP, lbIP+":80", time.Second)
+		return strings.HasPrefix(a.Server, "web-")
+	})
+	if a.Client.Addr() != out.addr {
+		t.Errorf("LoadBalancer IP, Local: the backend saw %s, want the client's %s", a.Client, out.addr)
+	}
+	url := fmt.Sprintf("http://198.51.100.1:%d/healthz", svc.Spec.HealthCheckNodePort)
+	eventually(s.ctx, t, "the health check answers 200 with 2 local endpoints", func() bool {
+		h, err := podsim.HTTPGet(s.ctx, out.netns, url, time.Second)
+		return err == nil && h.Status == 200 && strings.Contains(h.Body, `"localEndpoints": 2`)
+	})
+	if served := strings.Contains(s.daemonLog(), "serving health check"); served == kubeProxy {
+		t.Errorf("kube-proxy on the host %v, yet edgeovn serving a health check %v", kubeProxy, served)
+	}
+}

@@ -75,6 +75,7 @@ func runServiceSuite(t *testing.T, kubeProxy bool) {
 	s.checkNodePorts(t, outsideAt{outside, outsideNetns})
 	s.checkInternalLocal(t)
 	s.checkServiceLB(t, outsideNetns)
+	s.checkLoadBalancerIP(t, outsideAt{outside, outsideNetns}, kubeProxy)
 	s.checkRestartWritesOnlyChanges(t)
 	if err := env.kubelet.Kube.CoreV1().Services("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)

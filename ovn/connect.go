@@ -65,6 +65,17 @@ func (r ConnectRequest) Validate() error {
 // several endpoints it stays on the raft leader; with TCP or SSL endpoints an Echo watchdog
 // forces a reconnect when the server stops answering (Close stops it).
 func Connect(ctx context.Context, req ConnectRequest, dbModel model.ClientDBModel) (client.Client, error) {
+	return connect(ctx, req, dbModel, true)
+}
+
+// Dial is Connect without the monitor: the client has no cache and receives no updates, and
+// is used for transactions only (selects that read a few columns of a few rows, where
+// monitoring the table would copy all of it). It too reconnects on its own.
+func Dial(ctx context.Context, req ConnectRequest, dbModel model.ClientDBModel) (client.Client, error) {
+	return connect(ctx, req, dbModel, false)
+}
+
+func connect(ctx context.Context, req ConnectRequest, dbModel model.ClientDBModel, monitor bool) (client.Client, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
@@ -82,9 +93,11 @@ func Connect(ctx context.Context, req ConnectRequest, dbModel model.ClientDBMode
 		c.Close()
 		return nil, err
 	}
-	if _, err := c.MonitorAll(ctx); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("monitor %s at %s: %w", dbModel.Name(), c.CurrentEndpoint(), err)
+	if monitor {
+		if _, err := c.MonitorAll(ctx); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("monitor %s at %s: %w", dbModel.Name(), c.CurrentEndpoint(), err)
+		}
 	}
 	if !needsWatchdog(req.Endpoints) {
 		return c, nil

@@ -21,7 +21,7 @@
 // ensures are idempotent and issue no write when the database already matches.
 //
 // Concurrency: a libovsdb client is safe for concurrent use. Connect uses one monitor per
-// client and a reconnect backoff that never stops (libovsdb panics when it does). The
+// client (Dial none: its client only transacts) and a reconnect backoff that never stops (libovsdb panics when it does). The
 // watchdog is one goroutine per TCP/SSL client, stopped by the client's Close. Metrics is
 // safe for concurrent use.
 package ovn

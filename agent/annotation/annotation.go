@@ -48,43 +48,50 @@ func (n Network) Prefixes() []netip.Prefix {
 }
 
 // Encode renders n as the annotations of an allocated, routed pod.
-func Encode(n Network) map[string]string {
+func Encode(n Network) map[string]string { return ovnKeys.Encode(n) }
+
+// Encode renders n as the annotations of an allocated, routed interface under k.
+func (k Keys) Encode(n Network) map[string]string {
 	return map[string]string{
-		IPAddress:     joinStrings(n.IPs),
-		MACAddress:    n.MAC.String(),
-		CIDR:          joinStrings(n.CIDRs),
-		Gateway:       joinStrings(n.Gateways),
-		LogicalSwitch: n.Switch,
-		Allocated:     "true",
-		Routed:        "true",
+		k.IPAddress:     joinStrings(n.IPs),
+		k.MACAddress:    n.MAC.String(),
+		k.CIDR:          joinStrings(n.CIDRs),
+		k.Gateway:       joinStrings(n.Gateways),
+		k.LogicalSwitch: n.Switch,
+		k.Allocated:     "true",
+		k.Routed:        "true",
 	}
 }
 
 // Decode reads a complete allocation; ErrNotAllocated when allocated/routed are not "true".
-func Decode(a map[string]string) (Network, error) {
-	if a[Allocated] != "true" || a[Routed] != "true" {
+func Decode(a map[string]string) (Network, error) { return ovnKeys.Decode(a) }
+
+// Decode reads a complete allocation under k; ErrNotAllocated when allocated/routed are not
+// "true".
+func (k Keys) Decode(a map[string]string) (Network, error) {
+	if a[k.Allocated] != "true" || a[k.Routed] != "true" {
 		return Network{}, ErrNotAllocated
 	}
 	var n Network
 	var err error
-	n.Switch = a[LogicalSwitch]
+	n.Switch = a[k.LogicalSwitch]
 	if n.Switch == "" {
-		return Network{}, fmt.Errorf("annotation %s: empty", LogicalSwitch)
+		return Network{}, fmt.Errorf("annotation %s: empty", k.LogicalSwitch)
 	}
-	if n.IPs, err = parseList(IPAddress, a[IPAddress], netip.ParseAddr); err != nil {
+	if n.IPs, err = parseList(k.IPAddress, a[k.IPAddress], netip.ParseAddr); err != nil {
 		return Network{}, err
 	}
-	if n.CIDRs, err = parseList(CIDR, a[CIDR], netip.ParsePrefix); err != nil {
+	if n.CIDRs, err = parseList(k.CIDR, a[k.CIDR], netip.ParsePrefix); err != nil {
 		return Network{}, err
 	}
-	if n.Gateways, err = parseList(Gateway, a[Gateway], netip.ParseAddr); err != nil {
+	if n.Gateways, err = parseList(k.Gateway, a[k.Gateway], netip.ParseAddr); err != nil {
 		return Network{}, err
 	}
-	if n.MAC, err = net.ParseMAC(a[MACAddress]); err != nil {
-		return Network{}, fmt.Errorf("annotation %s %q: %w", MACAddress, a[MACAddress], err)
+	if n.MAC, err = net.ParseMAC(a[k.MACAddress]); err != nil {
+		return Network{}, fmt.Errorf("annotation %s %q: %w", k.MACAddress, a[k.MACAddress], err)
 	}
 	if len(n.Prefixes()) != len(n.IPs) {
-		return Network{}, fmt.Errorf("annotation %s %q: address outside %s %q", IPAddress, a[IPAddress], CIDR, a[CIDR])
+		return Network{}, fmt.Errorf("annotation %s %q: address outside %s %q", k.IPAddress, a[k.IPAddress], k.CIDR, a[k.CIDR])
 	}
 	return n, nil
 }
@@ -99,21 +106,24 @@ type Request struct {
 }
 
 // Requested reads the user's pins; an empty Request when there are none.
-func Requested(a map[string]string) (Request, error) {
+func Requested(a map[string]string) (Request, error) { return ovnKeys.Requested(a) }
+
+// Requested reads the user's pins under k; an empty Request when there are none.
+func (k Keys) Requested(a map[string]string) (Request, error) {
 	var r Request
 	var err error
-	r.Switch = a[LogicalSwitch]
-	if v := a[IPAddress]; v != "" {
-		if r.IPs, err = parseList(IPAddress, v, netip.ParseAddr); err != nil {
+	r.Switch = a[k.LogicalSwitch]
+	if v := a[k.IPAddress]; v != "" {
+		if r.IPs, err = parseList(k.IPAddress, v, netip.ParseAddr); err != nil {
 			return Request{}, err
 		}
 	}
-	if v := a[MACAddress]; v != "" {
+	if v := a[k.MACAddress]; v != "" {
 		if r.MAC, err = net.ParseMAC(v); err != nil {
-			return Request{}, fmt.Errorf("annotation %s %q: %w", MACAddress, v, err)
+			return Request{}, fmt.Errorf("annotation %s %q: %w", k.MACAddress, v, err)
 		}
 	}
-	if v := a[IPPool]; v != "" {
+	if v := a[k.IPPool]; v != "" {
 		if r.Pool, err = ParsePool(v); err != nil {
 			return Request{}, err
 		}

@@ -116,22 +116,7 @@ func (c *Config) Validate() error {
 	if c.Workers < 1 {
 		errs = append(errs, fmt.Errorf("controller-workers %d: at least 1", c.Workers))
 	}
-	if !c.ClusterCIDR.IsValid() {
-		errs = append(errs, errors.New("cluster-cidr: not set"))
-	} else {
-		c.ClusterCIDR = c.ClusterCIDR.Masked()
-		if !c.ClusterGateway.IsValid() {
-			c.ClusterGateway = c.ClusterCIDR.Addr().Next()
-		}
-		if !c.ClusterCIDR.Contains(c.ClusterGateway) {
-			errs = append(errs, fmt.Errorf("cluster-gateway %s: outside cluster-cidr %s", c.ClusterGateway, c.ClusterCIDR))
-		}
-	}
-	if !c.JoinCIDR.IsValid() {
-		errs = append(errs, errors.New("join-cidr: not set"))
-	} else if c.ClusterCIDR.IsValid() && c.JoinCIDR.Overlaps(c.ClusterCIDR) {
-		errs = append(errs, fmt.Errorf("join-cidr %s: overlaps cluster-cidr %s", c.JoinCIDR, c.ClusterCIDR))
-	}
+	errs = append(errs, c.validateNetworks()...)
 	errs = append(errs, c.validateServices()...)
 	if c.MTU < 576 || c.MTU > 9000 {
 		errs = append(errs, fmt.Errorf("mtu %d: outside 576..9000", c.MTU))

@@ -27,11 +27,13 @@ func (c *Config) validateServices() []error {
 	if c.Services && len(c.ServiceCIDRs) == 0 {
 		errs = append(errs, fmt.Errorf("service-cidr: none given while services are on"))
 	}
-	for name, p := range map[string]netip.Prefix{"cluster-cidr": c.ClusterCIDR, "join-cidr": c.JoinCIDR} {
-		if err := subnetcheck.Check([]netip.Prefix{p}, nil); p.IsValid() && err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+	networks := c.networks()
+	for _, n := range networks {
+		if err := subnetcheck.Check([]netip.Prefix{n.p}, nil); n.p.IsValid() && err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", n.flag, err))
 		}
 	}
+
 	seen := map[bool]bool{}
 	for i, p := range c.ServiceCIDRs {
 		if !p.IsValid() {
@@ -44,11 +46,29 @@ func (c *Config) validateServices() []error {
 			errs = append(errs, fmt.Errorf("service-cidr %s: a second range of the same family", p))
 		}
 		seen[p.Addr().Is4()] = true
-		for name, other := range map[string]netip.Prefix{"cluster-cidr": c.ClusterCIDR, "join-cidr": c.JoinCIDR} {
-			if other.IsValid() && p.Overlaps(other) {
-				errs = append(errs, fmt.Errorf("service-cidr %s: overlaps %s %s", p, name, other))
+		for _, n := range networks {
+			if n.p.IsValid() && p.Overlaps(n.p) {
+				errs = append(errs, fmt.Errorf("service-cidr %s: overlaps %s %s", p, n.flag, n.p))
 			}
 		}
 	}
 	return errs
+}
+
+// flagPrefix is one prefix of the pod or join network, with the flag that gives it.
+type flagPrefix struct {
+	flag string
+	p    netip.Prefix
+}
+
+// networks are the pod and join networks' prefixes, each with its flag.
+func (c *Config) networks() []flagPrefix {
+	var out []flagPrefix
+	for _, p := range c.ClusterCIDRs() {
+		out = append(out, flagPrefix{"cluster-cidr", p})
+	}
+	for _, p := range c.JoinCIDRs() {
+		out = append(out, flagPrefix{"join-cidr", p})
+	}
+	return out
 }

@@ -22,7 +22,13 @@
 //     error naming the option's flag and the value.
 //   - Every field is bound to one flag (AddFlags), named as in the config file; repeatable
 //     flags (ovn-nb, ovn-sb, service-cidr) replace their defaults on first use, then append.
-//   - Durations are time.Duration, addresses and ranges netip.Addr and netip.Prefix.
+//   - Durations are time.Duration, addresses and ranges netip.Addr and netip.Prefix. Dual
+//     stack is two fields (ClusterCIDR and ClusterCIDRDual, JoinCIDR and JoinCIDRDual,
+//     ClusterGateway and ClusterGatewayDual), the first IPv4 when there are two; the flags and
+//     the file take k3s's form "10.42.0.0/16,2001:cafe:42::/56" (dualstack.go), at most one
+//     prefix per family. The join network has the cluster's families (an IPv6 join,
+//     fd00:100:64::/112, is taken only when the cluster has IPv6); an IPv6 pod or join prefix
+//     longer than /120 is refused.
 //
 // Config is a value: nothing changes it after Validate, nothing in this package runs
 // concurrently, keeps state or reads the host (OVNTLS reads the certificate files it names).

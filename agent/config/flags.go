@@ -12,11 +12,14 @@ import (
 func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.NodeName, "node-name", c.NodeName, "this host's Kubernetes Node name")
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "kubeconfig file (empty: in-cluster)")
-	fs.Var(prefixFlag{&c.ClusterCIDR}, "cluster-cidr", "pod CIDR of the default subnet ovn-default")
-	fs.Var(addrFlag{&c.ClusterGateway}, "cluster-gateway", "gateway of ovn-default (default: first address of --cluster-cidr)")
-	fs.Var(prefixFlag{&c.JoinCIDR}, "join-cidr", "CIDR of the join switch")
+	fs.Var(dualPrefixFlag{&c.ClusterCIDR, &c.ClusterCIDRDual}, "cluster-cidr",
+		"pod CIDR of the default subnet ovn-default; dual stack as k3s takes it: 10.42.0.0/16,2001:cafe:42::/56")
+	fs.Var(dualAddrFlag{&c.ClusterGateway, &c.ClusterGatewayDual}, "cluster-gateway",
+		"gateway of ovn-default, one per family of --cluster-cidr (default: each prefix's first address)")
+	fs.Var(dualPrefixFlag{&c.JoinCIDR, &c.JoinCIDRDual}, "join-cidr",
+		"CIDR of the join switch, one per family of --cluster-cidr (IPv6 default: fd00:100:64::/112)")
 	fs.IntVar(&c.MTU, "mtu", c.MTU, "MTU of pod interfaces")
-	fs.Var(&prefixListFlag{l: &c.ServiceCIDRs}, "service-cidr", "Service ClusterIP range; repeat for dual stack")
+	fs.Var(&prefixListFlag{l: &c.ServiceCIDRs}, "service-cidr", "Service ClusterIP range; dual stack: 10.43.0.0/16,2001:cafe:43::/112 (or repeat the flag)")
 	fs.BoolVar(&c.Services, "services", c.Services, "serve Services as OVN load balancers (false: leave them to another implementation)")
 	fs.BoolVar(&c.NetworkPolicy, "network-policy", c.NetworkPolicy, "enforce NetworkPolicies as OVN ACLs (false: leave them to another engine)")
 	fs.StringVar(&c.KubeProxy, "kube-proxy", c.KubeProxy, `who serves host traffic to ClusterIPs and NodePorts: "auto" (detect), "present" (kube-proxy) or "absent" (edgeovn)`)
@@ -46,25 +49,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Profiling, "pprof", c.Profiling, "also serve Go's profiles under /debug/pprof/ on metrics-address")
 }
 
-// prefixFlag, addrFlag and listFlag bind netip values and repeatable strings to package flag.
-
-type prefixFlag struct{ p *netip.Prefix }
-
-func (f prefixFlag) String() string {
-	if f.p == nil || !f.p.IsValid() {
-		return ""
-	}
-	return f.p.String()
-}
-
-func (f prefixFlag) Set(s string) error {
-	p, err := netip.ParsePrefix(s)
-	if err != nil {
-		return err
-	}
-	*f.p = p
-	return nil
-}
+// addrFlag and listFlag bind netip values and repeatable strings to package flag.
 
 type addrFlag struct{ a *netip.Addr }
 
@@ -137,13 +122,13 @@ func (f *prefixListFlag) String() string {
 func (f *prefixListFlag) Repeated() {}
 
 func (f *prefixListFlag) Set(s string) error {
-	p, err := netip.ParsePrefix(s)
+	ps, err := ParseFamilies(s)
 	if err != nil {
 		return err
 	}
 	if !f.touched {
 		*f.l, f.touched = nil, true
 	}
-	*f.l = append(*f.l, p)
+	*f.l = append(*f.l, ps...)
 	return nil
 }

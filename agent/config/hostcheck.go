@@ -13,9 +13,9 @@ import (
 // the host off its neighbours.
 func CheckHostNetworks(cfg Config, networks []netip.Prefix) error {
 	reserved := subnetcheck.Prefixes("a network of this host's interfaces", networks...)
-	for name, p := range map[string]netip.Prefix{"cluster-cidr": cfg.ClusterCIDR, "join-cidr": cfg.JoinCIDR} {
-		if err := subnetcheck.Check([]netip.Prefix{p}, reserved); err != nil {
-			return fmt.Errorf("%s: %w: refused, routed to OVN it would cut this host off that network (choose another range)", name, err)
+	for _, n := range cfg.networks() {
+		if err := subnetcheck.Check([]netip.Prefix{n.p}, reserved); err != nil {
+			return fmt.Errorf("%s: %w: refused, routed to OVN it would cut this host off that network (choose another range)", n.flag, err)
 		}
 	}
 	return nil

@@ -9,8 +9,12 @@ import (
 // it): the cluster's networks and the southbound.
 type Cluster struct {
 	// ClusterCIDR is the default subnet ovn-default (k3s: 10.42.0.0/16): on a host, routed to
-	// OVN through ovn0 and masqueraded when leaving it.
+	// OVN through ovn0 and masqueraded when leaving it. In a dual-stack cluster it is the IPv4
+	// prefix; in an IPv6-only cluster, the IPv6 one.
 	ClusterCIDR netip.Prefix
+	// ClusterCIDRDual is the IPv6 prefix of a dual-stack cluster (--cluster-cidr
+	// 10.42.0.0/16,2001:cafe:42::/56, as k3s takes it); invalid: single stack.
+	ClusterCIDRDual netip.Prefix
 	// ServiceCIDRs are the Service ClusterIP ranges (k3s: 10.43.0.0/16; one per family): no
 	// Subnet may overlap them, and a host routes them to OVN through ovn0 (the load balancers
 	// on the join switch serve the host's own traffic to ClusterIPs).
@@ -60,10 +64,15 @@ type Controller struct {
 	NBEndpoints []string
 	// IPAMDatabase is the SQLite file the controller role keeps its allocations in.
 	IPAMDatabase string
-	// ClusterGateway is the router port address on ovn-default (default: first address).
-	ClusterGateway netip.Addr
-	// JoinCIDR is the join switch connecting hosts to the cluster router.
-	JoinCIDR netip.Prefix
+	// ClusterGateway is the router port address on ovn-default (default: first address);
+	// ClusterGatewayDual is the one of ClusterCIDRDual.
+	ClusterGateway     netip.Addr
+	ClusterGatewayDual netip.Addr
+	// JoinCIDR is the join switch connecting hosts to the cluster router; JoinCIDRDual its
+	// IPv6 prefix in a dual-stack cluster (default fd00:100:64::/112, Kube-OVN's). The join
+	// network has the cluster's families.
+	JoinCIDR     netip.Prefix
+	JoinCIDRDual netip.Prefix
 	// NetworkPolicy turns NetworkPolicies into OVN port groups, address sets and ACLs (off:
 	// another policy engine).
 	NetworkPolicy bool
@@ -73,4 +82,35 @@ type Controller struct {
 	// their allocations together (group commit). 64: a 500-pod burst went 1.5-1.9 times as
 	// fast as with 16 (ctrlbench, docs/benchmarks.md).
 	Workers int
+}
+
+// ClusterCIDRs are the cluster's pod prefixes, IPv4 first: one, or two in a dual-stack cluster.
+func (c Cluster) ClusterCIDRs() []netip.Prefix { return both(c.ClusterCIDR, c.ClusterCIDRDual) }
+
+// JoinCIDRs are the join network's prefixes, in the order of ClusterCIDRs.
+func (c Controller) JoinCIDRs() []netip.Prefix { return both(c.JoinCIDR, c.JoinCIDRDual) }
+
+// JoinGateways are the cluster router's addresses on the join switch, one per JoinCIDRs: each
+// prefix's first address.
+func (c Controller) JoinGateways() []netip.Addr {
+	var out []netip.Addr
+	for _, p := range c.JoinCIDRs() {
+		out = append(out, p.Masked().Addr().Next())
+	}
+	return out
+}
+
+// ClusterGateways are the router's addresses on ovn-default, one per ClusterCIDRs.
+func (c Controller) ClusterGateways() []netip.Addr {
+	if !c.ClusterGatewayDual.IsValid() {
+		return []netip.Addr{c.ClusterGateway}
+	}
+	return []netip.Addr{c.ClusterGateway, c.ClusterGatewayDual}
+}
+
+func both(first, dual netip.Prefix) []netip.Prefix {
+	if !dual.IsValid() {
+		return []netip.Prefix{first}
+	}
+	return []netip.Prefix{first, dual}
 }

@@ -178,28 +178,37 @@ func (c *Controller) openStores(ctx context.Context) (func(), error) {
 
 func (c *Controller) ensureTopology(ctx context.Context) error {
 	r := c.req
-	joinGW := r.JoinCIDR.Masked().Addr().Next()
-	if err := c.nb.EnsureCluster(ctx, northbound.ClusterSpec{Router: r.Router, JoinSwitch: "join",
-		JoinCIDR: r.JoinCIDR, JoinGateway: joinGW}); err != nil {
+	joins, joinGWs := r.JoinCIDRs(), r.JoinGateways()
+	cluster := northbound.ClusterSpec{Router: r.Router, JoinSwitch: "join", JoinCIDR: joins[0], JoinGateway: joinGWs[0]}
+	if len(joins) == 2 {
+		cluster.JoinDualCIDR, cluster.JoinDualGateway = joins[1], joinGWs[1]
+	}
+	if err := c.nb.EnsureCluster(ctx, cluster); err != nil {
 		return fmt.Errorf("ensure cluster router %s: %w", r.Router, err)
 	}
 	if err := c.nb.EnsureSubnet(ctx, northbound.SubnetSpec{Name: kubeovn.DefaultSubnet, Router: r.Router,
-		CIDR: r.ClusterCIDR, Gateway: r.ClusterGateway}); err != nil {
+		CIDR: r.ClusterCIDR, Gateway: r.ClusterGateway, DualCIDR: r.ClusterCIDRDual, DualGateway: r.ClusterGatewayDual}); err != nil {
 		return fmt.Errorf("ensure subnet %s: %w", kubeovn.DefaultSubnet, err)
 	}
-	// The default route points at the router's own join address, as in Kube-OVN: routing then
-	// finds a route for outside addresses, and the policies after it reroute each node's pods
-	// to their own host.
-	if err := c.nb.EnsureStaticRoute(ctx, northbound.StaticRouteSpec{Router: r.Router, Prefix: netip.MustParsePrefix("0.0.0.0/0"),
-		NextHop: joinGW, Owner: northbound.OwnerRef{Kind: ovn.KindCluster, Name: r.Router}}); err != nil {
-		return fmt.Errorf("ensure default route of %s: %w", r.Router, err)
+	// The default route of each family points at the router's own join address, as in
+	// Kube-OVN: routing then finds a route for outside addresses, and the policies after it
+	// reroute each node's pods to their own host.
+	for i, p := range joins {
+		def := netip.PrefixFrom(netip.IPv4Unspecified(), 0)
+		if p.Addr().Is6() {
+			def = netip.PrefixFrom(netip.IPv6Unspecified(), 0)
+		}
+		if err := c.nb.EnsureStaticRoute(ctx, northbound.StaticRouteSpec{Router: r.Router, Prefix: def,
+			NextHop: joinGWs[i], Owner: northbound.OwnerRef{Kind: ovn.KindCluster, Name: r.Router}}); err != nil {
+			return fmt.Errorf("ensure default route %s of %s: %w", def, r.Router, err)
+		}
 	}
 	if err := c.ensureAllowPolicies(ctx); err != nil {
 		return err
 	}
 	for _, sn := range []ipam.Subnet{
-		{Name: kubeovn.DefaultSubnet, CIDRs: []netip.Prefix{r.ClusterCIDR}, Gateways: []netip.Addr{r.ClusterGateway}},
-		{Name: kubeovn.JoinSubnet, CIDRs: []netip.Prefix{r.JoinCIDR}, Gateways: []netip.Addr{joinGW}},
+		{Name: kubeovn.DefaultSubnet, CIDRs: r.ClusterCIDRs(), Gateways: r.ClusterGateways()},
+		{Name: kubeovn.JoinSubnet, CIDRs: joins, Gateways: joinGWs},
 	} {
 		if err := c.ipam.EnsureSubnet(ctx, sn); err != nil {
 			return fmt.Errorf("ensure ipam subnet %s: %w", sn.Name, err)
@@ -209,16 +218,27 @@ func (c *Controller) ensureTopology(ctx context.Context) error {
 }
 
 // ensureAllowPolicies keeps traffic to the cluster's own networks (the subnet, the join
-// network) on its way, ahead of the distributed gateway's reroutes of a node's pods, as
-// Kube-OVN does: a pod answering another host's ovn0 must not be sent to its own host.
+// network, each family) on its way, ahead of the distributed gateway's reroutes of a node's
+// pods, as Kube-OVN does: a pod answering another host's ovn0 must not be sent to its own
+// host.
 func (c *Controller) ensureAllowPolicies(ctx context.Context) error {
 	r := c.req
-	for _, p := range []northbound.RouterPolicySpec{
-		{Router: r.Router, Priority: northbound.NodeRoutePriority, Match: "ip4.dst == " + r.JoinCIDR.Masked().String(),
-			Action: nbdb.LogicalRouterPolicyActionAllow, Owner: northbound.OwnerRef{Kind: ovn.KindCluster, Name: r.Router}},
-		{Router: r.Router, Priority: northbound.NodeRoutePriority, Match: "ip4.dst == " + r.ClusterCIDR.Masked().String(),
-			Action: nbdb.LogicalRouterPolicyActionAllow, Owner: northbound.OwnerRef{Kind: ovn.KindSubnet, Name: kubeovn.DefaultSubnet}},
-	} {
+	allow := func(p netip.Prefix, owner northbound.OwnerRef) northbound.RouterPolicySpec {
+		match := "ip4.dst == " + p.Masked().String()
+		if p.Addr().Is6() {
+			match = "ip6.dst == " + p.Masked().String()
+		}
+		return northbound.RouterPolicySpec{Router: r.Router, Priority: northbound.NodeRoutePriority, Match: match,
+			Action: nbdb.LogicalRouterPolicyActionAllow, Owner: owner}
+	}
+	var policies []northbound.RouterPolicySpec
+	for _, p := range r.JoinCIDRs() {
+		policies = append(policies, allow(p, northbound.OwnerRef{Kind: ovn.KindCluster, Name: r.Router}))
+	}
+	for _, p := range r.ClusterCIDRs() {
+		policies = append(policies, allow(p, northbound.OwnerRef{Kind: ovn.KindSubnet, Name: kubeovn.DefaultSubnet}))
+	}
+	for _, p := range policies {
 		if err := c.nb.EnsureRouterPolicy(ctx, p); err != nil {
 			return fmt.Errorf("ensure router policy %q: %w", p.Match, err)
 		}
@@ -347,7 +367,7 @@ func (c *Controller) work(ctx context.Context, q workqueue.TypedRateLimitingInte
 func (c *Controller) newSubnets() *subnets.Controller {
 	r := c.req
 	return subnets.New(subnets.Request{Kube: r.Kube, Dynamic: r.Dynamic, NB: c.nb, IPAM: c.ipam, Events: c.events,
-		Log: c.log, Metrics: r.Metrics, Pods: c.pods, Nodes: c.nodes, ClusterCIDR: r.ClusterCIDR,
-		ClusterGateway: r.ClusterGateway, JoinCIDR: r.JoinCIDR, ServiceCIDRs: r.ServiceCIDRs, Router: r.Router,
+		Log: c.log, Metrics: r.Metrics, Pods: c.pods, Nodes: c.nodes, ClusterCIDRs: r.ClusterCIDRs(),
+		ClusterGateways: r.ClusterGateways(), JoinCIDRs: r.JoinCIDRs(), ServiceCIDRs: r.ServiceCIDRs, Router: r.Router,
 		Services: r.Services, EnqueueUnallocated: c.enqueueUnallocated})
 }

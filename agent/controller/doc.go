@@ -37,6 +37,23 @@
 // pod wins a conflict and the kept port goes) and releases those of StatefulSets deleted
 // meanwhile.
 //
+// Attachment networks (attach.go): a pod's k8s.v1.cni.cncf.io/networks selects Multus
+// NetworkAttachmentDefinitions (read on demand with the dynamic client, never watched; the CRD
+// is Multus's, edgeovn installs nothing). Each NAD of type kube-ovn gets, as in Kube-OVN, an
+// address in the Subnet whose spec.provider is "<nad>.<namespace>.ovn" (or the Subnet its
+// "<provider>.kubernetes.io/logical_switch" names), a port "<pod>.<namespace>.<provider>"
+// (external_ids provider=<provider>) and the annotations "<provider>.kubernetes.io/...". Its
+// IPAM owner is "<namespace>/<pod>@<provider>", the primary's "@eth0": one pod, several
+// owners, all released with the pod. The attachments are resolved and their pinned addresses
+// checked before anything is allocated for a new pod: a missing NAD, a NAD no Subnet serves
+// (both retried with backoff), a malformed selection, one interface name twice or a static
+// address outside the attachment's Subnet (both wait for the pod to change) get an
+// AttachmentFailed Event naming the attachment and leave nothing allocated. Reconcile claims
+// every "<provider>.kubernetes.io/allocated" attachment like the primary (a conflict there
+// removes only that attachment's port), and adopts attachment ports no annotation names.
+// v1.multus-cni.io/default-network is not served: a new pod that carries it gets a
+// DefaultNetworkUnsupported Event and its primary network as usual.
+//
 // Invariants: before the first allocation, every pod that already carries an allocation is
 // adopted into the IPAM, so a database that lost writes (a crash, a new leader) never hands an
 // address out twice; so is the address of every edgeovn pod port whose live pod carries no

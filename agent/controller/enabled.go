@@ -3,6 +3,7 @@ package controller
 import (
 	"github.com/edgeovn/edgeovn/agent/controller/policies"
 	"github.com/edgeovn/edgeovn/agent/controller/services"
+	"github.com/edgeovn/edgeovn/agent/subnetcheck"
 )
 
 var (
@@ -15,10 +16,13 @@ var (
 func (c *Controller) enabledFeatures() []feature {
 	var fs []feature
 	if c.req.Services {
-		fs = append(fs, services.New(services.Request{NB: c.nb, Log: c.log, Metrics: c.req.Metrics}))
+		reserved := append(subnetcheck.Prefixes("the pod network (cluster-cidr)", c.req.ClusterCIDR),
+			subnetcheck.Prefixes("the join network (join-cidr)", c.req.JoinCIDR)...)
+		reserved = append(reserved, subnetcheck.Prefixes("the service network (service-cidr)", c.req.ServiceCIDRs...)...)
+		fs = append(fs, services.New(services.Request{NB: c.nb, Log: c.log, Metrics: c.req.Metrics, Reserved: reserved, Events: c.events}))
 	}
 	pr := policies.Request{NB: c.nb, Events: c.events, Log: c.log, Metrics: c.req.Metrics,
-		IPv6: c.req.ClusterCIDR.Addr().Is6(), Lost: c.lost}
+		IPv6: c.req.ClusterCIDR.Addr().Is6() || c.req.ClusterCIDRDual.IsValid(), Lost: c.lost}
 	if c.req.NetworkPolicy {
 		fs = append(fs, policies.New(pr))
 	} else {

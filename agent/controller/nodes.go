@@ -54,12 +54,17 @@ func (c *Controller) syncNode(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("allocate join address of node %s: %w", name, err)
 	}
-	pods, err := c.podIPsOn(name)
-	if err != nil {
+	spec := northbound.NodeSpec{Name: name, Router: c.req.Router, JoinSwitch: kubeovn.JoinSubnet, MAC: a.MAC}
+	for _, ip := range a.IPs {
+		if ip.Is4() {
+			spec.JoinIP, spec.NodeIP = ip, annotation.NodeInternalIP(node)
+		} else {
+			spec.JoinIP6 = ip
+		}
+	}
+	if spec.PodIPs, err = c.podIPsOn(name, spec.JoinIP.IsValid(), spec.JoinIP6.IsValid()); err != nil {
 		return err
 	}
-	spec := northbound.NodeSpec{Name: name, Router: c.req.Router, JoinSwitch: kubeovn.JoinSubnet, JoinIP: a.IPs[0],
-		MAC: a.MAC, NodeIP: annotation.NodeInternalIP(node), PodIPs: pods}
 	if err := c.nb.EnsureNode(ctx, spec); err != nil {
 		return err
 	}
@@ -109,8 +114,9 @@ func podNodeName(obj any) ([]string, error) {
 	return nil, nil
 }
 
-// podIPsOn lists the IPv4 addresses of the pods on node that hold an address, sorted.
-func (c *Controller) podIPsOn(node string) ([]netip.Addr, error) {
+// podIPsOn lists the addresses of the pods on node that hold an address, sorted, of the
+// families the node has a join address of (v4, v6): their outside traffic leaves through it.
+func (c *Controller) podIPsOn(node string, v4, v6 bool) ([]netip.Addr, error) {
 	objs, err := c.podsByNode.ByIndex(byNodeIndex, node)
 	if err != nil {
 		return nil, fmt.Errorf("list pods of node %s: %w", node, err)
@@ -123,7 +129,7 @@ func (c *Controller) podIPsOn(node string) ([]netip.Addr, error) {
 		}
 		if a, ok := c.ipam.Get(owner(p.Namespace + "/" + p.Name)); ok {
 			for _, ip := range a.IPs {
-				if ip.Is4() {
+				if ip.Is4() && v4 || ip.Is6() && v6 {
 					ips = append(ips, ip)
 				}
 			}
@@ -135,9 +141,8 @@ func (c *Controller) podIPsOn(node string) ([]netip.Addr, error) {
 
 // annotateNode writes Kube-OVN's node annotations for the join port, if they differ.
 func (c *Controller) annotateNode(ctx context.Context, node *corev1.Node, a ipam.Allocation) error {
-	joinGW := c.req.JoinCIDR.Masked().Addr().Next()
 	want := annotation.Encode(annotation.Network{Switch: kubeovn.JoinSubnet, IPs: a.IPs, MAC: a.MAC,
-		CIDRs: []netip.Prefix{c.req.JoinCIDR}, Gateways: []netip.Addr{joinGW}})
+		CIDRs: c.req.JoinCIDRs(), Gateways: c.req.JoinGateways()})
 	want[annotation.PortNameKey] = northbound.NodePortName(node.Name)
 	patch, err := annotation.Patch(node.Annotations, want)
 	if err != nil || patch == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/netip"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -48,7 +47,10 @@ func (c *Controller) syncPod(ctx context.Context, key string) error {
 				"annotation claims %v on logical switch %q, which holds the nodes' addresses: a pod cannot have one (recreate the pod without it)", n.IPs, n.Switch)
 			return nil
 		}
-		return c.ensureAllocated(ctx, pod, n)
+		if err := c.ensureAllocated(ctx, pod, n); err != nil {
+			return err
+		}
+		return c.syncAttachments(ctx, pod)
 	} else if !errors.Is(err, annotation.ErrNotAllocated) {
 		c.log.Warn("pod carries a broken allocation, allocating anew", "pod", key, "err", err)
 	}
@@ -68,6 +70,13 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 		c.events.Eventf(pod, corev1.EventTypeWarning, ReasonAllocationFailed, "no subnet for this pod: %v", err)
 		return nil // queued again when a subnet is applied, or the pod changes
 	}
+	// Attachments are resolved and their pins checked before anything is taken: a bad one
+	// leaves the pod with nothing allocated.
+	atts, err := c.attachmentsOf(ctx, pod)
+	if err != nil {
+		return c.attachmentFailed(pod, err)
+	}
+	c.reportDefaultNetwork(pod)
 	a, err := c.allocateAddress(ctx, pod, subnet, pins)
 	if err != nil {
 		return c.allocationFailed(pod, pins, err) // the IPAM's error names the subnet
@@ -86,7 +95,7 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 		return err
 	}
 	c.log.Info("pod allocated", "pod", pod.Name, "namespace", pod.Namespace, "ip", a.IPs, "mac", a.MAC.String())
-	return nil
+	return c.ensureAttachments(ctx, pod, atts)
 }
 
 // ensureAllocated adopts an annotated pod's allocation into the IPAM and OVN, idempotently.
@@ -110,7 +119,7 @@ func (c *Controller) ensureAllocated(ctx context.Context, pod *corev1.Pod, n ann
 // network is the annotation of an allocation: its address, and its subnet's CIDRs and gateways.
 func (c *Controller) network(a ipam.Allocation) annotation.Network {
 	n := annotation.Network{Switch: a.Subnet, IPs: a.IPs, MAC: a.MAC,
-		CIDRs: []netip.Prefix{c.req.ClusterCIDR}, Gateways: []netip.Addr{c.req.ClusterGateway}}
+		CIDRs: c.req.ClusterCIDRs(), Gateways: c.req.ClusterGateways()}
 	if net, ok := c.subnets.Network(a.Subnet); ok {
 		n.CIDRs, n.Gateways = net.CIDRs, net.Gateways
 	}
@@ -161,6 +170,9 @@ func (c *Controller) deletePod(ctx context.Context, ns, name string) error {
 		if err := c.nb.DeletePodPort(ctx, port.Switch, lsp); err != nil {
 			return fmt.Errorf("delete port %s: %w", lsp, err)
 		}
+	}
+	if err := c.deleteAttachments(ctx, ns, name); err != nil {
+		return err
 	}
 	if held {
 		if err := c.recordReleased(ctx, a.Subnet, a.IPs); err != nil {

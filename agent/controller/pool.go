@@ -25,7 +25,12 @@ var errPoolExhausted = fmt.Errorf("ip pool exhausted: %w", ipam.ErrExhausted)
 // StatefulSet's pod re-created). Pins are checked against the subnet before anything is
 // taken, so a refusal names the address and why (another subnet's, the gateway, excluded).
 func (c *Controller) allocateAddress(ctx context.Context, pod *corev1.Pod, subnet string, pins annotation.Request) (ipam.Allocation, error) {
-	req := ipam.Request{Subnet: subnet, Owner: owner(pod.Namespace + "/" + pod.Name), IPs: pins.IPs, MAC: pins.MAC}
+	return c.allocateFor(ctx, pod, subnet, owner(pod.Namespace+"/"+pod.Name), pins)
+}
+
+// allocateFor is allocateAddress for one of the pod's interfaces, its IPAM owner o.
+func (c *Controller) allocateFor(ctx context.Context, pod *corev1.Pod, subnet string, o ipam.Owner, pins annotation.Request) (ipam.Allocation, error) {
+	req := ipam.Request{Subnet: subnet, Owner: o, IPs: pins.IPs, MAC: pins.MAC}
 	switch {
 	case len(pins.IPs) > 0:
 		if err := c.checkPins(req.Owner, subnet, pins.IPs); err != nil {

@@ -27,6 +27,7 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		return fmt.Errorf("list pods: %w", err)
 	}
 	byOwner := map[string]*corev1.Pod{}
+	claimed := map[ipam.Owner]bool{} // interfaces whose annotations claim an allocation
 	var claims []ipam.Allocation
 	for _, pod := range pods {
 		if !podnet.HoldsNetwork(pod) {
@@ -40,6 +41,11 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		byOwner[key] = pod
 		claims = append(claims, ipam.Allocation{Subnet: n.Switch, Owner: owner(key), IPs: n.IPs, MAC: n.MAC,
 			Allocated: pod.CreationTimestamp.Time})
+		claimed[owner(key)] = true
+		for _, a := range attachmentClaims(pod) {
+			claims = append(claims, a)
+			claimed[a.Owner] = true
+		}
 	}
 	nodeClaims, err := c.reconcileNodes(ctx)
 	if err != nil {
@@ -50,7 +56,7 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("list pod ports: %w", err)
 	}
-	for _, pc := range unannotatedPortClaims(ports, byOwner, pods) {
+	for _, pc := range unannotatedPortClaims(ports, claimed, pods) {
 		c.log.Info("pod port in northbound without an annotated allocation: its address stays the pod's",
 			"pod", pc.Owner.Pod, "ip", pc.IPs)
 		claims = append(claims, pc)
@@ -59,7 +65,7 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	for _, p := range append(slices.Clone(kept), stale...) {
 		// Newest claims: a live pod always wins an address over a dead pod's leftover port,
 		// kept for its StatefulSet or not.
-		claims = append(claims, ipam.Allocation{Subnet: p.Switch, Owner: owner(p.Owner), IPs: p.IPs, MAC: p.MAC,
+		claims = append(claims, ipam.Allocation{Subnet: p.Switch, Owner: portOwner(p), IPs: p.IPs, MAC: p.MAC,
 			Allocated: time.Now()})
 	}
 	res, err := c.ipam.Reconcile(ctx, claims)
@@ -73,8 +79,13 @@ func (c *Controller) reconcile(ctx context.Context) error {
 			stale = append(stale, lostKept(kept, cf.Claim.Owner.Pod)...)
 			continue // a dead pod's port lost to a live pod: removed below either way
 		}
-		c.conflicts.Store(cf.Claim.Owner.Pod, true)
-		lost = append(lost, portsOf(ports, cf.Claim.Owner.Pod)...)
+		if cf.Claim.Owner.Interface != primaryInterface { // an attachment: only its port goes
+			c.conflicts.Store(cf.Claim.Owner.String(), true)
+			lost = append(lost, attachmentPortsOf(ports, cf.Claim.Owner)...)
+		} else {
+			c.conflicts.Store(cf.Claim.Owner.Pod, true)
+			lost = append(lost, portsOf(ports, cf.Claim.Owner.Pod)...)
+		}
 		msg := fmt.Sprintf("address %v / MAC %s annotated on this pod cannot be kept: %v", cf.Claim.IPs, cf.Claim.MAC, cf.Err)
 		if cf.Holder.Pod != "" {
 			msg = fmt.Sprintf("address %v / MAC %s annotated on this pod is held by the older pod %s: %v", cf.Claim.IPs, cf.Claim.MAC, cf.Holder.Pod, cf.Err)
@@ -144,7 +155,7 @@ func stalePorts(ports []northbound.PodPort, annotated map[string]*corev1.Pod, po
 // left an address in northbound that no annotation names, and that the IPAM (another host's,
 // or one that released it since) may not hold. Adopted, it stays the pod's (its sync finds it
 // and annotates it); never handed to another pod while the port still carries it.
-func unannotatedPortClaims(ports []northbound.PodPort, annotated map[string]*corev1.Pod, pods []*corev1.Pod) []ipam.Allocation {
+func unannotatedPortClaims(ports []northbound.PodPort, claimed map[ipam.Owner]bool, pods []*corev1.Pod) []ipam.Allocation {
 	byKey := make(map[string]*corev1.Pod, len(pods))
 	for _, p := range pods {
 		byKey[p.Namespace+"/"+p.Name] = p
@@ -152,10 +163,10 @@ func unannotatedPortClaims(ports []northbound.PodPort, annotated map[string]*cor
 	var claims []ipam.Allocation
 	for _, p := range ports {
 		pod := byKey[p.Owner]
-		if pod == nil || annotated[p.Owner] != nil || !podnet.HoldsNetwork(pod) || len(p.IPs) == 0 || !podnet.IsPodSubnet(p.Switch) {
+		if pod == nil || claimed[portOwner(p)] || !podnet.HoldsNetwork(pod) || len(p.IPs) == 0 || !podnet.IsPodSubnet(p.Switch) {
 			continue
 		}
-		claims = append(claims, ipam.Allocation{Subnet: p.Switch, Owner: owner(p.Owner), IPs: p.IPs, MAC: p.MAC,
+		claims = append(claims, ipam.Allocation{Subnet: p.Switch, Owner: portOwner(p), IPs: p.IPs, MAC: p.MAC,
 			Allocated: pod.CreationTimestamp.Time})
 	}
 	return claims
@@ -197,6 +208,17 @@ func portsOf(ports []northbound.PodPort, pod string) []northbound.PodPort {
 	var out []northbound.PodPort
 	for _, p := range ports {
 		if p.Owner == pod {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// attachmentPortsOf returns the port of the attachment o among ports.
+func attachmentPortsOf(ports []northbound.PodPort, o ipam.Owner) []northbound.PodPort {
+	var out []northbound.PodPort
+	for _, p := range ports {
+		if p.Owner == o.Pod && p.Provider == o.Interface {
 			out = append(out, p)
 		}
 	}

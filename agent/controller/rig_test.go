@@ -44,6 +44,8 @@ type world struct {
 	// earlier term wrote them (before this term's reconcile).
 	ports  []seedPort
 	allocs []seedPort
+	// nads are NetworkAttachmentDefinitions (ctltest.NAD).
+	nads []runtime.Object
 }
 
 // seedPort is a pod port or an allocation of an earlier term; a pod key without a slash is a
@@ -88,7 +90,7 @@ func newRig(t *testing.T, w world) *rig {
 		objs = append(objs, n)
 	}
 	r.kube = ctltest.NewKube(t, objs...)
-	r.dyn = ctltest.NewSubnetClient(t, w.subnets...)
+	r.dyn = ctltest.NewDynamic(t, w.subnets, w.nads...)
 
 	r.pods = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{
 		cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, byNodeIndex: podNodeName})

@@ -42,10 +42,20 @@ func (h *Host) checkPodBindings(ctx context.Context) Result {
 		return fail("check the Open_vSwitch database", "%v", err)
 	}
 	lost, never := unbound(ports, linkGone)
-	if len(lost)+len(never) == 0 {
-		return pass("all %d pod ports on %s bound by ovn-controller (ovn-installed)", len(ports), node.Bridge)
+	var notUp []string
+	sbNote := ", up on this chassis in the southbound"
+	if b, err := h.chassisBindings(ctx, ovs); err != nil {
+		sbNote = fmt.Sprintf("; southbound bindings not read: %v", err)
+	} else {
+		notUp = notUpHere(ports, linkGone, b)
+	}
+	if len(lost)+len(never)+len(notUp) == 0 {
+		return pass("all %d pod ports on %s bound by ovn-controller (ovn-installed)%s", len(ports), node.Bridge, sbNote)
 	}
 	var parts []string
+	if len(notUp) > 0 {
+		parts = append(parts, fmt.Sprintf("ovn-installed but the southbound Port_Binding is not up on this chassis: %s", strings.Join(notUp, ", ")))
+	}
 	if len(lost) > 0 {
 		parts = append(parts, fmt.Sprintf("released after ovn-installed: %s", strings.Join(lost, ", ")))
 	}
@@ -54,7 +64,7 @@ func (h *Host) checkPodBindings(ctx context.Context) Result {
 	}
 	return fail("edgeovn reclaims a released port within seconds (its log says \"lost its OVN binding\"); if one stays, restart the pod, "+
 		"and check ovn-controller's log for the lsp (an ADD in flight shows as never bound for a moment)",
-		"%d of %d pod ports have no OVN binding on this chassis: %s", len(lost)+len(never), len(ports), strings.Join(parts, "; "))
+		"%d of %d pod ports have no OVN binding on this chassis: %s", len(lost)+len(never)+len(notUp), len(ports), strings.Join(parts, "; "))
 }
 
 // linkGone reports whether the kernel has no network device of that name.

@@ -3,7 +3,9 @@
 // has none, so Kube-OVN's manifests apply unchanged and a CRD Kube-OVN installed is kept), the
 // typed structs of the fields edgeovn reads and writes, their conversion from the dynamic
 // client's unstructured objects, the parsing of a Subnet's network (cidrBlock "v4,v6",
-// gateway, excludeIps in Kube-OVN's "a..b" form, protocol), of allowSubnets (ParseAllowSubnets:
+// gateway one per cidrBlock entry in its order, excludeIps in Kube-OVN's "a..b" form, protocol
+// derived from cidrBlock as Kube-OVN does; families and gateways checked by ipam/netfamily,
+// the validator the flags and the northbound share), of allowSubnets (ParseAllowSubnets:
 // every entry a CIDR, as Kube-OVN validates it) and the list of spec fields edgeovn does not
 // implement (Unsupported), which the controller names in the Subnet's status. For underlay
 // networks it serves Kube-OVN's ProviderNetwork and Vlan (underlay.go, crd_underlay.yaml, the

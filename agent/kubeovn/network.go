@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/edgeovn/edgeovn/ipam"
+	"github.com/edgeovn/edgeovn/ipam/netfamily"
 )
 
 // Network is a Subnet's address space as its spec describes it.
@@ -15,34 +16,38 @@ type Network struct {
 	CIDRs    []netip.Prefix // IPv4 first; one per family
 	Gateways []netip.Addr   // one per CIDR, in its order
 	Excludes []ipam.Range
+	Protocol string // Kube-OVN's: IPv4, IPv6 or Dual, from the CIDRs
 }
 
 // ErrInvalidSpec marks a Subnet spec that does not describe a network.
 var ErrInvalidSpec = errors.New("invalid subnet spec")
 
 // ParseNetwork reads cidrBlock ("10.66.0.0/16", or "10.16.0.0/16,fd00:10:16::/64" for dual
-// stack), gateway (one per family; default: each CIDR's first address, as Kube-OVN),
-// excludeIps (addresses and "a..b" ranges) and protocol (checked against the CIDRs' families).
-// A CIDR with host bits set is taken as its network, as Kube-OVN does.
+// stack), gateway (one per CIDR of cidrBlock, in its order; default: each CIDR's first
+// address, as Kube-OVN), excludeIps (addresses and "a..b" ranges) and protocol (derived from
+// the CIDRs' families, checked against the spec's when it gives one). A CIDR with host bits
+// set is taken as its network, as Kube-OVN does. The families and gateways are checked by
+// ipam/netfamily, the validator the flags and the northbound share.
 func ParseNetwork(spec SubnetSpec) (Network, error) {
-	var n Network
-	cidrs, err := parseCIDRs(spec.CIDRBlock)
+	written, err := netfamily.Prefixes("cidrBlock", spec.CIDRBlock)
 	if err != nil {
-		return Network{}, err
+		return Network{}, invalidSpec(err)
 	}
-	n.CIDRs = cidrs
-	if err := checkProtocol(spec.Protocol, cidrs); err != nil {
-		return Network{}, err
+	gws, err := netfamily.Gateways("gateway", spec.Gateway, "cidrBlock", written)
+	if err != nil {
+		return Network{}, invalidSpec(err)
 	}
-	if n.Gateways, err = parseGateways(spec.Gateway, cidrs); err != nil {
-		return Network{}, err
+	n := Network{Protocol: netfamily.Protocol(written)}
+	n.CIDRs, n.Gateways = netfamily.Sort(written, gws)
+	if spec.Protocol != "" && spec.Protocol != n.Protocol {
+		return Network{}, fmt.Errorf("%w: protocol %s does not match cidrBlock (%s)", ErrInvalidSpec, spec.Protocol, n.Protocol)
 	}
 	for _, s := range spec.ExcludeIps {
 		r, err := ipam.ParseRange(s)
 		if err != nil {
 			return Network{}, fmt.Errorf("%w: excludeIps %q: %w", ErrInvalidSpec, s, err)
 		}
-		if !slices.ContainsFunc(cidrs, func(p netip.Prefix) bool { return p.Contains(r.First) && p.Contains(r.Last) }) {
+		if !slices.ContainsFunc(n.CIDRs, func(p netip.Prefix) bool { return p.Contains(r.First) && p.Contains(r.Last) }) {
 			return Network{}, fmt.Errorf("%w: excludeIps %q is outside cidrBlock %s", ErrInvalidSpec, s, spec.CIDRBlock)
 		}
 		n.Excludes = append(n.Excludes, r)
@@ -50,74 +55,21 @@ func ParseNetwork(spec SubnetSpec) (Network, error) {
 	return n, nil
 }
 
-// CIDRs reads only cidrBlock: what the node role routes. A refused change to another field
-// (an excludeIps entry that does not parse) must not withdraw an applied subnet's route.
-func CIDRs(spec SubnetSpec) ([]netip.Prefix, error) { return parseCIDRs(spec.CIDRBlock) }
-
-func parseCIDRs(block string) ([]netip.Prefix, error) {
-	if strings.TrimSpace(block) == "" {
-		return nil, fmt.Errorf("%w: cidrBlock is empty", ErrInvalidSpec)
-	}
-	var out []netip.Prefix
-	for _, s := range strings.Split(block, ",") {
-		p, err := netip.ParsePrefix(strings.TrimSpace(s))
-		if err != nil {
-			return nil, fmt.Errorf("%w: cidrBlock %q: %w", ErrInvalidSpec, block, err)
-		}
-		out = append(out, p.Masked())
-	}
-	switch {
-	case len(out) > 2:
-		return nil, fmt.Errorf("%w: cidrBlock %q: at most one CIDR per family", ErrInvalidSpec, block)
-	case len(out) == 2 && out[0].Addr().Is4() == out[1].Addr().Is4():
-		return nil, fmt.Errorf("%w: cidrBlock %q: two CIDRs of one family", ErrInvalidSpec, block)
-	case len(out) == 2 && out[0].Addr().Is6():
-		out[0], out[1] = out[1], out[0]
-	}
-	return out, nil
+// invalidSpec marks a netfamily refusal as a bad Subnet spec; its text names the field.
+func invalidSpec(err error) error {
+	return fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 }
 
-func checkProtocol(protocol string, cidrs []netip.Prefix) error {
-	got := ProtocolIPv4
-	switch {
-	case len(cidrs) == 2:
-		got = ProtocolDual
-	case cidrs[0].Addr().Is6():
-		got = ProtocolIPv6
+// CIDRs reads only cidrBlock, IPv4 first: what the node role routes. A refused change to
+// another field (an excludeIps entry that does not parse) must not withdraw an applied
+// subnet's route.
+func CIDRs(spec SubnetSpec) ([]netip.Prefix, error) {
+	written, err := netfamily.Prefixes("cidrBlock", spec.CIDRBlock)
+	if err != nil {
+		return nil, invalidSpec(err)
 	}
-	if protocol != "" && protocol != got {
-		return fmt.Errorf("%w: protocol %s does not match cidrBlock (%s)", ErrInvalidSpec, protocol, got)
-	}
-	return nil
-}
-
-func parseGateways(gateway string, cidrs []netip.Prefix) ([]netip.Addr, error) {
-	out := make([]netip.Addr, len(cidrs))
-	if strings.TrimSpace(gateway) == "" {
-		for i, p := range cidrs {
-			out[i] = p.Addr().Next()
-		}
-		return out, nil
-	}
-	parts := strings.Split(gateway, ",")
-	if len(parts) != len(cidrs) {
-		return nil, fmt.Errorf("%w: gateway %q: want one address per CIDR of %v", ErrInvalidSpec, gateway, cidrs)
-	}
-	for _, s := range parts {
-		gw, err := netip.ParseAddr(strings.TrimSpace(s))
-		if err != nil {
-			return nil, fmt.Errorf("%w: gateway %q: %w", ErrInvalidSpec, gateway, err)
-		}
-		i := slices.IndexFunc(cidrs, func(p netip.Prefix) bool { return p.Contains(gw) })
-		if i < 0 {
-			return nil, fmt.Errorf("%w: gateway %s is outside cidrBlock %v", ErrInvalidSpec, gw, cidrs)
-		}
-		if gw == cidrs[i].Addr() && cidrs[i].Bits() < gw.BitLen()-1 {
-			return nil, fmt.Errorf("%w: gateway %s is the network address of %s", ErrInvalidSpec, gw, cidrs[i])
-		}
-		out[i] = gw
-	}
-	return out, nil
+	cidrs, _ := netfamily.Sort(written, nil)
+	return cidrs, nil
 }
 
 // Overlaps reports the first CIDR of a that overlaps one of b, if any.

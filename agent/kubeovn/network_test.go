@@ -27,6 +27,15 @@ func TestParseNetwork(t *testing.T) {
 		{"gateway outside", SubnetSpec{CIDRBlock: "10.66.0.0/16", Gateway: "10.67.0.1"}, "gateway 10.67.0.1 is outside cidrBlock"},
 		{"gateway the network address", SubnetSpec{CIDRBlock: "10.66.0.0/16", Gateway: "10.66.0.0"}, "is the network address"},
 		{"one gateway for two families", SubnetSpec{CIDRBlock: "10.16.0.0/16,fd00::/64", Gateway: "10.16.0.1"}, "one address per CIDR"},
+		{"second IPv4 gateway, no IPv6 one", SubnetSpec{CIDRBlock: "10.16.0.0/16,fd00:10:16::/64", Gateway: "10.16.0.1,10.16.0.2"},
+			`gateway "10.16.0.1,10.16.0.2": entry 2, 10.16.0.2, is IPv4 but CIDR 2, fd00:10:16::/64, is IPv6`},
+		{"gateways in the wrong order", SubnetSpec{CIDRBlock: "10.16.0.0/16,fd00:10:16::/64", Gateway: "fd00:10:16::1,10.16.0.1"},
+			`gateway "fd00:10:16::1,10.16.0.1": entry 1, fd00:10:16::1, is IPv6 but CIDR 1, 10.16.0.0/16, is IPv4`},
+		{"ipv6 first, gateways in its order", SubnetSpec{CIDRBlock: "fd00:10:16::/64,10.16.0.0/16", Gateway: "fd00:10:16::fe,10.16.0.254"},
+			"[10.16.0.0/16 fd00:10:16::/64] [10.16.0.254 fd00:10:16::fe] []"},
+		{"two gateways for one family", SubnetSpec{CIDRBlock: "10.16.0.0/16", Gateway: "10.16.0.1,10.16.0.2"}, "one address per CIDR"},
+		{"ipv6 gateway for an ipv4 subnet", SubnetSpec{CIDRBlock: "10.16.0.0/16", Gateway: "fd00::1"}, "is IPv6 but CIDR 1, 10.16.0.0/16, is IPv4"},
+		{"protocol Dual for one family", SubnetSpec{Protocol: "Dual", CIDRBlock: "fd00:10:16::/64"}, "protocol Dual does not match cidrBlock (IPv6)"},
 		{"protocol mismatch", SubnetSpec{Protocol: "IPv6", CIDRBlock: "10.66.0.0/16"}, "protocol IPv6 does not match cidrBlock (IPv4)"},
 		{"exclude outside", SubnetSpec{CIDRBlock: "10.66.0.0/16", ExcludeIps: []string{"10.67.0.1"}}, `excludeIps "10.67.0.1" is outside`},
 		{"exclude reversed", SubnetSpec{CIDRBlock: "10.66.0.0/16", ExcludeIps: []string{"10.66.0.9..10.66.0.1"}}, "ends before it starts"},
@@ -47,6 +56,16 @@ func TestParseNetwork(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestProtocolDerived: Kube-OVN's protocol comes from cidrBlock when the spec leaves it out.
+func TestProtocolDerived(t *testing.T) {
+	for block, want := range map[string]string{"10.16.0.0/16": "IPv4", "fd00:10:16::/64": "IPv6", "fd00:10:16::/64,10.16.0.0/16": "Dual"} {
+		n, err := ParseNetwork(SubnetSpec{CIDRBlock: block})
+		if err != nil || n.Protocol != want {
+			t.Errorf("cidrBlock %s: protocol %q, %v; want %s", block, n.Protocol, err, want)
+		}
 	}
 }
 

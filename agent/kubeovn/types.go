@@ -48,6 +48,9 @@ type SubnetSpec struct {
 	NatOutgoing  bool     `json:"natOutgoing,omitempty"`
 	Private      bool     `json:"private,omitempty"`
 	AllowSubnets []string `json:"allowSubnets,omitempty"`
+	// Provider is "ovn" (or empty) for the pods' primary networks, "<nad>.<namespace>.ovn"
+	// for the Subnet of a kube-ovn NetworkAttachmentDefinition (attachment networks).
+	Provider string `json:"provider,omitempty"`
 	// Vlan names the Vlan of an underlay subnet; LogicalGateway and U2OInterconnection are
 	// Kube-OVN's underlay options (underlay.go).
 	Vlan               string `json:"vlan,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // implemented are the spec fields edgeovn acts on.
@@ -19,7 +20,6 @@ var implemented = map[string]bool{
 // edgeovn leaves undone.
 var harmless = map[string][]any{
 	"vpc":      {"ovn-cluster"},
-	"provider": {"ovn"},
 	"enableLb": {true},
 }
 
@@ -31,6 +31,10 @@ func Unsupported(spec map[string]any) []string {
 	var out []string
 	for k, v := range spec {
 		switch {
+		case k == "provider":
+			if p, _ := v.(string); !ServedProvider(p) {
+				out = append(out, fmt.Sprintf("provider: %s", p))
+			}
 		case k == "gatewayType":
 			if gt, _ := v.(string); gt != "" && gt != GatewayDistributed {
 				out = append(out, fmt.Sprintf("gatewayType: %s", gt))
@@ -47,6 +51,13 @@ func Unsupported(spec map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// ServedProvider says whether edgeovn serves a Subnet of provider: the primary network's
+// ("ovn", or unset) and a kube-ovn NetworkAttachmentDefinition's ("<nad>.<namespace>.ovn").
+// An IPAM-only provider ("<nad>.<namespace>", for other CNI plugins) is not served yet.
+func ServedProvider(p string) bool {
+	return p == "" || p == "ovn" || strings.HasSuffix(p, ".ovn") && len(p) > len(".ovn")
 }
 
 func isZero(v any) bool {

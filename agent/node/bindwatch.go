@@ -41,19 +41,21 @@ func (s reclaimState) next() time.Time {
 }
 
 // due returns the ports to reclaim now: lost at this check and the previous one, and not
-// reclaimed within reclaimRetry; gone says whether a device is missing (netlink in
-// production). Ports no longer lost are forgotten.
-func (w *bindingWatch) due(ports []vswitch.Port, gone func(string) bool, now time.Time) []vswitch.Port {
+// reclaimed within reclaimRetry; lost says whether a port lost its binding and why
+// (lostPredicate), gone whether a device is missing (netlink in production). Ports no longer
+// lost are forgotten.
+func (w *bindingWatch) due(ports []vswitch.Port, lost func(vswitch.Port) (bool, string), gone func(string) bool, now time.Time) []lostPort {
 	cur := map[string]bool{}
-	var out []vswitch.Port
+	var out []lostPort
 	for _, p := range ports {
-		if !p.BindingLost() || gone(p.Name) {
+		isLost, why := lost(p)
+		if !isLost || gone(p.Name) {
 			continue
 		}
 		cur[p.Name] = true
 		st, done := w.reclaimed[p.Name]
 		if w.lost[p.Name] && (!done || !now.Before(st.next())) {
-			out = append(out, p)
+			out = append(out, lostPort{Port: p, why: why})
 		}
 	}
 	for name := range w.reclaimed {
@@ -80,16 +82,21 @@ func (r *Role) repairBindings(ctx context.Context, log *slog.Logger) error {
 		return fmt.Errorf("list pod ports: %w", err)
 	}
 	now := time.Now()
-	for _, p := range r.host.bindings.due(ports, deviceGone, now) {
+	for _, p := range r.host.bindings.due(ports, r.lostPredicate(ctx, ports), deviceGone, now) {
 		r.host.bindings.markReclaimed(p.Name, now)
 		if err := r.ovs.ReclaimPort(ctx, p.Name); err != nil {
 			r.req.Metrics.ObserveLostBinding(metrics.BindingFailed)
-			log.Warn("pod port lost its OVN binding after ovn-installed; reclaim failed, will retry", "port", p.Name, "lsp", p.IfaceID, "err", err)
+			logLost(log, p.Port, p.why, 0, err)
 			continue
 		}
 		r.req.Metrics.ObserveLostBinding(metrics.BindingReclaimed)
-		log.Warn("repaired: pod port lost its OVN binding after ovn-installed (released by ovn-controller); reclaimed it",
-			"port", p.Name, "lsp", p.IfaceID, "attempt", r.host.bindings.reclaimed[p.Name].n)
+		logLost(log, p.Port, p.why, r.host.bindings.reclaimed[p.Name].n, nil)
 	}
 	return nil
+}
+
+// lostPort is a port due for a reclaim and why it was found lost.
+type lostPort struct {
+	vswitch.Port
+	why string
 }

@@ -8,13 +8,15 @@ import (
 	"github.com/edgeovn/edgeovn/ovn/vswitch"
 )
 
+func localOnly(p vswitch.Port) (bool, string) { return p.BindingLost(), reasonReleased }
+
 func TestBindingWatchDue(t *testing.T) {
 	lost := vswitch.Port{Name: "a_h", IfaceID: "a.default", ExternalIDs: map[string]string{"ovn-installed-ts": "1"}}
 	bound := vswitch.Port{Name: "b_h", IfaceID: "b.default", ExternalIDs: map[string]string{"ovn-installed": "true", "ovn-installed-ts": "1"}}
 	never := vswitch.Port{Name: "c_h", IfaceID: "c.default", ExternalIDs: map[string]string{}}
 	noDevice := vswitch.Port{Name: "d_h", IfaceID: "d.default", ExternalIDs: map[string]string{"ovn-installed-ts": "1"}}
 	gone := func(name string) bool { return name == "d_h" }
-	names := func(ps []vswitch.Port) []string {
+	names := func(ps []lostPort) []string {
 		var out []string
 		for _, p := range ps {
 			out = append(out, p.Name)
@@ -45,7 +47,7 @@ func TestBindingWatchDue(t *testing.T) {
 		t.Errorf("after 20 reclaims the next is at %v, want the cap %v", st.next().Sub(t0), reclaimMaxRetry)
 	}
 	for i, s := range steps {
-		got := names(w.due(s.ports, gone, t0.Add(s.at)))
+		got := names(w.due(s.ports, localOnly, gone, t0.Add(s.at)))
 		if !slices.Equal(got, s.want) {
 			t.Fatalf("step %d: due %v, want %v", i, got, s.want)
 		}

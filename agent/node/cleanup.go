@@ -97,6 +97,9 @@ func (c *cleaner) cni(req CleanupRequest, do bool) {
 	// The config first: from then on the runtime calls no edgeovn plugin.
 	c.removeFile(filepath.Join(req.CNIConfDir, ConfName), do)
 	c.removeFile(filepath.Join(req.CNIBinDir, PluginName), do)
+	if t, err := os.Readlink(filepath.Join(req.CNIBinDir, KubeOVNPluginName)); err == nil && t == PluginName {
+		c.removeFile(filepath.Join(req.CNIBinDir, KubeOVNPluginName), do) // only our link
+	}
 	m, err := readManifest(req.CNIBinDir)
 	if err != nil {
 		c.errs = append(c.errs, err)

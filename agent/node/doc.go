@@ -16,7 +16,8 @@
 // check and netlink route or address event and on Node changes, and rewritten when it moved.
 // It is never a loopback: with none found the node is not ready, and ovn-controller is given
 // none rather than a wrong one. The southbound remote is every SB endpoint, comma-separated
-// (ovnremote.go). ovn0 is wired from this Node's annotations (hostwire.go); when this host's
+// (ovnremote.go). ovn0 is wired from this Node's annotations (hostwire.go: each family's join
+// address and gateway, the Subnets of the families it has a join address of routed); when this host's
 // own Node is deleted while it runs, ovn0 is removed and readiness says why until the Node is
 // registered again (nodegone.go). The Subnets in force are routed through ovn0 and, with
 // natOutgoing, masqueraded (subnets.go): those Validated, and those still Ready whose latest
@@ -27,6 +28,16 @@
 // host's networks are published on its Node (edgeovn.io/host-networks) for the controller's
 // Subnet check (hostconflicts.go), again at each change of the host's addresses. One netlink subscription (hostevents.go)
 // serves the readiness watch, the drift check and this address watch.
+// Without kube-proxy (services.go; kubeproxy.go detects it, --kube-proxy overrides) the host
+// serves Services in the nftables table "ip edgeovn-svc": NodePorts on its own addresses
+// (nodeports.go), and external IPs and VIP-mode LoadBalancer IPs arriving on any interface
+// (serviceips.go), both externalTrafficPolicies; an external or LoadBalancer IP inside the
+// pod, join or service network, or one of the host's own addresses on a port a host listener
+// holds, is left out for that Service only (serviceipguard.go) and logged; the last, which
+// only this host can see, is also a Warning Event (ServiceIPRefused, servicerefusals.go),
+// the controller records the others'. The healthCheckNodePorts of
+// Local LoadBalancer Services are answered as kube-proxy does (servicehealth.go, svchealth).
+// With kube-proxy present the table is removed and no health check is served.
 // Underlay (underlay.go, underlay_status.go): each kubeovn.io/v1 ProviderNetwork that names
 // this host gets br-<provider> (this host's datapath, a fixed MAC) with the NIC as its uplink,
 // the host's addresses and routes moved to it without a gap (hostnet.MoveAddrs), and its
@@ -49,7 +60,12 @@
 // still there, is reclaimed (its iface-id taken away and given back, the one change that
 // makes ovn-controller 23.03 claim a released port again) when two checks in a row found
 // it so, and again after a delay that doubles (3 s up to a minute) while it stays lost; each
-// reclaim is logged and counted in edgeovn_pod_binding_reclaims_total (bindwatch.go).
+// reclaim is logged and counted in edgeovn_pod_binding_reclaims_total (bindwatch.go). So is a
+// port with ovn-installed whose southbound Port_Binding is not up on this chassis
+// (ovn-controller can release a port and leave ovn-installed="true" on it): the southbound is
+// read with a client dialed lazily, once some pod port is bound, that monitors nothing and
+// selects only this chassis's rows (sbbindings.go); while it cannot be read, the local
+// database decides alone.
 // At shutdown, what a CNI request needs (the pod watch, the OVS client) runs until the server
 // has drained its requests in flight.
 package node

@@ -65,8 +65,8 @@ func (r *Role) RouteConflicts() string {
 // overlap this host's own networks, the join network or, when edgeovn serves Services, a
 // Service CIDR: the controller refuses such Subnets, this is the node's own guard (an older
 // controller, a network the host got since).
-func (r *Role) refuseOverlaps(pods []netip.Prefix, join netip.Prefix, host []netip.Prefix) ([]netip.Prefix, []hostnet.RouteConflict) {
-	reserved := subnetcheck.Prefixes("the join network", join)
+func (r *Role) refuseOverlaps(pods []netip.Prefix, join []netip.Prefix, host []netip.Prefix) ([]netip.Prefix, []hostnet.RouteConflict) {
+	reserved := subnetcheck.Prefixes("the join network", join...)
 	reserved = append(reserved, subnetcheck.Prefixes("a network of this host", host...)...)
 	if r.req.Services {
 		reserved = append(reserved, subnetcheck.Prefixes("Service CIDR", r.req.ServiceCIDRs...)...)

@@ -17,7 +17,7 @@ func TestRefuseOverlaps(t *testing.T) {
 	r := &Role{req: Request{Cluster: config.Cluster{Services: true, ServiceCIDRs: []netip.Prefix{p("10.43.0.0/16")}}}}
 	host := []netip.Prefix{p("192.0.2.0/24"), p("fd00:1::/64")}
 	in := []netip.Prefix{p("10.42.0.0/16"), p("192.0.2.0/25"), p("10.43.1.0/24"), p("100.64.3.0/24"), p("fd00:1::/80"), p("10.66.0.0/16")}
-	keep, refused := r.refuseOverlaps(in, p("100.64.0.0/16"), host)
+	keep, refused := r.refuseOverlaps(in, []netip.Prefix{p("100.64.0.0/16")}, host)
 	if want := []netip.Prefix{p("10.42.0.0/16"), p("10.66.0.0/16")}; !slices.Equal(keep, want) {
 		t.Errorf("kept %v, want %v", keep, want)
 	}
@@ -31,7 +31,7 @@ func TestRefuseOverlaps(t *testing.T) {
 		t.Errorf("refused:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	r.req.Services = false
-	if keep, _ := r.refuseOverlaps([]netip.Prefix{p("10.43.1.0/24")}, p("100.64.0.0/16"), host); len(keep) != 1 {
+	if keep, _ := r.refuseOverlaps([]netip.Prefix{p("10.43.1.0/24")}, []netip.Prefix{p("100.64.0.0/16")}, host); len(keep) != 1 {
 		t.Errorf("without Services, a subnet in the Service CIDR is not this node's to refuse: kept %v", keep)
 	}
 }

@@ -121,7 +121,7 @@ func (r *Role) wireHost(ctx context.Context, kube *kubeapi.Client) error {
 		if s := fmt.Sprint(spec); s != applied {
 			applied = s
 			r.log.Info("host wired to the cluster network", "interface", spec.Interface, "ip", spec.Address.String(),
-				"gateway", spec.Gateway.String(), "routes", fmt.Sprint(spec.Routes))
+				"gateway", spec.Gateway.String(), "ip6", spec.Address6.String(), "gateway6", spec.Gateway6.String(), "routes", fmt.Sprint(spec.Routes))
 		}
 	}
 }
@@ -147,32 +147,56 @@ func (r *Role) hostSpec(node *corev1.Node, subnets *subnetView, networks []netip
 	if err != nil {
 		return hostnet.Spec{}, nil, fmt.Errorf("node %s annotations: %w", node.Name, err)
 	}
-	prefixes := n.Prefixes()
-	if len(prefixes) == 0 || len(n.Gateways) == 0 || !prefixes[0].Addr().Is4() {
-		return hostnet.Spec{}, nil, fmt.Errorf("node %s annotations: want an IPv4 join address and gateway, have %v via %v", node.Name, n.IPs, n.Gateways)
+	spec := hostnet.Spec{Bridge: Bridge, Interface: HostInterface, MAC: n.MAC, MTU: r.req.MTU}
+	var joins []netip.Prefix
+	for _, p := range n.Prefixes() {
+		gw := gatewayOf(p, n.Gateways)
+		switch {
+		case !gw.IsValid():
+			continue // a join address without its family's gateway is not wired
+		case p.Addr().Is4() && !spec.Address.IsValid():
+			spec.Address, spec.Gateway = p, gw
+		case p.Addr().Is6() && !spec.Address6.IsValid():
+			spec.Address6, spec.Gateway6 = p, gw
+		default:
+			continue
+		}
+		joins = append(joins, p.Masked())
 	}
-	port := node.Annotations[annotation.PortNameKey]
-	if port == "" {
+	if len(joins) == 0 {
+		return hostnet.Spec{}, nil, fmt.Errorf("node %s annotations: want a join address and its family's gateway, have %v via %v", node.Name, n.IPs, n.Gateways)
+	}
+	if spec.IfaceID = node.Annotations[annotation.PortNameKey]; spec.IfaceID == "" {
 		return hostnet.Spec{}, nil, fmt.Errorf("node %s annotations: %s is empty", node.Name, annotation.PortNameKey)
 	}
-	routes, masq := subnets.wiring(r.req.ClusterCIDR)
-	routes, refused := r.refuseOverlaps(routes, prefixes[0].Masked(), networks)
-	masq, refusedMasq := r.refuseOverlaps(masq, prefixes[0].Masked(), networks)
-	for _, c := range refusedMasq { // IPv6 prefixes are masqueraded, not routed
+	routes, masq := subnets.wiring(r.req.ClusterCIDRs(), spec.Address.IsValid(), spec.Address6.IsValid())
+	routes, refused := r.refuseOverlaps(routes, joins, networks)
+	masq, refusedMasq := r.refuseOverlaps(masq, joins, networks)
+	for _, c := range refusedMasq { // a prefix of a family without a join address is masqueraded, not routed
 		if !slices.ContainsFunc(refused, func(x hostnet.RouteConflict) bool { return x.Dst == c.Dst }) {
 			refused = append(refused, c)
 		}
 	}
-	return hostnet.Spec{Bridge: Bridge, Interface: HostInterface, IfaceID: port, MAC: n.MAC, Address: prefixes[0],
-		Gateway: n.Gateways[0], Routes: r.routes(routes), MTU: r.req.MTU, Masquerade: masq}, refused, nil
+	spec.Routes, spec.Masquerade = r.routes(routes, spec.Address.IsValid()), masq
+	return spec, refused, nil
 }
 
-// routes are the networks reached through ovn0: the pods' subnets, and the Services'
-// ClusterIPs when edgeovn serves Services (IPv4: ovn0's address and the join network are IPv4
-// only).
-func (r *Role) routes(pods []netip.Prefix) []netip.Prefix {
+// gatewayOf is the gateway of p's family, if any.
+func gatewayOf(p netip.Prefix, gws []netip.Addr) netip.Addr {
+	for _, gw := range gws {
+		if gw.Is4() == p.Addr().Is4() {
+			return gw
+		}
+	}
+	return netip.Addr{}
+}
+
+// routes are the networks reached through ovn0: the pods' subnets, and the Services' IPv4
+// ClusterIPs when edgeovn serves Services and ovn0 has an IPv4 address (IPv6 Services from
+// the host are not served yet).
+func (r *Role) routes(pods []netip.Prefix, v4 bool) []netip.Prefix {
 	out := slices.Clone(pods)
-	if !r.req.Services {
+	if !r.req.Services || !v4 {
 		return out
 	}
 	for _, p := range r.req.ServiceCIDRs {

@@ -38,7 +38,7 @@ type Request struct {
 	// Cluster and Node are the role's options, handed down whole from the daemon's Config.
 	config.Cluster
 	config.Node
-	TLS *tls.Config // for an ssl: Open_vSwitch endpoint
+	TLS *tls.Config // for ssl: Open_vSwitch and southbound endpoints
 	// Health evaluates the node's readiness (CNI STATUS, systemd) and reports its changes;
 	// nil: a Monitor of the role's own, reporting to the log only.
 	Health *health.Monitor
@@ -64,6 +64,8 @@ type Role struct {
 	datapath string
 	host     hostState
 	encap    *encapState
+	// sb reads this chassis's Port_Bindings for the binding watch (sbbindings.go).
+	sb sbBindings
 	// hostPorts serves the pods' hostPorts (restored from their ports' records at start).
 	hostPorts *hostnet.HostPorts
 	// events is the one netlink subscription readiness, drift and the host's networks share.
@@ -266,6 +268,9 @@ func (r *Role) installFiles() (installed, error) {
 	}
 	if w.wroteBin, err = installBinary(src, r.req.CNIBinDir); err != nil {
 		return w, err
+	}
+	if _, err := linkKubeOVN(r.req.CNIBinDir); err != nil {
+		r.log.Warn("cni binary not installed as kube-ovn: NetworkAttachmentDefinitions of type kube-ovn will fail", "err", err)
 	}
 	present, err := installPlugins(pluginInstall{SourceDir: filepath.Dir(src), BinDir: r.req.CNIBinDir, Log: r.log})
 	if err != nil {

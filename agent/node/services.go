@@ -3,7 +3,12 @@ package node
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/netip"
 	"time"
+
+	"github.com/containernetworking/plugins/pkg/netlinksafe"
+	"github.com/vishvananda/netlink"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -13,13 +18,16 @@ import (
 	"github.com/edgeovn/edgeovn/agent/config"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/node/hostnet"
+	"github.com/edgeovn/edgeovn/agent/node/svchealth"
 )
 
 // kubeProxyRecheck is how often "auto" looks for kube-proxy's rules again: on a k3s host
 // kube-proxy starts after edgeovn, and edgeovn hands the node ports over when it does.
 const kubeProxyRecheck = 5 * time.Second
 
-// serveServices serves NodePorts on this host's addresses while kube-proxy does not (host
+// serveServices serves NodePorts on this host's addresses, external and LoadBalancer IPs
+// arriving on any interface, and the Local LoadBalancers' health checks while kube-proxy
+// does not (host
 // traffic to ClusterIPs needs no rule here: the route through ovn0 and the load balancers
 // on the join switch serve it). With kube-proxy present, its rules serve both, and
 // edgeovn's table is removed.
@@ -53,10 +61,14 @@ func (r *Role) serveServices(ctx context.Context, kube *kubeapi.Client) error {
 	if !cache.WaitForCacheSync(ctx.Done(), svcs.Informer().HasSynced, slices.Informer().HasSynced) {
 		return nil
 	}
+	events, stopEvents := newNodeRecorder(ctx, kube, r.req.NodeName)
+	defer stopEvents()
+	hc := svchealth.New("", r.log.With("feature", "health-checks"))
+	defer hc.Close()
 	l := nodePortLoop{r: r, svcs: svcs.Lister().List, slices: func(svc *corev1.Service) []*discoveryv1.EndpointSlice {
 		out, _ := slices.Lister().EndpointSlices(svc.Namespace).List(labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: svc.Name}))
 		return out
-	}}
+	}, health: hc, refusals: newRefusals(events, r.log)}
 	return l.run(ctx, changed)
 }
 
@@ -65,6 +77,10 @@ type nodePortLoop struct {
 	svcs   func(labels.Selector) ([]*corev1.Service, error)
 	slices func(*corev1.Service) []*discoveryv1.EndpointSlice
 	mode   string // the kube-proxy mode last logged
+	// health answers the healthCheckNodePorts while edgeovn serves the Services.
+	health *svchealth.Server
+	// refusals reports the external and LoadBalancer IPs refused, once each.
+	refusals *refusals
 }
 
 func (l *nodePortLoop) run(ctx context.Context, changed <-chan struct{}) error {
@@ -104,12 +120,66 @@ func (l *nodePortLoop) apply(ctx context.Context) error {
 		l.mode = mode
 	}
 	if present {
+		_ = l.health.Sync(nil, false)
 		return hostnet.EnsureServices(ctx, nil, l.r.log)
 	}
 	svcs, err := l.svcs(labels.Everything())
 	if err != nil {
 		return fmt.Errorf("list services: %w", err)
 	}
-	spec := &hostnet.ServiceSpec{Interface: HostInterface, NodePorts: nodePorts(l.r.req.NodeName, svcs, l.slices)}
-	return hostnet.EnsureServices(ctx, spec, l.r.log)
+	guard, err := l.guard()
+	if err != nil {
+		return err
+	}
+	ips, refused := serviceIPs(serviceIPsRequest{Node: l.r.req.NodeName, Services: svcs, Slices: l.slices, Refuse: guard.refuse})
+	l.refusals.report(refused)
+	spec := &hostnet.ServiceSpec{Interface: HostInterface, NodePorts: nodePorts(l.r.req.NodeName, svcs, l.slices), ServiceIPs: ips}
+	werr := hostnet.EnsureServices(ctx, spec, l.r.log)
+	if err := l.health.Sync(healthChecks(l.r.req.NodeName, svcs, l.slices), werr == nil); err != nil {
+		l.r.log.Warn("serve health checks, will retry", "err", err)
+	}
+	return werr
+}
+
+// guard is the check of external and LoadBalancer IPs against the cluster's networks and
+// the host's own addresses and listeners, read now.
+func (l *nodePortLoop) guard() (ipGuard, error) {
+	c := l.r.req.Cluster
+	g := ipGuard{reserved: []namedPrefix{{"pod network (cluster-cidr)", c.ClusterCIDR}}}
+	for _, p := range c.ServiceCIDRs {
+		g.reserved = append(g.reserved, namedPrefix{"service network (service-cidr)", p})
+	}
+	// The join network and every Subnet are routed through ovn0 (hostwire).
+	if link, err := netlinksafe.LinkByName(HostInterface); err == nil {
+		routes, err := netlinksafe.RouteList(link, netlink.FAMILY_V4)
+		if err != nil {
+			return g, fmt.Errorf("list the routes through %s: %w", HostInterface, err)
+		}
+		for _, rt := range routes {
+			if p, ok := prefixOf(rt.Dst); ok && p.Bits() > 0 {
+				g.reserved = append(g.reserved, namedPrefix{"pod or join network routed through " + HostInterface, p})
+			}
+		}
+	}
+	addrs, err := netlinksafe.AddrList(nil, netlink.FAMILY_V4)
+	if err != nil {
+		return g, fmt.Errorf("list the host's addresses: %w", err)
+	}
+	g.hostAddrs = map[netip.Addr]bool{}
+	for _, a := range addrs {
+		if ip, ok := netip.AddrFromSlice(a.IP.To4()); ok {
+			g.hostAddrs[ip] = true
+		}
+	}
+	g.listening, err = procListeners()
+	return g, err
+}
+
+func prefixOf(n *net.IPNet) (netip.Prefix, bool) {
+	if n == nil {
+		return netip.Prefix{}, false
+	}
+	a, ok := netip.AddrFromSlice(n.IP.To4())
+	ones, _ := n.Mask.Size()
+	return netip.PrefixFrom(a, ones).Masked(), ok
 }

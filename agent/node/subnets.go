@@ -100,9 +100,10 @@ func (v *subnetView) refresh(objs []any) {
 	v.routes, v.masq, v.defaultNAT = routes, masq, defaultNAT
 }
 
-// wiring returns the IPv4 prefixes to route through ovn0 and the prefixes to masquerade, the
-// cluster CIDR among them (masqueraded unless ovn-default says natOutgoing: false).
-func (v *subnetView) wiring(cluster netip.Prefix) (routes, masq []netip.Prefix) {
+// wiring returns the prefixes to route through ovn0, those of the families ovn0 has a join
+// address of (v4, v6), and the prefixes to masquerade, the cluster CIDRs among them
+// (masqueraded unless ovn-default says natOutgoing: false).
+func (v *subnetView) wiring(clusters []netip.Prefix, v4, v6 bool) (routes, masq []netip.Prefix) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	add := func(list []netip.Prefix, p netip.Prefix) []netip.Prefix {
@@ -111,19 +112,22 @@ func (v *subnetView) wiring(cluster netip.Prefix) (routes, masq []netip.Prefix) 
 		}
 		return append(list, p)
 	}
-	if cluster.Addr().Is4() {
-		routes = add(routes, cluster)
-	}
-	if v.defaultNAT {
-		masq = add(masq, cluster)
+	routed := func(p netip.Prefix) bool { return p.Addr().Is4() && v4 || p.Addr().Is6() && v6 }
+	for _, cluster := range clusters {
+		if routed(cluster) {
+			routes = add(routes, cluster)
+		}
+		if v.defaultNAT {
+			masq = add(masq, cluster)
+		}
 	}
 	for _, p := range v.routes {
-		if p.Addr().Is4() {
+		if routed(p) {
 			routes = add(routes, p)
 		}
 	}
 	for _, p := range v.masq {
-		if p != cluster || v.defaultNAT {
+		if !slices.Contains(clusters, p) || v.defaultNAT {
 			masq = add(masq, p)
 		}
 	}

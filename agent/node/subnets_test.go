@@ -68,7 +68,7 @@ func TestSubnetWiring(t *testing.T) {
 		changeRefused("private", "10.69.0.0/16"),
 		badExclude("excluded", "10.70.0.0/16"),
 	})
-	routes, masq := v.wiring(cluster)
+	routes, masq := v.wiring([]netip.Prefix{cluster}, true, false)
 	if got, want := fmt.Sprint(routes), "[10.42.0.0/16 10.66.0.0/16 10.67.0.0/16 10.68.0.0/16 10.69.0.0/16 10.70.0.0/16]"; got != want {
 		t.Errorf("routes %s, want %s", got, want)
 	}
@@ -76,11 +76,21 @@ func TestSubnetWiring(t *testing.T) {
 		t.Errorf("masquerade %s, want %s", got, want)
 	}
 	v.refresh([]any{subnetObj("ovn-default", "10.42.0.0/16", false, true)})
-	if _, masq := v.wiring(cluster); len(masq) != 0 {
+	if _, masq := v.wiring([]netip.Prefix{cluster}, true, false); len(masq) != 0 {
 		t.Errorf("ovn-default natOutgoing false: masquerade %v", masq)
 	}
+	// Dual stack with an IPv6 join address: each family's prefixes are routed.
+	v.refresh([]any{subnetObj("ovn-default", "10.42.0.0/16,fd00:42::/64", true, true),
+		subnetObj("dual", "10.68.0.0/16,fd00:68::/64", true, true), subnetObj("v6only", "fd00:69::/64", false, true)})
+	routes, masq = v.wiring([]netip.Prefix{cluster, netip.MustParsePrefix("fd00:42::/64")}, true, true)
+	if got, want := fmt.Sprint(routes, masq), "[10.42.0.0/16 fd00:42::/64 10.68.0.0/16 fd00:68::/64 fd00:69::/64] [10.42.0.0/16 fd00:42::/64 10.68.0.0/16 fd00:68::/64]"; got != want {
+		t.Errorf("dual stack: %s, want %s", got, want)
+	}
+	if routes, _ := v.wiring([]netip.Prefix{netip.MustParsePrefix("fd00:42::/64")}, false, true); fmt.Sprint(routes) != "[fd00:42::/64 fd00:68::/64 fd00:69::/64]" {
+		t.Errorf("ipv6 only: routes %v", routes)
+	}
 	empty := &subnetView{defaultNAT: true}
-	if routes, masq := empty.wiring(cluster); fmt.Sprint(routes, masq) != "[10.42.0.0/16] [10.42.0.0/16]" {
+	if routes, masq := empty.wiring([]netip.Prefix{cluster}, true, false); fmt.Sprint(routes, masq) != "[10.42.0.0/16] [10.42.0.0/16]" {
 		t.Errorf("no subnets: %v %v", routes, masq)
 	}
 }
@@ -127,7 +137,7 @@ func TestWatchSubnetsWithoutCRD(t *testing.T) {
 		t.Fatalf("watchSubnets without the CRD: %v (context: %v), want it back before the test's deadline", err, ctx.Err())
 	}
 	cluster := netip.MustParsePrefix("10.42.0.0/16")
-	if routes, _ := v.wiring(cluster); len(routes) != 1 || routes[0] != cluster {
+	if routes, _ := v.wiring([]netip.Prefix{cluster}, true, false); len(routes) != 1 || routes[0] != cluster {
 		t.Errorf("routes %v without any Subnet, want the cluster CIDR alone", routes)
 	}
 }

@@ -7,5 +7,8 @@
 // still wakes it. A pod whose UID differs from the one the runtime asked for is an older
 // object of the same name and is waited past. The cache keeps of each pod only its name,
 // namespace, uid, annotations and resourceVersion: a field read here must be kept by slimPod.
+// An attachment network's waiter (PodKey.Provider "<nad>.<ns>.ovn") reads the provider's
+// annotations ("<provider>.kubernetes.io/..."), its port "<pod>.<ns>.<provider>", its routes,
+// and whether it carries the default route (default_route; unset: no).
 // Safe for concurrent use.
 package podwatch

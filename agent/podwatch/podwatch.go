@@ -15,6 +15,7 @@ import (
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
+	"github.com/edgeovn/edgeovn/cni/podnet"
 	"github.com/edgeovn/edgeovn/cni/server"
 )
 
@@ -93,7 +94,7 @@ func (w *Watcher) WaitPodNetwork(ctx context.Context, k server.PodKey) (server.P
 	start := time.Now()
 	for {
 		ch := w.changes(key)
-		n, err := w.lookup(key, k.UID)
+		n, err := w.lookup(key, k)
 		if err == nil {
 			w.log.Debug("pod network known", "pod", k.Name, "namespace", k.Namespace, "waited", time.Since(start))
 			return n, nil
@@ -110,7 +111,8 @@ func (w *Watcher) WaitPodNetwork(ctx context.Context, k server.PodKey) (server.P
 }
 
 // lookup returns ErrNotAllocated (wrapped or not) for every state worth waiting past.
-func (w *Watcher) lookup(key, uid string) (server.PodNetwork, error) {
+func (w *Watcher) lookup(key string, k server.PodKey) (server.PodNetwork, error) {
+	uid := k.UID
 	obj, exists, err := w.informer.GetStore().GetByKey(key)
 	if err != nil || !exists {
 		return server.PodNetwork{}, annotation.ErrNotAllocated
@@ -119,21 +121,35 @@ func (w *Watcher) lookup(key, uid string) (server.PodNetwork, error) {
 	if uid != "" && string(pod.UID) != uid {
 		return server.PodNetwork{}, annotation.ErrNotAllocated
 	}
-	n, err := annotation.Decode(pod.Annotations)
+	keys := annotation.KeysFor(k.Provider)
+	n, err := keys.Decode(pod.Annotations)
 	if err != nil {
 		if errors.Is(err, annotation.ErrNotAllocated) {
 			return server.PodNetwork{}, err
 		}
 		return server.PodNetwork{}, fmt.Errorf("pod %s: %w", key, err)
 	}
-	return server.PodNetwork{
+	pn := server.PodNetwork{
 		Switch:   n.Switch,
-		Port:     annotation.PortName(pod.Namespace, pod.Name),
+		Port:     annotation.AttachmentPortName(pod.Namespace, pod.Name, k.Provider),
 		MAC:      n.MAC,
 		IPs:      n.Prefixes(),
 		Gateways: n.Gateways,
 		MTU:      w.mtu,
-	}, nil
+	}
+	if annotation.IsPrimary(k.Provider) {
+		return pn, nil
+	}
+	// An attachment: no default route unless its default_route says so; its routes.
+	pn.NoDefaultRoute = !keys.WantsDefaultRoute(pod.Annotations, false)
+	routes, err := keys.ParseRoutes(pod.Annotations)
+	if err != nil {
+		return server.PodNetwork{}, fmt.Errorf("pod %s: %w", key, err)
+	}
+	for _, r := range routes {
+		pn.Routes = append(pn.Routes, podnet.Route{Dst: r.Dst, GW: r.GW})
+	}
+	return pn, nil
 }
 
 // slimPod is the informer's transform: of each pod the cache keeps only what lookup reads

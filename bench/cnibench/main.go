@@ -1,8 +1,3 @@
-// Command cnibench measures CNI ADD and DEL latency as a runtime sees it (libcni, plugin exec
-// included) for edgeovn on the real rig (OVN, OVS userspace datapath, kube-apiserver), side by
-// side with the reference bridge + host-local plugins on the same host, and prints a table.
-//
-//	go run ./bench/cnibench -bin bin -pods 20      (as root; make deps first)
 package main
 
 import (
@@ -29,6 +24,7 @@ func main() {
 	bin := flag.String("bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
 	pods := flag.Int("pods", 20, "pods per plugin, one after the other")
 	afterOVN0 := flag.Bool("after-ovn0", false, "start the pods once the host's ovn0 is bound (as on a node that has been up a moment), not as edgeovn starts")
+	flag.BoolVar(&dualRun, "dual", false, "measure dual-stack pods against IPv4-only pods of one edgeovn (a dual-stack cluster CIDR and an IPv4-only Subnet), alternating; no reference plugins")
 	flag.BoolVar(&keep, "keep", false, "keep the rig's directory (logs, databases) and run edgeovn at debug level, to read where the time went")
 	flag.Parse()
 	if err := run(*bin, *pods, *afterOVN0); err != nil {
@@ -39,8 +35,8 @@ func main() {
 
 type sample struct{ add, del []time.Duration }
 
-// keep: -keep.
-var keep bool
+// keep: -keep; dualRun: -dual.
+var keep, dualRun bool
 
 func run(bin string, pods int, afterOVN0 bool) error {
 	if err := harness.Preflight(); err != nil {
@@ -49,6 +45,14 @@ func run(bin string, pods int, afterOVN0 bool) error {
 	bin, _ = filepath.Abs(bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	if dualRun {
+		rig, err := harness.Start(ctx, harness.Options{Keep: keep})
+		if err != nil {
+			return err
+		}
+		defer rig.Stop()
+		return runDual(ctx, rig, bin, pods)
+	}
 	work, err := os.MkdirTemp("", "cnibench-")
 	if err != nil {
 		return err

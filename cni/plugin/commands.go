@@ -49,6 +49,7 @@ func cmdAdd(ctx context.Context, a *skel.CmdArgs) error {
 		return err
 	}
 	req := podRequest(protocol.CommandAdd, a, pod)
+	req.Provider = conf.Provider
 	req.PortMappings = conf.RuntimeConfig.PortMappings
 	resp, err := call(ctx, callRequest{Socket: conf.ServerSocket, Timeout: conf.timeout, Window: restartWindow,
 		Req: req, UnreachableCode: types.ErrTryAgainLater})
@@ -76,8 +77,10 @@ func cmdDel(ctx context.Context, a *skel.CmdArgs) error {
 	if err != nil {
 		return err
 	}
+	req := podRequest(protocol.CommandDel, a, pod)
+	req.Provider = conf.Provider
 	_, err = call(ctx, callRequest{Socket: conf.ServerSocket, Timeout: conf.timeout, Window: restartWindow,
-		Req: podRequest(protocol.CommandDel, a, pod), UnreachableCode: types.ErrTryAgainLater})
+		Req: req, UnreachableCode: types.ErrTryAgainLater})
 	return err
 }
 
@@ -95,6 +98,7 @@ func cmdCheck(ctx context.Context, a *skel.CmdArgs) error {
 		return err
 	}
 	req := podRequest(protocol.CommandCheck, a, pod)
+	req.Provider = conf.Provider
 	req.ExpectedIPs = ips
 	_, err = call(ctx, callRequest{Socket: conf.ServerSocket, Timeout: conf.timeout, Window: restartWindow,
 		Req: req, UnreachableCode: types.ErrTryAgainLater})

@@ -20,6 +20,11 @@ type NetConf struct {
 	types.PluginConf
 	// ServerSocket is the daemon's unix socket; protocol.DefaultSocket when empty.
 	ServerSocket string `json:"serverSocket,omitempty"`
+	// Provider is Kube-OVN's: set in a NetworkAttachmentDefinition's config
+	// ("<nad>.<namespace>.ovn"), it makes the call serve that attachment network on the
+	// interface the runtime (Multus) names. Kube-OVN's "server_socket" (its daemon's socket)
+	// is ignored: the daemon is edgeovn's, at ServerSocket.
+	Provider string `json:"provider,omitempty"`
 	// Timeout is a Go duration ("90s") bounding one call to the daemon; DefaultTimeout when
 	// empty.
 	Timeout string `json:"timeout,omitempty"`

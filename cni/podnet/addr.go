@@ -18,8 +18,8 @@ func configureAddrs(link netlink.Link, r SetupRequest) error {
 	for _, p := range r.IPs {
 		addr := &netlink.Addr{IPNet: prefixToIPNet(p)}
 		if p.Addr().Is6() {
-			if _, err := sysctl.Sysctl(fmt.Sprintf("net/ipv6/conf/%s/disable_ipv6", name), "0"); err != nil {
-				return fmt.Errorf("enable ipv6 on %s: %w", name, err)
+			if err := enableIPv6(name); err != nil {
+				return err
 			}
 			addr.Flags = unix.IFA_F_NODAD
 		}
@@ -30,9 +30,43 @@ func configureAddrs(link netlink.Link, r SetupRequest) error {
 	if err := netlink.LinkSetUp(link); err != nil {
 		return fmt.Errorf("set %s up: %w", name, err)
 	}
-	for _, gw := range defaultGateways(r.Gateways) {
-		if err := addDefaultRoute(link, gw, r.IPs); err != nil {
+	if !r.NoDefaultRoute {
+		for _, gw := range defaultGateways(r.Gateways) {
+			if err := addDefaultRoute(link, gw, r.IPs); err != nil {
+				return err
+			}
+		}
+	}
+	for _, rt := range r.Routes {
+		if err := addRoute(link, rt, r.IPs); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+func addRoute(link netlink.Link, rt Route, ips []netip.Prefix) error {
+	route := &netlink.Route{LinkIndex: link.Attrs().Index, Dst: prefixToIPNet(rt.Dst)}
+	if rt.GW.IsValid() {
+		route.Gw = net.IP(rt.GW.Unmap().AsSlice())
+		if !onLink(rt.GW, ips) {
+			route.Flags = int(netlink.FLAG_ONLINK)
+		}
+	}
+	if err := netlink.RouteReplace(route); err != nil {
+		return fmt.Errorf("add route to %s via %v on %s: %w", rt.Dst, rt.GW, link.Attrs().Name, err)
+	}
+	return nil
+}
+
+// enableIPv6 turns IPv6 on for the pod's interface without router advertisements or SLAAC,
+// as Kube-OVN leaves them off on the pod side: the pod's addresses and default route are
+// the allocated ones, whatever a router on the switch announces. Set before the link is up,
+// so no advertisement is taken in between.
+func enableIPv6(name string) error {
+	for _, kv := range [][2]string{{"accept_ra", "0"}, {"autoconf", "0"}, {"disable_ipv6", "0"}} {
+		if _, err := sysctl.Sysctl(fmt.Sprintf("net/ipv6/conf/%s/%s", name, kv[0]), kv[1]); err != nil {
+			return fmt.Errorf("set ipv6 %s %s on %s: %w", kv[0], kv[1], name, err)
 		}
 	}
 	return nil

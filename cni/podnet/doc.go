@@ -3,8 +3,11 @@
 // checksum offload setting.
 //
 // Invariants:
-//   - The host end is named HostIfName(containerID) and lives in the caller's network
-//     namespace; the pod end lives in the pod's namespace under the runtime's ifname.
+//   - The host end is named HostIfName(containerID) (an attachment network's
+//     AttachmentHostIfName(containerID, ifname), Kube-OVN's "<id>_<ifname>_h") and lives in
+//     the caller's network namespace; the pod end lives in the pod's namespace under the
+//     runtime's ifname. An attachment's interface gets no default route unless asked
+//     (SetupRequest.NoDefaultRoute) and its own Routes.
 //   - Setup replaces whatever a crashed earlier attempt left under the same names, so ADD can
 //     be repeated. Teardown succeeds when the pair or the namespace is already gone, so DEL
 //     can be repeated.

@@ -32,3 +32,20 @@ func TestDefaultGateways(t *testing.T) {
 		t.Fatalf("defaultGateways = %v, want [10.0.0.1 fd00::1]", gws)
 	}
 }
+
+func TestAttachmentHostIfName(t *testing.T) {
+	cid := "3f2a9c01d4e5b6a7c8d9e0f1"
+	for _, tt := range []struct{ ifName, want string }{
+		{"net1", "3f2a9c01_net1_h"},
+		{"data0", "3f2a9c0_data0_h"},
+		{"averylongname1", ""}, // hashed: checked for length and shape only
+	} {
+		got := AttachmentHostIfName(cid, tt.ifName)
+		if tt.want != "" && got != tt.want || len(got) > 15 || !IsHostIfName(got) {
+			t.Errorf("AttachmentHostIfName(%q) = %q (IsHostIfName %v), want %q of at most 15", tt.ifName, got, IsHostIfName(got), tt.want)
+		}
+	}
+	if AttachmentHostIfName(cid, "net1") == HostIfName(cid) {
+		t.Error("attachment and primary host ends share a name")
+	}
+}

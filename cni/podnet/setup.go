@@ -23,6 +23,17 @@ type SetupRequest struct {
 	// DisableTxChecksum turns TX checksum offload off on the pod end: the userspace OVS
 	// datapath forwards the kernel's never-filled offloaded checksums, and TCP then fails.
 	DisableTxChecksum bool
+	// NoDefaultRoute leaves out the default routes via Gateways: an attachment network's
+	// interface, which is not the pod's way out unless its annotations say so.
+	NoDefaultRoute bool
+	// Routes are more routes on the interface (a zero GW is on-link).
+	Routes []Route
+}
+
+// Route is one route on a pod interface.
+type Route struct {
+	Dst netip.Prefix
+	GW  netip.Addr
 }
 
 // Result describes the pair Setup made.

@@ -3,11 +3,13 @@ package podnet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/containernetworking/plugins/pkg/ns"
@@ -126,6 +128,7 @@ func assertPodIf(t *testing.T, req SetupRequest) error {
 		}
 	}
 	assertDefaultRoutes(t, link, req.Gateways)
+	assertNoSLAAC(t, req)
 	on, err := txChecksumOn(req.IfName)
 	if err != nil {
 		return err
@@ -134,6 +137,24 @@ func assertPodIf(t *testing.T, req SetupRequest) error {
 		t.Errorf("tx checksum offload still on: %v", on)
 	}
 	return nil
+}
+
+// assertNoSLAAC: a pod with an IPv6 address takes no router advertisement and makes no
+// address of its own (Kube-OVN leaves RA off on the pod side): its addresses are allocated.
+func assertNoSLAAC(t *testing.T, req SetupRequest) {
+	t.Helper()
+	if !slices.ContainsFunc(req.IPs, func(p netip.Prefix) bool { return p.Addr().Is6() }) {
+		return
+	}
+	for _, key := range []string{"accept_ra", "autoconf"} {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/sys/net/ipv6/conf/%s/%s", req.IfName, key))
+		if err != nil {
+			t.Fatalf("read %s: %v", key, err)
+		}
+		if v := strings.TrimSpace(string(b)); v != "0" {
+			t.Errorf("pod %s %s = %s, want 0", req.IfName, key, v)
+		}
+	}
 }
 
 func assertDefaultRoutes(t *testing.T, link netlink.Link, gws []netip.Addr) {

@@ -23,6 +23,9 @@ type PodRequest struct {
 	ContainerID string `json:"containerID,omitempty"`
 	Netns       string `json:"netns,omitempty"`
 	IfName      string `json:"ifName,omitempty"`
+	// Provider is the network configuration's provider: "" (or "ovn") for the pod's primary
+	// interface, "<nad>.<namespace>.ovn" for an attachment network Multus delegates.
+	Provider string `json:"provider,omitempty"`
 
 	PodNamespace string `json:"podNamespace,omitempty"`
 	PodName      string `json:"podName,omitempty"`

@@ -50,7 +50,8 @@ func (s *Server) add(ctx context.Context, req protocol.PodRequest) (*protocol.Ad
 	}
 	var pn PodNetwork
 	err := timed(log, "wait for allocation", func() (err error) {
-		pn, err = s.cfg.Pods.WaitPodNetwork(ctx, PodKey{Namespace: req.PodNamespace, Name: req.PodName, UID: req.PodUID})
+		pn, err = s.cfg.Pods.WaitPodNetwork(ctx, PodKey{Namespace: req.PodNamespace, Name: req.PodName, UID: req.PodUID,
+			Provider: attachmentProvider(req)})
 		return err
 	})
 	if err != nil {
@@ -61,6 +62,9 @@ func (s *Server) add(ctx context.Context, req protocol.PodRequest) (*protocol.Ad
 			Msg: fmt.Sprintf("allocation of pod %s/%s lacks a port or addresses", req.PodNamespace, req.PodName)}
 	}
 	log = log.With("subnet", pn.Switch, "lsp", pn.Port, "ip", joinIPs(pn))
+	if attachmentProvider(req) != "" {
+		req.PortMappings = nil // hostPorts are the primary network's
+	}
 	hp, perr := s.checkHostPorts(req, pn)
 	if perr != nil {
 		return nil, perr
@@ -76,13 +80,13 @@ func (s *Server) add(ctx context.Context, req protocol.PodRequest) (*protocol.Ad
 
 // wire builds the veth pair, plugs it into br-int and waits for OVN to bind it.
 func (s *Server) wire(ctx context.Context, log *slog.Logger, req protocol.PodRequest, pn PodNetwork, hp hostPorts) (podnet.Result, *protocol.Error) {
-	hostIf := podnet.HostIfName(req.ContainerID)
+	hostIf := hostIfName(req)
 	var res podnet.Result
 	err := timed(log, "set up veth", func() (err error) {
 		res, err = podnet.Setup(ctx, podnet.SetupRequest{
 			Netns: req.Netns, IfName: req.IfName, HostIfName: hostIf,
 			MAC: pn.MAC, IPs: pn.IPs, Gateways: pn.Gateways, MTU: pn.MTU,
-			DisableTxChecksum: s.cfg.DisableTxChecksum,
+			DisableTxChecksum: s.cfg.DisableTxChecksum, NoDefaultRoute: pn.NoDefaultRoute, Routes: pn.Routes,
 		})
 		return err
 	})
@@ -112,8 +116,8 @@ func (s *Server) wire(ctx context.Context, log *slog.Logger, req protocol.PodReq
 func (s *Server) rollback(ctx context.Context, log *slog.Logger, req protocol.PodRequest) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
 	defer cancel()
-	hostIf := podnet.HostIfName(req.ContainerID)
-	if s.cfg.HostPorts != nil {
+	hostIf := hostIfName(req)
+	if s.cfg.HostPorts != nil && attachmentProvider(req) == "" {
 		if err := s.cfg.HostPorts.Delete(ctx, req.ContainerID); err != nil {
 			log.Warn("roll back failed add: stop serving host ports", "err", err)
 		}
@@ -137,6 +141,9 @@ func externalIDs(req protocol.PodRequest, pn PodNetwork) map[string]string {
 	}
 	if req.PodUID != "" {
 		ids[ExtIDPodUID] = req.PodUID
+	}
+	if p := attachmentProvider(req); p != "" {
+		ids[ExtIDProvider] = p
 	}
 	return ids
 }

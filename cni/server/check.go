@@ -24,7 +24,7 @@ func (s *Server) check(ctx context.Context, req protocol.PodRequest) *protocol.E
 	defer s.gcLock.RUnlock()
 	ctx, cancel := context.WithTimeout(ctx, min(checkTimeout, s.cfg.Timeout))
 	defer cancel()
-	hostIf := podnet.HostIfName(req.ContainerID)
+	hostIf := hostIfName(req)
 	err := podnet.Check(ctx, podnet.CheckRequest{
 		Netns: req.Netns, IfName: req.IfName, HostIfName: hostIf,
 		IPs: req.ExpectedIPs, DisableTxChecksum: s.cfg.DisableTxChecksum,

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/edgeovn/edgeovn/cni/podnet"
 	"github.com/edgeovn/edgeovn/cni/protocol"
 )
 
@@ -27,8 +28,9 @@ const (
 // retried against the next daemon than held up while the restart waits.
 const DefaultDrainTimeout = 2 * time.Second
 
-// PodKey identifies a pod as the runtime names it in CNI_ARGS.
-type PodKey struct{ Namespace, Name, UID string }
+// PodKey identifies a pod as the runtime names it in CNI_ARGS, and which of its networks:
+// Provider "" is its primary network, "<nad>.<namespace>.ovn" an attachment network.
+type PodKey struct{ Namespace, Name, UID, Provider string }
 
 // PodNetwork is what the controller allocated for a pod.
 type PodNetwork struct {
@@ -38,6 +40,11 @@ type PodNetwork struct {
 	IPs      []netip.Prefix // addresses with their subnet length
 	Gateways []netip.Addr
 	MTU      int
+	// NoDefaultRoute: the interface does not carry the pod's default route (an attachment
+	// network's, unless its default_route annotation says so).
+	NoDefaultRoute bool
+	// Routes are the interface's routes annotation.
+	Routes []podnet.Route
 }
 
 // Pods yields pod allocations.

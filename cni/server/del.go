@@ -21,8 +21,8 @@ func (s *Server) del(ctx context.Context, req protocol.PodRequest) *protocol.Err
 	defer cancel()
 	start := time.Now()
 	log := s.requestLog(req)
-	hostIf := podnet.HostIfName(req.ContainerID)
-	if s.cfg.HostPorts != nil {
+	hostIf := hostIfName(req)
+	if s.cfg.HostPorts != nil && attachmentProvider(req) == "" { // the primary's DEL stops them
 		if err := s.cfg.HostPorts.Delete(ctx, req.ContainerID); err != nil {
 			return retryable("stop serving the host ports of container "+req.ContainerID, err)
 		}

@@ -12,6 +12,14 @@
 // STATUS is Config.Ready. GC removes ports and veths of containers the runtime no longer
 // lists.
 //
+// Attachment networks (attachment.go): a request whose config names a provider other than
+// "ovn" (a Kube-OVN NetworkAttachmentDefinition Multus delegates to the binary, installed also
+// as "kube-ovn") is that attachment on the interface the runtime names (net1, ...): it waits
+// for the provider's annotations, wires one more veth whose host end is
+// podnet.AttachmentHostIfName(container, interface), binds it to "<pod>.<ns>.<provider>"
+// (ExtIDProvider on the port), installs no default route unless the attachment's
+// default_route says so, and never serves hostPorts; its DEL removes that veth and port only.
+//
 // Invariants:
 //   - Only root is served: the socket's directory is 0700 (or an existing one only its owner
 //     can write), the socket 0600, and each connection's SO_PEERCRED must say uid 0 (peer.go);

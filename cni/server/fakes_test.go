@@ -30,10 +30,19 @@ func (f *fakePods) set(ns, name string, pn PodNetwork) {
 	f.nets[ns+"/"+name] = pn
 }
 
+// setAttachment hands out pn for the pod's attachment network of provider.
+func (f *fakePods) setAttachment(ns, name, provider string, pn PodNetwork) {
+	f.set(ns, name+"|"+provider, pn)
+}
+
 func (f *fakePods) WaitPodNetwork(ctx context.Context, k PodKey) (PodNetwork, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, k)
-	pn, ok := f.nets[k.Namespace+"/"+k.Name]
+	key := k.Namespace + "/" + k.Name
+	if k.Provider != "" {
+		key += "|" + k.Provider
+	}
+	pn, ok := f.nets[key]
 	f.mu.Unlock()
 	if ok {
 		return pn, nil

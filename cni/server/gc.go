@@ -22,6 +22,7 @@ func (s *Server) gc(ctx context.Context, req protocol.PodRequest) *protocol.Erro
 	for _, a := range req.ValidAttachments {
 		valid[a] = true
 		keep[podnet.HostIfName(a.ContainerID)] = true
+		keep[podnet.AttachmentHostIfName(a.ContainerID, a.IfName)] = true
 	}
 	ports, err := s.cfg.Ports.ListPorts(ctx)
 	if err != nil {

@@ -18,6 +18,12 @@ func addResult(req protocol.PodRequest, res podnet.Result, pn PodNetwork) *proto
 	for _, p := range pn.IPs {
 		out.IPs = append(out.IPs, protocol.IPConfig{Address: p, Gateway: gatewayFor(p.Addr(), pn.Gateways)})
 	}
+	for _, rt := range pn.Routes {
+		out.Routes = append(out.Routes, protocol.Route{Dst: rt.Dst, GW: rt.GW})
+	}
+	if pn.NoDefaultRoute {
+		return out
+	}
 	var seen4, seen6 bool
 	for _, gw := range pn.Gateways {
 		gw = gw.Unmap()

@@ -42,6 +42,8 @@ type SendRequest struct {
 	Addr     netip.AddrPort  // a Server's address, a ClusterIP and port, a NodePort
 	// Timeout bounds the whole exchange; zero means 3 s.
 	Timeout time.Duration
+	// From is the source address (one of the namespace's); invalid: the kernel picks.
+	From netip.Addr
 }
 
 // Answer is what a Server said.
@@ -83,9 +85,21 @@ func Send(ctx context.Context, req SendRequest) (Answer, error) {
 
 // dialIn opens a connected socket inside the namespace; it keeps that namespace afterwards.
 func dialIn(ctx context.Context, netns, network, addr string) (net.Conn, error) {
+	return dialFrom(ctx, netns, network, netip.Addr{}, addr)
+}
+
+// dialFrom is dialIn from the source address from (invalid: the kernel's choice).
+func dialFrom(ctx context.Context, netns, network string, from netip.Addr, addr string) (net.Conn, error) {
 	var c net.Conn
 	err := inNetns(netns, func() (err error) {
 		var d net.Dialer
+		if from.IsValid() {
+			if network == "udp" {
+				d.LocalAddr = net.UDPAddrFromAddrPort(netip.AddrPortFrom(from, 0))
+			} else {
+				d.LocalAddr = net.TCPAddrFromAddrPort(netip.AddrPortFrom(from, 0))
+			}
+		}
 		c, err = d.DialContext(ctx, network, addr)
 		return err
 	})
@@ -93,7 +107,7 @@ func dialIn(ctx context.Context, netns, network, addr string) (net.Conn, error) 
 }
 
 func sendTCP(ctx context.Context, req SendRequest) (string, error) {
-	c, err := dialIn(ctx, req.Netns, "tcp", req.Addr.String())
+	c, err := dialFrom(ctx, req.Netns, "tcp", req.From, req.Addr.String())
 	if err != nil {
 		return "", err
 	}
@@ -107,7 +121,7 @@ func sendTCP(ctx context.Context, req SendRequest) (string, error) {
 }
 
 func sendUDP(ctx context.Context, req SendRequest) (string, error) {
-	c, err := dialIn(ctx, req.Netns, "udp", req.Addr.String())
+	c, err := dialFrom(ctx, req.Netns, "udp", req.From, req.Addr.String())
 	if err != nil {
 		return "", err
 	}

@@ -84,4 +84,5 @@ install_missing
 "$here/build-kube.sh" "$cache/bin"
 "$here/build-containerd.sh" "$cache/bin"
 "$here/build-coredns.sh" "$cache/bin"
+"$here/build-multus.sh" "$cache/bin"
 "$here/build-pkgroot.sh" "$cache/pkgroot"

@@ -34,21 +34,6 @@ type Store struct {
 	lock *dbLock
 }
 
-// Open is OpenOrReset that fails with ErrCorrupt instead of moving a corrupt file aside, for
-// tests that look at what the check found. Production opens with OpenOrReset.
-func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
-	lock, err := lockBeside(path)
-	if err != nil {
-		return nil, err
-	}
-	s, err := openLocked(ctx, path, lock, log)
-	if err != nil {
-		lock.release()
-		return nil, err
-	}
-	return s, nil
-}
-
 // lockBeside creates the database's directory and takes its lock.
 func lockBeside(path string) (*dbLock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

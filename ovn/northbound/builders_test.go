@@ -136,3 +136,28 @@ func TestBuildersRejectBadInput(t *testing.T) {
 }
 
 func aclGroupErr(_ ACLGroupResult, err error) error { return err }
+
+// TestEnsureNodeDualStack: against a real ovsdb-server, a dual-stack join switch and node get
+// both families' rows in one write each (the IPv6 reroute among them), and a second ensure
+// writes nothing.
+func TestEnsureNodeDualStack(t *testing.T) {
+	f := newFixture(t)
+	c := DefaultClusterSpec()
+	c.JoinDualCIDR, c.JoinDualGateway = netip.MustParsePrefix("fd00:100:64::/112"), netip.MustParseAddr("fd00:100:64::1")
+	f.mustWrite(t, 1, "ensure dual-stack cluster", func() error { return f.c.EnsureCluster(f.ctx, c) })
+	f.mustWrite(t, 0, "ensure dual-stack cluster again", func() error { return f.c.EnsureCluster(f.ctx, c) })
+	spec := node1()
+	spec.JoinIP6 = netip.MustParseAddr("fd00:100:64::2")
+	spec.PodIPs = append(spec.PodIPs, netip.MustParseAddr("2001:cafe:42::5"))
+	f.mustWrite(t, 1, "ensure node", func() error { return f.c.EnsureNode(f.ctx, spec) })
+	f.mustWrite(t, 0, "ensure node again", func() error { return f.c.EnsureNode(f.ctx, spec) })
+	policies := f.srv.Run(t, "ovn-nbctl", "lr-policy-list", "ovn-cluster")
+	for _, want := range []string{"ip6.src == $node1.pods_ip6", "fd00:100:64::2", "ip4.src == $node1.pods_ip4"} {
+		if !strings.Contains(policies, want) {
+			t.Errorf("lr-policy-list lacks %q:\n%s", want, policies)
+		}
+	}
+	if lrp := f.srv.Run(t, "ovn-nbctl", "get", "Logical_Router_Port", "ovn-cluster-join", "networks"); !strings.Contains(lrp, "fd00:100:64::1/112") {
+		t.Errorf("join router port networks %s", lrp)
+	}
+}

@@ -1,7 +1,9 @@
 package northbound
 
 import (
+	"fmt"
 	"maps"
+	"net"
 	"net/netip"
 	"slices"
 	"strings"
@@ -160,6 +162,72 @@ func checkNodePolicies(t *testing.T, spec NodeSpec, set string) {
 		}
 		if p.Owner.Kind != ovn.KindNode || p.Owner.Name != spec.Name {
 			t.Errorf("policy %d owner %+v, want node %s", i, p.Owner, spec.Name)
+		}
+	}
+}
+
+// TestDualStackDesiredRows: a dual-stack join network gives the router port both addresses,
+// a node's join port both join IPs, a pod address set and a reroute per family; an IPv6-only
+// node has only the IPv6 ones.
+func TestDualStackDesiredRows(t *testing.T) {
+	c := DefaultClusterSpec()
+	c.JoinDualCIDR, c.JoinDualGateway = netip.MustParsePrefix("fd00:100:64::/112"), netip.MustParseAddr("fd00:100:64::1")
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if lrp := c.attachment().routerPortRow(); !slices.Equal(lrp.Networks, []string{"100.64.0.1/16", "fd00:100:64::1/112"}) {
+		t.Errorf("join router port networks %v", lrp.Networks)
+	}
+	bad := c
+	bad.JoinDualCIDR, bad.JoinDualGateway = netip.MustParsePrefix("100.65.0.0/16"), netip.MustParseAddr("100.65.0.1")
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "of one family") {
+		t.Errorf("two IPv4 join CIDRs: %v", err)
+	}
+
+	n := node1()
+	n.JoinIP6 = netip.MustParseAddr("fd00:100:64::2")
+	n.PodIPs = append(n.PodIPs, netip.MustParseAddr("2001:cafe:42::5"))
+	if err := n.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.joinPortRow().Addresses; !slices.Equal(got, []string{"0a:58:64:40:00:02 100.64.0.2 fd00:100:64::2"}) {
+		t.Errorf("join port addresses %v", got)
+	}
+	var sets []string
+	for _, s := range n.addressSets() {
+		sets = append(sets, s.Name+fmt.Sprint(s.addresses()))
+	}
+	if got := strings.Join(sets, " "); got != "node1.pods_ip4[10.42.0.5] node1.pods_ip6[2001:cafe:42::5]" {
+		t.Errorf("address sets %s", got)
+	}
+	var pols []string
+	for _, p := range n.policies() {
+		pols = append(pols, fmt.Sprint(p.Priority, " ", p.Match, " via ", p.nextHops()))
+	}
+	want := "31000 ip4.dst == 192.168.1.10 via [100.64.0.2]; 29000 ip4.src == $node1.pods_ip4 via [100.64.0.2]; 29000 ip6.src == $node1.pods_ip6 via [fd00:100:64::2]"
+	if got := strings.Join(pols, "; "); got != want {
+		t.Errorf("policies\n%s\nwant\n%s", got, want)
+	}
+
+	v6 := NodeSpec{Name: "n6", Router: "ovn-cluster", JoinSwitch: "join", JoinIP6: netip.MustParseAddr("fd00:100:64::3"),
+		MAC: net.HardwareAddr{0x0a, 0x58, 0, 0, 0, 3}, PodIPs: []netip.Addr{netip.MustParseAddr("2001:cafe:42::6")}}
+	if err := v6.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(v6.addressSets()) != 1 || len(v6.policies()) != 1 || v6.policies()[0].Match != "ip6.src == $n6.pods_ip6" {
+		t.Errorf("ipv6-only node: sets %v policies %v", v6.addressSets(), v6.policies())
+	}
+	for want, mut := range map[string]func(*NodeSpec){
+		"pod IP \"2001:cafe:42::5\" has no join IP of its family": func(s *NodeSpec) { s.JoinIP6 = netip.Addr{} },
+		"join IPv6 \"100.64.0.9\" is not an IPv6 address":         func(s *NodeSpec) { s.JoinIP6 = netip.MustParseAddr("100.64.0.9") },
+		"no join IP": func(s *NodeSpec) {
+			s.JoinIP, s.JoinIP6, s.NodeIP, s.PodIPs = netip.Addr{}, netip.Addr{}, netip.Addr{}, nil
+		},
+	} {
+		s := n
+		mut(&s)
+		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate = %v, want %q", err, want)
 		}
 	}
 }

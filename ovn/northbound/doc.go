@@ -1,15 +1,15 @@
 // Package northbound writes edgeovn's part of the OVN northbound database: the cluster
-// router and join switch (EnsureCluster), one logical switch per Subnet attached to the router
-// at its gateway (EnsureSubnet), an underlay Subnet's localnet port with its provider and tag
+// router and join switch (EnsureCluster; dual stack with JoinDualCIDR), one logical switch per
+// Subnet attached to the router at its gateway(s) (EnsureSubnet), an underlay Subnet's localnet port with its provider and tag
 // and, without logicalGateway, no router port (EnsureLocalnet), pod logical switch ports (EnsurePodPort, EnsurePodPorts,
 // DeletePodPort, PodPorts; a StatefulSet pod's port is marked with its StatefulSet,
-// StatefulSetKey), a node's join port and distributed-gateway policies (EnsureNode), static
-// routes and router policies (EnsureStaticRoute, EnsureRouterPolicy), and Services' load
-// balancers as members of one group (EnsureLoadBalancerGroup, SyncLoadBalancers).
-// EnsureACLGroup makes one owner's port groups, ACLs and address sets exactly a spec's;
-// EnsureSwitchACLs does the same for one owner's ACLs on a logical switch (a private
-// Subnet's), leaving the switch's other ACLs alone. DeleteOwned deletes every edgeovn row of
-// one owner (a deleted pod or node).
+// StatefulSetKey), a node's join port and distributed-gateway policies (EnsureNode: one pod
+// address set and one reroute per family the node has a join IP of), static routes and router
+// policies (EnsureStaticRoute, EnsureRouterPolicy), and Services' load balancers as members of
+// one group (EnsureLoadBalancerGroup, SyncLoadBalancers). EnsureACLGroup makes one owner's
+// port groups, ACLs and address sets exactly a spec's; EnsureSwitchACLs does the same for one
+// owner's ACLs on a logical switch (a private Subnet's), leaving the switch's other ACLs alone.
+// DeleteOwned deletes every edgeovn row of one owner (a deleted pod or node).
 // BumpNBCfg increments NB_Global's nb_cfg, so ovn-controllers report when they have installed
 // what northbound holds (`ovn-nbctl --wait=hv`'s mechanism).
 //

@@ -27,10 +27,11 @@ type NodeSpec struct {
 	Name       string
 	Router     string           // cluster router ("ovn-cluster")
 	JoinSwitch string           // join switch ("join")
-	JoinIP     netip.Addr       // the node's address on the join switch
-	MAC        net.HardwareAddr // the join port's MAC; nil: derived from JoinIP (GatewayMAC)
-	NodeIP     netip.Addr       // the host's own address, reached through its join port; invalid: none known yet
-	PodIPs     []netip.Addr     // pods on this node whose outside traffic leaves through it
+	JoinIP     netip.Addr       // the node's IPv4 address on the join switch; invalid: an IPv6-only cluster
+	JoinIP6    netip.Addr       // the node's IPv6 address on the join switch; invalid: no IPv6 join network
+	MAC        net.HardwareAddr // the join port's MAC; nil: derived from the first join IP (GatewayMAC)
+	NodeIP     netip.Addr       // the host's own IPv4 address, reached through its join port; invalid: none known yet
+	PodIPs     []netip.Addr     // pods on this node whose outside traffic leaves through it (each family through its join IP)
 }
 
 // Validate reports what is wrong with the spec.
@@ -40,18 +41,24 @@ func (s NodeSpec) Validate() error {
 			return err
 		}
 	}
-	if !s.JoinIP.IsValid() || !s.JoinIP.Is4() {
+	if !s.JoinIP.IsValid() && !s.JoinIP6.IsValid() {
+		return fmt.Errorf("%w: node %s: no join IP", ovn.ErrInvalid, s.Name)
+	}
+	if s.JoinIP.IsValid() && !s.JoinIP.Is4() {
 		return fmt.Errorf("%w: node %s: join IP %q is not an IPv4 address", ovn.ErrInvalid, s.Name, s.JoinIP)
 	}
-	if s.NodeIP.IsValid() && !s.NodeIP.Is4() {
-		return fmt.Errorf("%w: node %s: node IP %q is not an IPv4 address", ovn.ErrInvalid, s.Name, s.NodeIP)
+	if s.JoinIP6.IsValid() && !s.JoinIP6.Is6() || s.JoinIP6.Is4In6() {
+		return fmt.Errorf("%w: node %s: join IPv6 %q is not an IPv6 address", ovn.ErrInvalid, s.Name, s.JoinIP6)
+	}
+	if s.NodeIP.IsValid() && (!s.NodeIP.Is4() || !s.JoinIP.IsValid()) {
+		return fmt.Errorf("%w: node %s: node IP %q is not an IPv4 address, or there is no IPv4 join IP", ovn.ErrInvalid, s.Name, s.NodeIP)
 	}
 	if s.MAC != nil && !ovn.UnicastMAC(s.MAC) {
 		return fmt.Errorf("%w: node %s: join MAC %q is not a unicast Ethernet address", ovn.ErrInvalid, s.Name, s.MAC)
 	}
 	for _, ip := range s.PodIPs {
-		if !ip.Is4() {
-			return fmt.Errorf("%w: node %s: pod IP %q is not an IPv4 address", ovn.ErrInvalid, s.Name, ip)
+		if !ip.IsValid() || ip.Is4In6() || ip.Is4() && !s.JoinIP.IsValid() || ip.Is6() && !s.JoinIP6.IsValid() {
+			return fmt.Errorf("%w: node %s: pod IP %q has no join IP of its family", ovn.ErrInvalid, s.Name, ip)
 		}
 	}
 	return nil
@@ -65,14 +72,30 @@ func NodeAddressSet(node string) string {
 	return strings.NewReplacer("-", "_").Replace(node) + ".pods_ip4"
 }
 
+// NodeAddressSet6 is the address set of the node's pod IPv6 addresses.
+func NodeAddressSet6(node string) string {
+	return strings.NewReplacer("-", "_").Replace(node) + ".pods_ip6"
+}
+
 func (s NodeSpec) owner() OwnerRef { return OwnerRef{Kind: ovn.KindNode, Name: s.Name} }
 
-// JoinMAC is the MAC of the node's join port: MAC, else derived from its join IP.
+// JoinMAC is the MAC of the node's join port: MAC, else derived from its first join IP.
 func (s NodeSpec) JoinMAC() net.HardwareAddr {
 	if s.MAC != nil {
 		return s.MAC
 	}
-	return GatewayMAC(s.JoinIP)
+	return GatewayMAC(s.joinIPs()[0])
+}
+
+// joinIPs are the node's join addresses, IPv4 first.
+func (s NodeSpec) joinIPs() []netip.Addr {
+	var out []netip.Addr
+	for _, ip := range []netip.Addr{s.JoinIP, s.JoinIP6} {
+		if ip.IsValid() {
+			out = append(out, ip)
+		}
+	}
+	return out
 }
 
 // EnsureNode creates or repairs, in one transaction, the node's join port, the address set
@@ -97,8 +120,10 @@ func (c *Client) nodeOps(ctx context.Context, spec NodeSpec) ([]ovsdb.Operation,
 	if err != nil {
 		return nil, err
 	}
-	if ops, err = c.addressSetOps(ctx, spec.addressSet(), ops); err != nil {
-		return nil, err
+	for _, set := range spec.addressSets() {
+		if ops, err = c.addressSetOps(ctx, set, ops); err != nil {
+			return nil, err
+		}
 	}
 	for _, p := range spec.policies() {
 		if ops, err = c.routerPolicyOps(ctx, p, ops); err != nil {
@@ -108,34 +133,59 @@ func (c *Client) nodeOps(ctx context.Context, spec NodeSpec) ([]ovsdb.Operation,
 	return ops, nil
 }
 
-// addressSet is the set of the node's pod addresses, as /32 prefixes.
+// addressSet is the set of the node's pod IPv4 addresses, as /32 prefixes.
 func (s NodeSpec) addressSet() AddressSetSpec {
-	pods := make([]netip.Prefix, len(s.PodIPs))
-	for i, ip := range s.PodIPs {
-		pods[i] = netip.PrefixFrom(ip, 32)
-	}
-	return AddressSetSpec{Name: NodeAddressSet(s.Name), Addresses: pods, Owner: s.owner()}
+	return s.familySet(NodeAddressSet(s.Name), netip.Addr.Is4)
 }
 
-// policies are the distributed gateway's two reroutes through the node's join IP: traffic
-// to the node itself (once its address is known), and traffic from the node's pods (matched
-// by their address set).
+// addressSets are the sets of the node's pod addresses, one per family it has a join IP of.
+func (s NodeSpec) addressSets() []AddressSetSpec {
+	var out []AddressSetSpec
+	if s.JoinIP.IsValid() {
+		out = append(out, s.addressSet())
+	}
+	if s.JoinIP6.IsValid() {
+		out = append(out, s.familySet(NodeAddressSet6(s.Name), netip.Addr.Is6))
+	}
+	return out
+}
+
+func (s NodeSpec) familySet(name string, is func(netip.Addr) bool) AddressSetSpec {
+	var pods []netip.Prefix
+	for _, ip := range s.PodIPs {
+		if is(ip) {
+			pods = append(pods, netip.PrefixFrom(ip, ip.BitLen()))
+		}
+	}
+	return AddressSetSpec{Name: name, Addresses: pods, Owner: s.owner()}
+}
+
+// policies are the distributed gateway's reroutes through the node's join IPs: traffic to
+// the node itself (once its IPv4 address is known), and traffic from the node's pods
+// (matched by their address set), one per family the node has a join IP of.
 func (s NodeSpec) policies() []RouterPolicySpec {
-	fromPods := RouterPolicySpec{Router: s.Router, Priority: NodeGatewayPriority, Owner: s.owner(),
-		Match:  "ip4.src == $" + s.addressSet().Name,
-		Action: nbdb.LogicalRouterPolicyActionReroute, NextHops: []netip.Addr{s.JoinIP}}
-	if !s.NodeIP.IsValid() {
-		return []RouterPolicySpec{fromPods}
+	var out []RouterPolicySpec
+	if s.JoinIP.IsValid() && s.NodeIP.IsValid() {
+		out = append(out, RouterPolicySpec{Router: s.Router, Priority: NodeRoutePriority, Owner: s.owner(),
+			Match: "ip4.dst == " + s.NodeIP.String(), Action: nbdb.LogicalRouterPolicyActionReroute, NextHops: []netip.Addr{s.JoinIP}})
 	}
-	toNode := fromPods
-	toNode.Priority = NodeRoutePriority
-	toNode.Match = "ip4.dst == " + s.NodeIP.String()
-	return []RouterPolicySpec{toNode, fromPods}
+	if s.JoinIP.IsValid() {
+		out = append(out, RouterPolicySpec{Router: s.Router, Priority: NodeGatewayPriority, Owner: s.owner(),
+			Match: "ip4.src == $" + NodeAddressSet(s.Name), Action: nbdb.LogicalRouterPolicyActionReroute, NextHops: []netip.Addr{s.JoinIP}})
+	}
+	if s.JoinIP6.IsValid() {
+		out = append(out, RouterPolicySpec{Router: s.Router, Priority: NodeGatewayPriority, Owner: s.owner(),
+			Match: "ip6.src == $" + NodeAddressSet6(s.Name), Action: nbdb.LogicalRouterPolicyActionReroute, NextHops: []netip.Addr{s.JoinIP6}})
+	}
+	return out
 }
 
-// joinPortRow is the node's port on the join switch, addressed "<join MAC> <join IP>".
+// joinPortRow is the node's port on the join switch, addressed "<join MAC> <join IPs>".
 func (s NodeSpec) joinPortRow() *nbdb.LogicalSwitchPort {
-	addr := s.JoinMAC().String() + " " + s.JoinIP.String()
+	addr := s.JoinMAC().String()
+	for _, ip := range s.joinIPs() {
+		addr += " " + ip.String()
+	}
 	return &nbdb.LogicalSwitchPort{Name: NodePortName(s.Name), Addresses: []string{addr}, ExternalIDs: s.owner().ids(),
 		Options: map[string]string{RequestedChassisKey: s.Name}} // the host's ovn0 binds it, on no other chassis
 }

@@ -34,7 +34,14 @@ type PodPortSpec struct {
 	Chassis string
 	// StatefulSet is "<name>/<uid>" of the StatefulSet that owns the pod, "" for any other pod.
 	StatefulSet string
+	// Provider is the attachment's provider ("<nad>.<namespace>.ovn") for the port of a
+	// pod's attachment network, "" for its primary interface's.
+	Provider string
 }
+
+// ProviderKey is the external_ids key on the port of a pod's attachment network: its
+// provider. A pod's ports are told apart by it (the primary's has none).
+const ProviderKey = "provider"
 
 // Validate reports what is wrong with the spec.
 func (s PodPortSpec) Validate() error {
@@ -110,6 +117,9 @@ func (s PodPortSpec) externalIDs() map[string]string {
 	ids[LogicalSwitchKey] = s.Switch
 	if s.StatefulSet != "" {
 		ids[StatefulSetKey] = s.StatefulSet
+	}
+	if s.Provider != "" {
+		ids[ProviderKey] = s.Provider
 	}
 	return ids
 }

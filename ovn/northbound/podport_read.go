@@ -21,6 +21,8 @@ type PodPort struct {
 	IPs    []netip.Addr
 	// StatefulSet is "<name>/<uid>" of the StatefulSet that owned the pod, "" for others.
 	StatefulSet string
+	// Provider is the attachment's provider, "" for a pod's primary port.
+	Provider string
 }
 
 // PodPorts lists every edgeovn pod port, sorted by name.
@@ -77,7 +79,8 @@ func (c *Client) portSwitches() (map[string]string, error) {
 }
 
 func toPodPort(lsp *nbdb.LogicalSwitchPort, sw string) PodPort {
-	p := PodPort{Switch: sw, Name: lsp.Name, Owner: lsp.ExternalIDs[ovn.OwnerKey], StatefulSet: lsp.ExternalIDs[StatefulSetKey]}
+	p := PodPort{Switch: sw, Name: lsp.Name, Owner: lsp.ExternalIDs[ovn.OwnerKey], StatefulSet: lsp.ExternalIDs[StatefulSetKey],
+		Provider: lsp.ExternalIDs[ProviderKey]}
 	if len(lsp.Addresses) > 0 {
 		if mac, ips, ok := parseAddresses(lsp.Addresses[0]); ok {
 			p.MAC, p.IPs = mac, ips

@@ -46,8 +46,8 @@ func TestValidateNetwork(t *testing.T) {
 		{"ok /31 first", netip.MustParsePrefix("10.0.0.0/31"), netip.MustParseAddr("10.0.0.0"), ""},
 		{"invalid prefix", netip.Prefix{}, netip.MustParseAddr("10.42.0.1"), "invalid CIDR"},
 		{"host bits", netip.MustParsePrefix("10.42.0.1/16"), netip.MustParseAddr("10.42.0.1"), "host bits set"},
-		{"no gateway", netip.MustParsePrefix("10.42.0.0/16"), netip.Addr{}, "invalid gateway"},
-		{"outside", netip.MustParsePrefix("10.42.0.0/16"), netip.MustParseAddr("10.43.0.1"), "outside 10.42.0.0/16"},
+		{"no gateway", netip.MustParsePrefix("10.42.0.0/16"), netip.Addr{}, "gateway: missing or invalid"},
+		{"outside", netip.MustParsePrefix("10.42.0.0/16"), netip.MustParseAddr("10.43.0.1"), "outside CIDR 10.42.0.0/16"},
 		{"network address", netip.MustParsePrefix("10.42.0.0/16"), netip.MustParseAddr("10.42.0.0"), "network address"},
 	}
 	for _, tt := range tests {

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/edgeovn/edgeovn/ipam/netfamily"
 	"github.com/edgeovn/edgeovn/ovn"
 )
 
@@ -20,7 +21,8 @@ func validateName(what, name string) error {
 	return nil
 }
 
-// validateNetwork checks that cidr is a network prefix and gw a usable address inside it.
+// validateNetwork checks that cidr is a network prefix and gw a usable address inside it
+// (ipam/netfamily, the one gateway check).
 func validateNetwork(what string, cidr netip.Prefix, gw netip.Addr) error {
 	if !cidr.IsValid() {
 		return fmt.Errorf("%w: %s: missing or invalid CIDR", ovn.ErrInvalid, what)
@@ -28,14 +30,8 @@ func validateNetwork(what string, cidr netip.Prefix, gw netip.Addr) error {
 	if cidr != cidr.Masked() {
 		return fmt.Errorf("%w: %s: CIDR %s has host bits set (network is %s)", ovn.ErrInvalid, what, cidr, cidr.Masked())
 	}
-	if !gw.IsValid() {
-		return fmt.Errorf("%w: %s: missing or invalid gateway", ovn.ErrInvalid, what)
-	}
-	if !cidr.Contains(gw) {
-		return fmt.Errorf("%w: %s: gateway %s is outside %s", ovn.ErrInvalid, what, gw, cidr)
-	}
-	if gw == cidr.Addr() && cidr.Bits() < cidr.Addr().BitLen()-1 {
-		return fmt.Errorf("%w: %s: gateway %s is the network address of %s", ovn.ErrInvalid, what, gw, cidr)
+	if err := netfamily.CheckGateway("gateway", "CIDR", cidr, gw); err != nil {
+		return fmt.Errorf("%w: %s: %w", ovn.ErrInvalid, what, err)
 	}
 	return nil
 }

@@ -14,6 +14,11 @@
 // and ExternalName Services have none. ClientIP affinity carries its timeout. An
 // internalTrafficPolicy Local Service is a template load balancer per protocol and family
 // whose backends are a template variable each chassis sets to its own node's endpoints.
+// External IPs and VIP-mode LoadBalancer IPs (external.go) are more VIPs of the Service's
+// (cluster-wide) load balancers, so pods reach them in OVN with their own address; one in
+// the pod, join or service network (Request.Reserved) or a special range is left out and
+// reported once as a ServiceIPRefused Warning Event (refusals.go). Traffic from outside to
+// these addresses is the node role's (agent/node, without kube-proxy).
 //
 // Invariants: variables are written before the load balancers that use them and removed
 // after; a Service already right costs no write; a load balancer name held by a row edgeovn

@@ -35,10 +35,17 @@ func servesLoadBalancers(svc *corev1.Service) bool {
 // ClusterIP and port a VIP whose backends are the endpoints kube-proxy would use. A VIP
 // without endpoints stays, with no backends, and rejects (options:reject), so a client is
 // told at once instead of waiting for a black hole. An unserved Service wants nothing.
-// internalTrafficPolicy Local is desiredLocal's.
-func desiredLoadBalancers(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) []northbound.LoadBalancerSpec {
-	if !servesLoadBalancers(svc) || localOnly(svc) {
+// The external and LoadBalancer IPs (externalVIPs, accepted ones) are VIPs of the same load
+// balancers with the same backends: a pod's traffic to them is internal, so every endpoint
+// serves it whatever the externalTrafficPolicy (kube-proxy's short circuit). The ClusterIPs
+// of an internalTrafficPolicy Local Service are desiredLocal's; its external VIPs stay here.
+func desiredLoadBalancers(svc *corev1.Service, slices []*discoveryv1.EndpointSlice, external []netip.Addr) []northbound.LoadBalancerSpec {
+	if !servesLoadBalancers(svc) {
 		return nil
+	}
+	vips := external
+	if !localOnly(svc) {
+		vips = append(clusterIPs(svc), external...)
 	}
 	owner := serviceOwner(svc)
 	byProto := map[corev1.Protocol]*northbound.LoadBalancerSpec{}
@@ -54,7 +61,7 @@ func desiredLoadBalancers(svc *corev1.Service, slices []*discoveryv1.EndpointSli
 				VIPs: map[netip.AddrPort][]netip.AddrPort{}, Options: lbOptions(svc), Owner: owner}
 			byProto[proto] = spec
 		}
-		for _, ip := range clusterIPs(svc) {
+		for _, ip := range vips {
 			vip := netip.AddrPortFrom(ip, uint16(port.Port))
 			spec.VIPs[vip] = backends(slices, backendQuery{family4: ip.Is4(), portName: port.Name, proto: proto})
 		}

@@ -95,7 +95,7 @@ func TestDesiredLoadBalancers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := desiredLoadBalancers(tt.svc, tt.slices)
+			got := desiredLoadBalancers(tt.svc, tt.slices, nil)
 			have := map[nbdb.LoadBalancerProtocol]map[netip.AddrPort][]netip.AddrPort{}
 			for _, lb := range got {
 				have[lb.Protocol] = lb.VIPs
@@ -131,7 +131,7 @@ func TestDesiredLocal(t *testing.T) {
 	here, there := "node1", "node2"
 	slice := sliceFixture(discoveryv1.AddressTypeIPv4, map[string]int32{"http": 8080}, epFixture{addr: "10.42.0.5"}, epFixture{addr: "10.42.0.6"})
 	slice.Endpoints[0].NodeName, slice.Endpoints[1].NodeName = &here, &there
-	if lbs := desiredLoadBalancers(svc, []*discoveryv1.EndpointSlice{slice}); len(lbs) != 0 {
+	if lbs := desiredLoadBalancers(svc, []*discoveryv1.EndpointSlice{slice}, nil); len(lbs) != 0 {
 		t.Fatalf("internalTrafficPolicy Local also got plain load balancers: %v", lbs)
 	}
 	lbs, vars := desiredLocal(svc, []*discoveryv1.EndpointSlice{slice}, []string{here, there, "node3"})

@@ -13,12 +13,14 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	discoverylisters "k8s.io/client-go/listers/discovery/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/edgeovn/edgeovn/agent/controller/queue"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/agent/metrics"
+	"github.com/edgeovn/edgeovn/agent/subnetcheck"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
@@ -28,6 +30,11 @@ type Request struct {
 	NB      *northbound.Client
 	Log     *slog.Logger
 	Metrics *metrics.Metrics // nil: none
+	// Reserved are the networks no external or LoadBalancer IP may be in (the pod, join and
+	// service networks).
+	Reserved []subnetcheck.Reserved
+	// Events receives the ServiceIPRefused Warnings; nil: logged only.
+	Events record.EventRecorder
 }
 
 // Controller is the feature that turns Services into OVN load balancers in the cluster's
@@ -46,6 +53,7 @@ type Controller struct {
 	// observe, if set, is told how long each sync took from its first event (bench, tests).
 	observe func(key string, since time.Duration)
 	pending pendingSince
+	refused refusalMemo
 }
 
 // New is the Services feature of one term; the controller registers, reconciles and runs it.
@@ -183,6 +191,7 @@ func (s *Controller) sync(ctx context.Context, key string) error {
 	svc, err := s.services.Services(ns).Get(name)
 	switch {
 	case apierrors.IsNotFound(err):
+		s.refused.forget(key)
 	case err != nil:
 		return fmt.Errorf("get service %s: %w", key, err)
 	default:
@@ -194,9 +203,11 @@ func (s *Controller) sync(ctx context.Context, key string) error {
 		if err != nil {
 			return err
 		}
+		external, refused := externalVIPs(svc, s.req.Reserved)
+		s.report(svc, refused)
 		var local []northbound.LoadBalancerSpec
 		local, vars = desiredLocal(svc, eps, nodes)
-		want = append(desiredLoadBalancers(svc, eps), local...)
+		want = append(desiredLoadBalancers(svc, eps, external), local...)
 	}
 	wrote, err := s.apply(ctx, northbound.OwnedLoadBalancers{Owner: owner, Group: northbound.ClusterLoadBalancerGroup, Want: want}, vars)
 	if err != nil {

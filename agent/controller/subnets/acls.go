@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/netip"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/agent/subnetacl"
@@ -23,7 +22,7 @@ func (s *Controller) isolate(ctx context.Context, sn *kubeovn.Subnet, net kubeov
 		return &refusal{ReasonInvalidSpec, err}
 	}
 	rules := subnetacl.Build(subnetacl.Request{Subnet: sn.Name, Private: sn.Spec.Private, CIDRs: net.CIDRs, Allow: allow,
-		Hosts: []netip.Prefix{s.req.JoinCIDR.Masked()}})
+		Hosts: masked(s.req.JoinCIDRs)})
 	wrote, err := s.req.NB.EnsureSwitchACLs(ctx, northbound.SwitchACLsSpec{Switch: sn.Name, Owner: subnetacl.Owner(sn.Name), ACLs: rules})
 	if wrote {
 		s.unannounced.Store(true)

@@ -23,8 +23,11 @@
 // CIDR, or overlaps a special range, a Service CIDR, a Node's InternalIP or ExternalIP, or a
 // network a host's interfaces are on (each node role's edgeovn.io/host-networks;
 // CIDRReserved, package subnetcheck, reserved.go; a change of a Node's addresses or networks
-// checks every Subnet again) is refused: Validated/Ready False and Error True with the reason
-// naming both sides, and a Warning Event; what was applied stays. Status (status.go):
+// checks every Subnet again), or has a family the cluster has not (FamiliesDifferFromCluster:
+// no host has a join address of it) is refused: Validated/Ready False and Error True with the reason
+// naming both sides, and a Warning Event; what was applied stays (a refused change that keeps
+// the applied cidrBlock leaves the Subnet Ready). ovn-default and join take the
+// configuration's families: dual stack ("v4,v6" cidrBlock and gateway) when it is. Status (status.go):
 // Kube-OVN's conditions, edgeovn's Unsupported naming each spec field it does not implement,
 // and the v4/v6 used and available counts (written at most once a second per subnet while
 // pods come and go). A deleted Subnet is held by the finalizer edgeovn.io/subnet while pods

@@ -72,8 +72,8 @@ func newRig(t *testing.T, w world) *rig {
 	f := kubeapi.NewInformers(kube.Client, kubeapi.InformerOptions{})
 	pods, nodes := f.Pods(), f.Nodes()
 	r.s = New(Request{Kube: kube.Client, Dynamic: r.dyn, NB: r.nb.Client, IPAM: r.ipam.IPAM, Events: r.rec, Log: log,
-		Pods: pods.Lister(), Nodes: nodes.Lister(), ClusterCIDR: ctltest.ClusterCIDR, ClusterGateway: ctltest.ClusterGateway,
-		JoinCIDR: ctltest.JoinCIDR, ServiceCIDRs: []netip.Prefix{ctltest.ServiceCIDR}, Router: ctltest.Router,
+		Pods: pods.Lister(), Nodes: nodes.Lister(), ClusterCIDRs: []netip.Prefix{ctltest.ClusterCIDR},
+		ClusterGateways: []netip.Addr{ctltest.ClusterGateway}, JoinCIDRs: []netip.Prefix{ctltest.JoinCIDR}, ServiceCIDRs: []netip.Prefix{ctltest.ServiceCIDR}, Router: ctltest.Router,
 		EnqueueUnallocated: func() {}})
 	synced, err := r.s.Register(f)
 	if err != nil {

@@ -74,8 +74,10 @@ func (s *Controller) inForce(sn *kubeovn.Subnet) bool {
 	if !ok || a.deleting {
 		return false
 	}
-	net, err := kubeovn.ParseNetwork(sn.Spec)
-	return err == nil && slices.Equal(net.CIDRs, a.net.CIDRs)
+	// Only cidrBlock counts: a refused gateway or excludeIps change leaves the applied network
+	// in force, so the Subnet stays Ready.
+	cidrs, err := kubeovn.CIDRs(sn.Spec)
+	return err == nil && slices.Equal(cidrs, a.net.CIDRs)
 }
 
 // count sets the address counts from the IPAM; it reports whether they changed.

@@ -46,12 +46,13 @@ type Request struct {
 	// Subnet may overlap (nil: none checked).
 	Pods  corelisters.PodLister
 	Nodes corelisters.NodeLister
-	// The configuration's networks: ovn-default's and join's, and the Service CIDRs.
-	ClusterCIDR    netip.Prefix
-	ClusterGateway netip.Addr
-	JoinCIDR       netip.Prefix
-	ServiceCIDRs   []netip.Prefix
-	Router         string // the cluster router the Subnets' switches are on
+	// The configuration's networks: ovn-default's and join's (one prefix per family, IPv4
+	// first, each gateway in its prefix's place), and the Service CIDRs.
+	ClusterCIDRs    []netip.Prefix
+	ClusterGateways []netip.Addr
+	JoinCIDRs       []netip.Prefix
+	ServiceCIDRs    []netip.Prefix
+	Router          string // the cluster router the Subnets' switches are on
 	// Services says the Services feature is on: each switch joins its load balancer group.
 	Services bool
 	// EnqueueUnallocated queues every pod that waits for an address: a subnet appeared.

@@ -16,6 +16,7 @@ import (
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/agent/subnetcheck"
 	"github.com/edgeovn/edgeovn/ipam"
+	"github.com/edgeovn/edgeovn/ipam/netfamily"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/nbdb"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
@@ -29,6 +30,7 @@ const (
 	ReasonCIDRChange       = "CIDRChangeRefused"
 	ReasonCIDROverlap      = "CIDROverlap"
 	ReasonNotConfigured    = "DiffersFromConfiguration"
+	ReasonFamilies         = "FamiliesDifferFromCluster"
 	ReasonSubnetInUse      = "SubnetInUse"
 	ReasonSubnetApplyError = "ApplyFailed"
 )
@@ -102,9 +104,12 @@ func (s *Controller) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 		return net, &refusal{ReasonCIDRChange, fmt.Errorf("cidrBlock changed from %v to %v: refused, addresses already handed out would fall outside it (create another Subnet instead); %v stays in use", prev, net.CIDRs, prev)}
 	}
 	r := s.req
-	if want := map[string]netip.Prefix{kubeovn.DefaultSubnet: r.ClusterCIDR.Masked(), kubeovn.JoinSubnet: r.JoinCIDR.Masked()}[sn.Name]; want.IsValid() &&
-		!slices.Equal(net.CIDRs, []netip.Prefix{want}) {
-		return net, &refusal{ReasonNotConfigured, fmt.Errorf("cidrBlock %v differs from edgeovn's configuration (%s): the configuration stays in use", net.CIDRs, want)}
+	if want := map[string][]netip.Prefix{kubeovn.DefaultSubnet: masked(r.ClusterCIDRs), kubeovn.JoinSubnet: masked(r.JoinCIDRs)}[sn.Name]; want != nil &&
+		!slices.Equal(net.CIDRs, want) {
+		return net, &refusal{ReasonNotConfigured, fmt.Errorf("cidrBlock %v differs from edgeovn's configuration (%v): the configuration stays in use", net.CIDRs, want)}
+	}
+	if err := s.checkFamilies(net); err != nil {
+		return net, &refusal{ReasonFamilies, err}
 	}
 	reserved := s.reserved
 	if sn.Spec.Vlan != "" {
@@ -116,7 +121,7 @@ func (s *Controller) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 	if err := subnetcheck.Check(net.CIDRs, reserved()); err != nil {
 		return net, &refusal{ReasonCIDRReserved, fmt.Errorf("%w: refused, the hosts would route it to the pods instead (a Subnet must not overlap the Services, the Nodes' addresses, the hosts' own networks or a special range)", err)}
 	}
-	others := map[string][]netip.Prefix{kubeovn.DefaultSubnet: {r.ClusterCIDR.Masked()}, kubeovn.JoinSubnet: {r.JoinCIDR.Masked()}}
+	others := map[string][]netip.Prefix{kubeovn.DefaultSubnet: masked(r.ClusterCIDRs), kubeovn.JoinSubnet: masked(r.JoinCIDRs)}
 	for _, sn := range s.req.IPAM.Subnets() { // applied in an earlier term: they keep their CIDRs
 		others[sn.Name] = sn.CIDRs
 	}
@@ -140,9 +145,9 @@ func (s *Controller) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 func (s *Controller) configNetwork(sn *kubeovn.Subnet) kubeovn.Network {
 	r := s.req
 	if sn.Name == kubeovn.JoinSubnet {
-		return kubeovn.Network{CIDRs: []netip.Prefix{r.JoinCIDR.Masked()}, Gateways: []netip.Addr{r.JoinCIDR.Masked().Addr().Next()}}
+		return kubeovn.Network{CIDRs: masked(r.JoinCIDRs), Gateways: joinGateways(r.JoinCIDRs), Protocol: netfamily.Protocol(r.JoinCIDRs)}
 	}
-	return kubeovn.Network{CIDRs: []netip.Prefix{r.ClusterCIDR.Masked()}, Gateways: []netip.Addr{r.ClusterGateway}}
+	return kubeovn.Network{CIDRs: masked(r.ClusterCIDRs), Gateways: r.ClusterGateways, Protocol: netfamily.Protocol(r.ClusterCIDRs)}
 }
 
 func (s *Controller) builtin(name string) *kubeovn.Subnet {
@@ -369,4 +374,16 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// checkFamilies refuses a Subnet with a family the cluster has not: the hosts have no join
+// address of that family, so its pods could not leave their host.
+func (s *Controller) checkFamilies(net kubeovn.Network) error {
+	cluster := netfamily.Families(s.req.ClusterCIDRs)
+	for _, p := range net.CIDRs {
+		if fam := netfamily.Families([]netip.Prefix{p}); !strings.Contains(cluster, fam) {
+			return fmt.Errorf("cidrBlock %s is %s but the cluster (--cluster-cidr %v) is %s only: refused, its pods could not leave their host", p, fam, s.req.ClusterCIDRs, cluster)
+		}
+	}
+	return nil
 }

@@ -1,8 +1,12 @@
 // Package hostnet owns the host's side of the join network: the OVS internal port (ovn0) that
 // binds to the node's logical switch port on the join switch, that interface's MAC, MTU,
-// IPv4 address and up state, the routes to the cluster CIDR(s) through it, IPv4 forwarding,
+// join addresses (IPv4, IPv6 or both) and up state, the routes to each family's cluster
+// CIDR(s) through it via that family's join gateway, IPv4 and IPv6 forwarding,
 // and the masquerading of pod traffic (IPv4 and IPv6) that leaves the host by any other
-// interface; the node ports served without kube-proxy (EnsureServices, "ip edgeovn-svc");
+// interface; the node ports, external IPs and LoadBalancer IPs served without kube-proxy
+// (EnsureServices, "ip edgeovn-svc": node ports on the host's own addresses; service IPs on
+// any destination, Cluster to the ClusterIP masqueraded on ovn0, Local to this host's
+// endpoints or dropped, the host's own connections always to the ClusterIP);
 // and the pods' hostPorts (HostPorts, "ip edgeovn-hostport" and "ip6 edgeovn-hostport": the
 // DNATs from the host's addresses, or a mapping's hostIP, for traffic arriving and made on
 // the host, and the masquerades for 127.0.0.1 and for pods of the pod's subnet, the pod
@@ -22,8 +26,15 @@
 //     metric, the kernel's connected route included). A prefix in Spec.Routes that overlaps a
 //     main-table route it does not own (default routes excepted) is not installed: Ensure
 //     applies everything else and returns a *ConflictError naming both sides. It writes on its own interface (Spec.Interface, created by edgeovn): the IPv4
-//     addresses on it (any other than Spec.Address is removed, IPv6 is left alone);
-//     /proc/sys/net/ipv4/ip_forward (only ever set to 1, never set back); and the nftables
+//     addresses on it (any other than Spec.Address is removed) and, when Spec.Address6 is
+//     set, its global IPv6 addresses (any other than Address6 is removed; link-local ones
+//     stay; without Address6 IPv6 is left alone), its disable_ipv6 (0) and accept_ra (0);
+//     /proc/sys/net/ipv4/ip_forward and, with Address6, net.ipv6.conf.all.forwarding (each
+//     only ever set to 1, never set back). Before it turns IPv6 forwarding on, every other
+//     interface whose accept_ra is 1 and whose IPv6 default route came from a router
+//     advertisement (proto ra) gets accept_ra 2, or the kernel would stop taking the
+//     advertisements and the host would lose its default route when it expires; that
+//     sysctl is the one thing it writes on an interface not its own. And the nftables
 //     tables "ip edgeovn" and "ip6 edgeovn" (each replaced as a whole, in one netlink batch,
 //     when it differs; deleted when Spec.Masquerade has no prefix of its family), whose names
 //     are their ownership. No other interface, route or table is written.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,9 @@ type fakePorts struct {
 	calls []vswitch.PortSpec
 	err   error
 	made  chan error
+	// making counts the interface creations in flight: the test's cleanup waits for them
+	// before the namespace they run in is closed.
+	making sync.WaitGroup
 }
 
 var _ Ports = (*fakePorts)(nil)
@@ -28,7 +32,9 @@ func (f *fakePorts) AddPort(_ context.Context, spec vswitch.PortSpec) error {
 	if f.err != nil {
 		return f.err
 	}
+	f.making.Add(1)
 	go func() {
+		defer f.making.Done()
 		f.made <- f.netns.Do(func(ns.NetNS) error {
 			if found, err := linkExists(spec.Name); found || err != nil {
 				return err
@@ -43,6 +49,7 @@ func TestEnsure(t *testing.T) {
 	needRoot(t)
 	host := newNS(t)
 	ports := &fakePorts{netns: host, made: make(chan error, 2)}
+	t.Cleanup(ports.making.Wait) // before newNS's cleanup closes host
 	spec := testSpec()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

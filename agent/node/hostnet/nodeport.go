@@ -24,6 +24,8 @@ type NodePort struct {
 type ServiceSpec struct {
 	Interface string // ovn0: NodePort traffic to a ClusterIP leaves by it, masqueraded
 	NodePorts []NodePort
+	// ServiceIPs are the external and LoadBalancer IPs' ports.
+	ServiceIPs []ServiceIP
 }
 
 // Validate reports the first thing wrong, naming the port.
@@ -45,6 +47,11 @@ func (s ServiceSpec) Validate() error {
 			if !ep.IsValid() || !ep.Addr().Is4() {
 				return invalid("%s: endpoint %s is not an IPv4 address and port", what, ep)
 			}
+		}
+	}
+	for _, sip := range s.ServiceIPs {
+		if err := sip.validate(); err != nil {
+			return err
 		}
 	}
 	return nil

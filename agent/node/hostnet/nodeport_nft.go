@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"slices"
 
 	"github.com/google/nftables"
@@ -12,7 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// svcTable is the nftables table of the NodePorts edgeovn serves when kube-proxy does not.
+// svcTable is the nftables table of the NodePorts, external IPs and LoadBalancer IPs
+// edgeovn serves when kube-proxy does not.
 // Nothing outside it is touched.
 const svcTable = "edgeovn-svc"
 
@@ -32,13 +34,27 @@ type svcRule struct {
 	exprs []expr.Any
 }
 
-// svcChains is the whole table spec asks for, chain by chain.
+// svcChainNames are the table's chains in the order they are written and read back.
+var svcChainNames = []string{"nodeports", "serviceips", "serviceips-out", "prerouting", "output", "postrouting"}
+
+// svcChains is the whole table spec asks for, chain by chain. Arriving traffic is matched
+// against the external and LoadBalancer IPs first (any destination), then, for the host's own
+// addresses, against the node ports; the host's own traffic the same way, through
+// serviceips-out.
 func svcChains(spec ServiceSpec) []svcChain {
-	jump := []svcRule{{desc: "local jump nodeports", exprs: append(localDestination(),
-		&expr.Verdict{Kind: expr.VerdictJump, Chain: "nodeports"})}}
-	var nodeports []svcRule
+	jumps := func(ips string) []svcRule {
+		return []svcRule{
+			{desc: "jump " + ips, exprs: []expr.Any{&expr.Verdict{Kind: expr.VerdictJump, Chain: ips}}},
+			{desc: "local jump nodeports", exprs: append(localDestination(), &expr.Verdict{Kind: expr.VerdictJump, Chain: "nodeports"})},
+		}
+	}
+	var nodeports, ips, ipsOut []svcRule
 	for _, np := range spec.NodePorts {
 		nodeports = append(nodeports, nodePortRules(np)...)
+	}
+	for _, sip := range spec.ServiceIPs {
+		ips = append(ips, serviceIPRules(sip)...)
+		ipsOut = append(ipsOut, toClusterIP(serviceIPMatch(sip), "out "+sip.describe(), sip.ClusterIP))
 	}
 	name := make([]byte, unix.IFNAMSIZ)
 	copy(name, spec.Interface)
@@ -52,8 +68,10 @@ func svcChains(spec ServiceSpec) []svcChain {
 	}}}
 	return []svcChain{
 		{name: "nodeports", rules: nodeports},
-		{name: "prerouting", hook: nftables.ChainHookPrerouting, prio: nftables.ChainPriorityNATDest, rules: jump},
-		{name: "output", hook: nftables.ChainHookOutput, prio: nftables.ChainPriorityNATDest, rules: jump},
+		{name: "serviceips", rules: ips},
+		{name: "serviceips-out", rules: ipsOut},
+		{name: "prerouting", hook: nftables.ChainHookPrerouting, prio: nftables.ChainPriorityNATDest, rules: jumps("serviceips")},
+		{name: "output", hook: nftables.ChainHookOutput, prio: nftables.ChainPriorityNATDest, rules: jumps("serviceips-out")},
 		{name: "postrouting", hook: nftables.ChainHookPostrouting, prio: nftables.ChainPriorityNATSource, rules: masq},
 	}
 }
@@ -68,30 +86,66 @@ func localDestination() []expr.Any {
 
 var l4proto = map[string]byte{"tcp": unix.IPPROTO_TCP, "udp": unix.IPPROTO_UDP, "sctp": unix.IPPROTO_SCTP}
 
-// nodePortRules DNATs the node port: to the ClusterIP (marked for masquerade), or to this
-// host's endpoints, spread evenly (rule i of n matches one time in n-i, as kube-proxy's
-// iptables mode does).
-func nodePortRules(np NodePort) []svcRule {
-	match := []expr.Any{
+// l4Match matches the protocol and destination port.
+func l4Match(proto string, port uint16) []expr.Any {
+	return []expr.Any{
 		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{l4proto[np.Protocol]}},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{l4proto[proto]}},
 		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: binaryutil.BigEndian.PutUint16(np.Port)},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: binaryutil.BigEndian.PutUint16(port)},
 	}
-	desc := np.describe()
+}
+
+// serviceIPMatch matches the destination address, protocol and port.
+func serviceIPMatch(s ServiceIP) []expr.Any {
+	return append([]expr.Any{
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 16, Len: 4},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: s.IP.Addr().AsSlice()},
+	}, l4Match(s.Protocol, s.IP.Port())...)
+}
+
+// nodePortRules DNATs the node port: to the ClusterIP (marked for masquerade), or to this
+// host's endpoints. Local with none serves nothing (the host answers for its own address).
+func nodePortRules(np NodePort) []svcRule {
+	match := l4Match(np.Protocol, np.Port)
 	if !np.LocalOnly {
-		mark := []expr.Any{
-			&expr.Meta{Key: expr.MetaKeyMARK, Register: 1},
-			&expr.Bitwise{SourceRegister: 1, DestRegister: 1, Len: 4,
-				Mask: binaryutil.NativeEndian.PutUint32(^uint32(masqMark)), Xor: binaryutil.NativeEndian.PutUint32(masqMark)},
-			&expr.Meta{Key: expr.MetaKeyMARK, SourceRegister: true, Register: 1},
-		}
-		return []svcRule{{desc: desc, exprs: append(append(slices.Clone(match), mark...), dnat(np.ClusterIP.Addr().AsSlice(), np.ClusterIP.Port())...)}}
+		return []svcRule{toClusterIP(match, np.describe(), np.ClusterIP)}
 	}
+	return toLocal(match, np.describe(), np.Local)
+}
+
+// serviceIPRules DNATs arriving traffic to an external or LoadBalancer IP as nodePortRules
+// does, and drops it under the Local policy when this host has no endpoint (kube-proxy's
+// behaviour: the load balancer's health check steers clients away from such hosts).
+func serviceIPRules(s ServiceIP) []svcRule {
+	match := serviceIPMatch(s)
+	switch {
+	case !s.LocalOnly:
+		return []svcRule{toClusterIP(match, s.describe(), s.ClusterIP)}
+	case len(s.Local) == 0:
+		return []svcRule{{desc: s.describe() + " drop", exprs: append(slices.Clone(match), &expr.Verdict{Kind: expr.VerdictDrop})}}
+	}
+	return toLocal(match, s.describe(), s.Local)
+}
+
+// toClusterIP DNATs to the ClusterIP, marked for masquerade on ovn0.
+func toClusterIP(match []expr.Any, desc string, clusterIP netip.AddrPort) svcRule {
+	mark := []expr.Any{
+		&expr.Meta{Key: expr.MetaKeyMARK, Register: 1},
+		&expr.Bitwise{SourceRegister: 1, DestRegister: 1, Len: 4,
+			Mask: binaryutil.NativeEndian.PutUint32(^uint32(masqMark)), Xor: binaryutil.NativeEndian.PutUint32(masqMark)},
+		&expr.Meta{Key: expr.MetaKeyMARK, SourceRegister: true, Register: 1},
+	}
+	return svcRule{desc: desc, exprs: append(append(slices.Clone(match), mark...), dnat(clusterIP.Addr().AsSlice(), clusterIP.Port())...)}
+}
+
+// toLocal DNATs to the endpoints, spread evenly (rule i of n matches one time in n-i, as
+// kube-proxy's iptables mode does).
+func toLocal(match []expr.Any, desc string, eps []netip.AddrPort) []svcRule {
 	var out []svcRule
-	for i, ep := range np.Local {
+	for i, ep := range eps {
 		exprs := slices.Clone(match)
-		if left := len(np.Local) - i; left > 1 {
+		if left := len(eps) - i; left > 1 {
 			exprs = append(exprs,
 				&expr.Numgen{Register: 1, Modulus: uint32(left), Type: unix.NFT_NG_RANDOM},
 				&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: binaryutil.NativeEndian.PutUint32(0)})
@@ -152,7 +206,7 @@ func EnsureServices(_ context.Context, spec *ServiceSpec, log *slog.Logger) erro
 	if err := conn.Flush(); err != nil {
 		return fmt.Errorf("write nftables table ip %s: %w", svcTable, err)
 	}
-	log.Info("wrote node port rules", "table", svcTable, "node_ports", len(spec.NodePorts))
+	log.Info("wrote node port rules", "table", svcTable, "node_ports", len(spec.NodePorts), "service_ips", len(spec.ServiceIPs))
 	return nil
 }
 
@@ -205,7 +259,7 @@ func svcDescriptions(conn *nftables.Conn, t *nftables.Table) ([]string, bool, er
 		return nil, false, nil
 	}
 	var out []string
-	for _, name := range []string{"nodeports", "prerouting", "output", "postrouting"} {
+	for _, name := range svcChainNames {
 		c := byName[name]
 		if c == nil {
 			return nil, true, nil
@@ -219,7 +273,7 @@ func svcDescriptions(conn *nftables.Conn, t *nftables.Table) ([]string, bool, er
 			out = append(out, name+": "+string(r.UserData))
 		}
 	}
-	if len(byName) != 4 {
+	if len(byName) != len(svcChainNames) {
 		return nil, true, nil
 	}
 	return out, true, nil

@@ -9,10 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/containernetworking/plugins/pkg/netlinksafe"
 	"github.com/containernetworking/plugins/pkg/ns"
 	"github.com/google/nftables"
-	"github.com/vishvananda/netlink"
 )
 
 // TestNodePortWithoutKubeProxy serves node ports on the host's address from an outside
@@ -26,30 +24,7 @@ import (
 // local endpoint with the client's own address.
 func TestNodePortWithoutKubeProxy(t *testing.T) {
 	needRoot(t)
-	host, cluster, outside := newNS(t), newNS(t), newNS(t)
-	inNS(t, host, func() error {
-		if err := addVeth("ovn0", "eth0", cluster); err != nil {
-			return err
-		}
-		if err := addVeth("eth1", "eth0", outside); err != nil {
-			return err
-		}
-		if err := configure("eth1", "192.0.2.1/24"); err != nil {
-			return err
-		}
-		return wireLink(context.Background(), nodePortHostSpec(), nil)
-	})
-	inNS(t, cluster, func() error {
-		if err := configure("eth0", "100.64.0.1/16", "10.43.0.5/32", "10.42.0.5/32"); err != nil {
-			return err
-		}
-		eth0, err := netlinksafe.LinkByName("eth0")
-		if err != nil {
-			return err
-		}
-		return netlink.RouteAdd(&netlink.Route{LinkIndex: eth0.Attrs().Index, Gw: net.ParseIP("100.64.0.2")})
-	})
-	inNS(t, outside, func() error { return configure("eth0", "192.0.2.2/24") })
+	host, cluster, outside := serviceWiring(t)
 
 	spec := &ServiceSpec{Interface: "ovn0", NodePorts: []NodePort{
 		{Protocol: "tcp", Port: 30080, ClusterIP: netip.MustParseAddrPort("10.43.0.5:80")},

@@ -46,7 +46,7 @@ func (e *ConflictError) Error() string {
 }
 
 // ensureRoutes leaves exactly one edgeovn route (RouteProtocol) per prefix in spec.Routes via
-// spec.Gateway through the link, with the join address as source. Routes without
+// its family's join gateway through the link, with that family's join address as source. Routes without
 // RouteProtocol are never replaced, changed or deleted, with one exception: a route of an
 // earlier edgeovn version (through the link, via spec.Gateway, proto boot) is adopted, that
 // is removed and installed again with RouteProtocol. A wanted prefix that overlaps any other
@@ -58,7 +58,7 @@ func ensureRoutes(_ context.Context, spec Spec, log *slog.Logger) error {
 		return fmt.Errorf("look up interface %s: %w", spec.Interface, err)
 	}
 	idx := link.Attrs().Index
-	routes, err := netlinksafe.RouteListFiltered(netlink.FAMILY_V4, &netlink.Route{Table: unix.RT_TABLE_MAIN}, netlink.RT_FILTER_TABLE)
+	routes, err := netlinksafe.RouteListFiltered(netlink.FAMILY_ALL, &netlink.Route{Table: unix.RT_TABLE_MAIN}, netlink.RT_FILTER_TABLE)
 	if err != nil {
 		return fmt.Errorf("list main-table routes: %w", err)
 	}
@@ -99,7 +99,8 @@ func ensureRoutes(_ context.Context, spec Spec, log *slog.Logger) error {
 		} else if err != nil {
 			return err
 		}
-		log.Info("added route through host interface", "dst", dst.String(), "via", spec.Gateway.String())
+		gw, _ := spec.gatewayFor(dst)
+		log.Info("added route through host interface", "dst", dst.String(), "via", gw.String())
 	}
 	if len(conflicts) > 0 {
 		return &ConflictError{Conflicts: conflicts}
@@ -110,15 +111,16 @@ func ensureRoutes(_ context.Context, spec Spec, log *slog.Logger) error {
 // addRoute adds, never replaces: RouteReplace would take the place of any route with the same
 // destination, table, tos and priority, whoever made it.
 func addRoute(idx int, dst netip.Prefix, spec Spec) error {
+	gw, src := spec.gatewayFor(dst)
 	r := &netlink.Route{
 		LinkIndex: idx,
 		Dst:       prefixToIPNet(dst),
-		Gw:        net.IP(spec.Gateway.AsSlice()),
-		Src:       net.IP(spec.Address.Addr().AsSlice()),
+		Gw:        net.IP(gw.AsSlice()),
+		Src:       net.IP(src.Addr().AsSlice()),
 		Protocol:  RouteProtocol,
 	}
 	if err := netlink.RouteAdd(r); err != nil {
-		return fmt.Errorf("add route %s via %s dev %s: %w", dst, spec.Gateway, spec.Interface, err)
+		return fmt.Errorf("add route %s via %s dev %s: %w", dst, gw, spec.Interface, err)
 	}
 	return nil
 }
@@ -127,7 +129,7 @@ func addRoute(idx int, dst netip.Prefix, spec Spec) error {
 // link, via the join gateway, with the default protocol (boot) the netlink library gave it.
 func isLegacy(r netlink.Route, spec Spec, idx int) bool {
 	gw, ok := netip.AddrFromSlice(r.Gw)
-	return r.LinkIndex == idx && r.Protocol == unix.RTPROT_BOOT && ok && gw.Unmap() == spec.Gateway
+	return r.LinkIndex == idx && r.Protocol == unix.RTPROT_BOOT && ok && gw.Unmap() == spec.Gateway && spec.Gateway.IsValid()
 }
 
 // routeConflict finds a route edgeovn does not own whose destination overlaps dst (default
@@ -146,6 +148,9 @@ func routeConflict(dst netip.Prefix, others []netlink.Route) (RouteConflict, boo
 }
 
 func routeDst(r netlink.Route) (netip.Prefix, bool) {
+	if r.Dst == nil && r.Family == netlink.FAMILY_V6 {
+		return netip.PrefixFrom(netip.IPv6Unspecified(), 0), true
+	}
 	if r.Dst == nil {
 		return netip.PrefixFrom(netip.IPv4Unspecified(), 0), true
 	}
@@ -164,9 +169,13 @@ func describeRoute(r netlink.Route, dst netip.Prefix) string {
 	return s + " proto " + r.Protocol.String()
 }
 
+// ip6DefaultMetric is the metric the kernel gives an IPv6 route added without one.
+const ip6DefaultMetric = 1024
+
 // isWanted reports whether r is one of the routes spec asks for, and to which prefix.
 func isWanted(r netlink.Route, spec Spec) (netip.Prefix, bool) {
-	if r.Dst == nil || r.Priority != 0 || r.Tos != 0 || len(r.MultiPath) > 0 {
+	metricOK := r.Priority == 0 || r.Family == netlink.FAMILY_V6 && r.Priority == ip6DefaultMetric
+	if r.Dst == nil || !metricOK || r.Tos != 0 || len(r.MultiPath) > 0 {
 		return netip.Prefix{}, false
 	}
 	dst, ok := ipNetToPrefix(r.Dst)
@@ -175,5 +184,6 @@ func isWanted(r netlink.Route, spec Spec) (netip.Prefix, bool) {
 	if !ok || !gwOK || !srcOK || !slices.Contains(spec.Routes, dst) {
 		return netip.Prefix{}, false
 	}
-	return dst, gw.Unmap() == spec.Gateway && src.Unmap() == spec.Address.Addr()
+	wantGW, wantSrc := spec.gatewayFor(dst)
+	return dst, gw.Unmap() == wantGW && src.Unmap() == wantSrc.Addr()
 }

@@ -24,7 +24,7 @@ type IPAM struct {
 func OpenIPAM(ctx context.Context, t testing.TB, log *slog.Logger) *IPAM {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "ipam.db")
-	store, err := sqlitestore.Open(ctx, path, log)
+	store, _, err := sqlitestore.OpenOrReset(ctx, path, log) // as the controller opens it
 	if err != nil {
 		t.Fatalf("open ipam database: %v", err)
 	}
@@ -38,7 +38,7 @@ func OpenIPAM(ctx context.Context, t testing.TB, log *slog.Logger) *IPAM {
 
 // Rows lists what the database file holds, one line each, sorted:
 //
-//	alloc SUBNET OWNER IP[,IP] MAC
+//	alloc SUBNET OWNER[@PROVIDER] IP[,IP] MAC (PROVIDER: an attachment network's)
 //	released SUBNET IP
 //	subnet NAME CIDR[,CIDR]
 //
@@ -56,7 +56,11 @@ func (m *IPAM) Rows(ctx context.Context, t testing.TB) []string {
 	}
 	var out []string
 	for _, a := range st.Allocations {
-		out = append(out, fmt.Sprintf("alloc %s %s %s %s", a.Subnet, a.Owner.Pod, joinAddrs(a.IPs), a.MAC))
+		o := a.Owner.Pod
+		if i := a.Owner.Interface; i != "eth0" && i != "ovn0" && i != "" {
+			o += "@" + a.Owner.Interface // an attachment network's
+		}
+		out = append(out, fmt.Sprintf("alloc %s %s %s %s", a.Subnet, o, joinAddrs(a.IPs), a.MAC))
 	}
 	for _, r := range st.Released {
 		out = append(out, fmt.Sprintf("released %s %s", r.Subnet, r.IP))

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -56,6 +57,25 @@ type SubnetClient struct {
 // NewSubnetClient serves the Subnet objects.
 func NewSubnetClient(t testing.TB, subnets ...*kubeovn.Subnet) SubnetClient {
 	t.Helper()
+	return NewDynamic(t, subnets)
+}
+
+// NADResource is Multus's NetworkAttachmentDefinition (its CRD is Multus's; the fake serves
+// it as the API server does once that CRD is installed).
+var NADResource = schema.GroupVersionResource{Group: "k8s.cni.cncf.io", Version: "v1", Resource: "network-attachment-definitions"}
+
+// NAD is a NetworkAttachmentDefinition with spec.config config.
+func NAD(namespace, name, config string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "k8s.cni.cncf.io/v1", "kind": "NetworkAttachmentDefinition",
+		"metadata": map[string]any{"namespace": namespace, "name": name},
+		"spec":     map[string]any{"config": config},
+	}}
+}
+
+// NewDynamic serves the Subnets and NADs (ctltest.NAD).
+func NewDynamic(t testing.TB, subnets []*kubeovn.Subnet, others ...runtime.Object) SubnetClient {
+	t.Helper()
 	objs := make([]runtime.Object, 0, len(subnets))
 	for _, sn := range subnets {
 		u, err := kubeovn.ToUnstructured(sn)
@@ -65,7 +85,15 @@ func NewSubnetClient(t testing.TB, subnets ...*kubeovn.Subnet) SubnetClient {
 		objs = append(objs, u)
 	}
 	f := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{kubeovn.SubnetResource: "SubnetList", kubeovn.VlanResource: "VlanList"}, objs...)
+		map[schema.GroupVersionResource]string{kubeovn.SubnetResource: "SubnetList", kubeovn.VlanResource: "VlanList",
+			NADResource: "NetworkAttachmentDefinitionList"}, objs...)
+	for _, o := range others {
+		// Created under their resource: the tracker would guess "networkattachmentdefinitions".
+		u := o.(*unstructured.Unstructured)
+		if err := f.Tracker().Create(NADResource, u, u.GetNamespace()); err != nil {
+			t.Fatalf("seed %s: %v", u.GetName(), err)
+		}
+	}
 	return SubnetClient{FakeDynamicClient: f, Watches: countWatches(f)}
 }
 

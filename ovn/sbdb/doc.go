@@ -4,6 +4,8 @@
 // southbound database's flows are large, and edgeovn never writes there). That file is
 // /usr/share/ovn/ovn-sb.ovsschema of Debian 12's ovn-common with every other table dropped;
 // libovsdb checks these models against the server's full schema on connect.
+// Port_Binding has no model on purpose: package southbound reads a chassis's rows with raw
+// selects, which libovsdb validates against the server's schema.
 // Regenerate with `make generate`; never edit the generated files by hand.
 package sbdb
 

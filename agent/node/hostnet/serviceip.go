@@ -1,0 +1,54 @@
+package hostnet
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+)
+
+// ServiceIP is one Service port served on an external IP (spec.externalIPs) or a
+// LoadBalancer IP (status.loadBalancer.ingress) without kube-proxy. The address need not be
+// the host's own: traffic reaches the host because a router, MetalLB's ARP or BGP speaker, or
+// the user sends it here. Traffic arriving from outside: with LocalOnly false
+// (externalTrafficPolicy Cluster) it is sent to ClusterIP through ovn0, masqueraded to the
+// host's join address; with LocalOnly it goes straight to one of Local (this host's
+// endpoints) and keeps the client's address, and is dropped when Local is empty. The host's
+// own connections always go to ClusterIP (kube-proxy's short circuit: locally made traffic
+// is never subject to the external policy).
+type ServiceIP struct {
+	Protocol  string         // "tcp", "udp" or "sctp"
+	IP        netip.AddrPort // the external or LoadBalancer IP and the Service port
+	ClusterIP netip.AddrPort
+	Local     []netip.AddrPort
+	LocalOnly bool // externalTrafficPolicy: Local
+}
+
+func (s ServiceIP) validate() error {
+	what := fmt.Sprintf("service IP %s/%s", s.Protocol, s.IP)
+	switch {
+	case s.Protocol != "tcp" && s.Protocol != "udp" && s.Protocol != "sctp":
+		return invalid("%s: protocol must be tcp, udp or sctp", what)
+	case !s.IP.IsValid() || !s.IP.Addr().Is4() || s.IP.Port() == 0:
+		return invalid("%s: not an IPv4 address with a port", what)
+	case !s.ClusterIP.IsValid() || !s.ClusterIP.Addr().Is4():
+		return invalid("%s: cluster IP %s is not an IPv4 address and port", what, s.ClusterIP)
+	}
+	for _, ep := range s.Local {
+		if !ep.IsValid() || !ep.Addr().Is4() {
+			return invalid("%s: endpoint %s is not an IPv4 address and port", what, ep)
+		}
+	}
+	return nil
+}
+
+// describe is the rule's identity (see NodePort.describe).
+func (s ServiceIP) describe() string {
+	if s.LocalOnly {
+		eps := make([]string, len(s.Local))
+		for i, ep := range s.Local {
+			eps[i] = ep.String()
+		}
+		return fmt.Sprintf("serviceip %s %s local %s", s.Protocol, s.IP, strings.Join(eps, ","))
+	}
+	return fmt.Sprintf("serviceip %s %s cluster %s", s.Protocol, s.IP, s.ClusterIP)
+}

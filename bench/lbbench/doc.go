@@ -1,0 +1,10 @@
+// Command lbbench measures, on the real rig without kube-proxy (OVN, OVS userspace datapath,
+// kube-apiserver, edgeovn serving Services itself), what a site client on the host's LAN gets
+// from a LoadBalancer IP against the same two backends through the Service's NodePort, in
+// the same run, rounds interleaved (request rate and p50/p99 of one TCP request each: connect,
+// line, answer, close), for externalTrafficPolicy Cluster and Local; and the time from an
+// endpoint change (the EndpointSlice update sent) to the Local Service's health check
+// answering differently (200 to 503 and back).
+//
+//	go run ./bench/lbbench -bin bin [-seconds 5] [-rounds 4] [-workers 4] [-sources 32] [-flips 20]   (as root)
+package main

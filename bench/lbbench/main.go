@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
+	"github.com/edgeovn/edgeovn/e2e/daemon"
+	"github.com/edgeovn/edgeovn/e2e/harness"
+)
+
+type options struct {
+	bin                    string
+	seconds                float64
+	rounds, workers, flips int
+	sources                int
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	flag.Float64Var(&o.seconds, "seconds", 5, "length of each load round, per path")
+	flag.IntVar(&o.rounds, "rounds", 4, "rounds per path, the paths interleaved")
+	flag.IntVar(&o.workers, "workers", 4, "concurrent clients in the site namespace")
+	flag.IntVar(&o.sources, "sources", 32, "site client addresses taken in turn (see bench.sources; 0: one)")
+	flag.IntVar(&o.flips, "flips", 20, "endpoint changes timed to the health check's new answer (each way)")
+	flag.Parse()
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "lbbench:", err)
+		os.Exit(1)
+	}
+}
+
+const node = "bench-1"
+
+func run(o options) error {
+	if err := harness.Preflight(); err != nil {
+		return err
+	}
+	bin, _ := filepath.Abs(o.bin)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	rig, err := harness.Start(ctx, harness.Options{LANPeer: true})
+	if err != nil {
+		return err
+	}
+	defer rig.Stop()
+	if _, err := daemon.Start(ctx, rig, daemon.Spec{Node: node, BinDir: bin, Extra: []string{"--log-level=warn"}}); err != nil {
+		return err
+	}
+	b, err := newBench(ctx, rig)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	if err := b.setUp(ctx, o.sources); err != nil {
+		return err
+	}
+	fmt.Printf("\nA site client on the host's LAN (%d workers, %d addresses, %d x %.0f s rounds per path, interleaved), 2 backends on the host, kube-proxy absent\n\n", o.workers, max(o.sources, 1), o.rounds, o.seconds)
+	fmt.Println("| policy | path | requests/s | p50 | p99 | failed | LB IP / NodePort |")
+	fmt.Println("|---|---|---:|---:|---:|---:|---:|")
+	for _, svc := range b.services {
+		lb, np, err := b.compare(ctx, svc, o)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("| %s | LoadBalancer IP %s | %.0f | %s | %s | %d %s | rate %.2fx, p50 %.2fx, p99 %.2fx |\n", svc.policy, svc.lbAddr, lb.rate(),
+			benchkit.Ms(benchkit.Pct(lb.lat, 50)), benchkit.Ms(benchkit.Pct(lb.lat, 99)), lb.failed, lb.firstErr,
+			lb.rate()/np.rate(), ratio(benchkit.Pct(lb.lat, 50), benchkit.Pct(np.lat, 50)), ratio(benchkit.Pct(lb.lat, 99), benchkit.Pct(np.lat, 99)))
+		fmt.Printf("| %s | NodePort %s | %.0f | %s | %s | %d %s | |\n", svc.policy, svc.npAddr, np.rate(),
+			benchkit.Ms(benchkit.Pct(np.lat, 50)), benchkit.Ms(benchkit.Pct(np.lat, 99)), np.failed, np.firstErr)
+	}
+	down, up, err := b.healthFlips(ctx, o.flips)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\n| measure | p50 | p95 | max |\n|---|---:|---:|---:|\n")
+	for _, r := range []struct {
+		what string
+		d    []time.Duration
+	}{{"local endpoint gone (EndpointSlice update sent) to health check 503", down}, {"local endpoint back to health check 200", up}} {
+		fmt.Printf("| %s (%d) | %s | %s | %s |\n", r.what, len(r.d), benchkit.Ms(benchkit.Pct(r.d, 50)), benchkit.Ms(benchkit.Pct(r.d, 95)), benchkit.Ms(benchkit.Pct(r.d, 100)))
+	}
+	return nil
+}
+
+// ratio is a/b for durations.
+func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }

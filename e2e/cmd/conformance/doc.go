@@ -1,0 +1,11 @@
+// Command conformance runs the upstream Kubernetes v1.34 e2e tests that judge a pod network,
+// the [sig-network] Conformance tests and the NetworkPolicy tests that apply to one node,
+// against edgeovn on a small real cluster on this host (kube-apiserver, kube-controller-
+// manager, kube-scheduler, a real kubelet and containerd, CoreDNS), once with kube-proxy
+// (iptables, k3s's default) and once without (edgeovn serving Services through OVN load
+// balancers), and prints a table: each spec, its outcome in each mode, and why it was
+// skipped or how it failed. The images the tests run (agnhost, jessie-dnsutils, busybox,
+// pause) are built from Go programs and imported under the names the framework asks for.
+//
+//	go run ./e2e/cmd/conformance -bin bin      (as root; make conformance builds what it needs)
+package main
