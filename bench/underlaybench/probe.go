@@ -50,17 +50,19 @@ func iperf(ctx context.Context, clientNetns, serverNetns string, server netip.Ad
 	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
 	var out []byte
 	var err error
-	for range 20 { // the server binds in its own time
+	for range 30 { // the server binds in its own time: "connection refused" until it does
 		out, err = exec.CommandContext(ctx, "ip", "netns", "exec", clientNetns, "iperf3", "-J", "-c", server.String(),
 			"-t", strconv.Itoa(seconds)).Output()
-		if err == nil {
-			break
+		if mbit, ok := iperfRate(out); ok {
+			return mbit, nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if err != nil {
-		return 0, fmt.Errorf("iperf3 %s -> %s: %w\n%s", clientNetns, server, err, out)
-	}
+	return 0, fmt.Errorf("iperf3 %s -> %s measured nothing (%v):\n%.2000s", clientNetns, server, err, out)
+}
+
+// iperfRate reads the receiver's rate in Mbit/s from iperf3's JSON; false when it has none.
+func iperfRate(out []byte) (float64, bool) {
 	var res struct {
 		End struct {
 			SumReceived struct {
@@ -68,13 +70,10 @@ func iperf(ctx context.Context, clientNetns, serverNetns string, server netip.Ad
 			} `json:"sum_received"`
 		} `json:"end"`
 	}
-	if err := json.Unmarshal(out, &res); err != nil {
-		return 0, fmt.Errorf("iperf3 output: %w", err)
+	if json.Unmarshal(out, &res) != nil || res.End.SumReceived.BitsPerSecond == 0 {
+		return 0, false
 	}
-	if res.End.SumReceived.BitsPerSecond == 0 {
-		return 0, fmt.Errorf("iperf3 %s -> %s measured nothing:\n%.2000s", clientNetns, server, out)
-	}
-	return res.End.SumReceived.BitsPerSecond / 1e6, nil
+	return res.End.SumReceived.BitsPerSecond / 1e6, true
 }
 
 // warmUp pings until replies come: the datapath drops first packets while it resolves
