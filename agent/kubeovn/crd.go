@@ -1,6 +1,7 @@
 package kubeovn
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -19,53 +20,96 @@ import (
 //go:embed crd.yaml
 var crdYAML []byte
 
+//go:embed crd_underlay.yaml
+var underlayCRDYAML []byte
+
 // CRDResource is the API of CustomResourceDefinitions.
 var CRDResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
-// SubnetCRDName is the Subnet CRD's name.
-const SubnetCRDName = "subnets.kubeovn.io"
+// The CRDs' names.
+const (
+	SubnetCRDName          = "subnets.kubeovn.io"
+	ProviderNetworkCRDName = "provider-networks.kubeovn.io"
+	VlanCRDName            = "vlans.kubeovn.io"
+)
 
-// SubnetCRD returns the CRD edgeovn installs.
+// SubnetCRD returns the Subnet CRD edgeovn installs.
 func SubnetCRD() (*unstructured.Unstructured, error) {
-	j, err := yaml.YAMLToJSON(crdYAML)
+	crds, err := readCRDs(crdYAML)
 	if err != nil {
-		return nil, fmt.Errorf("read subnet crd: %w", err)
+		return nil, err
 	}
-	var obj map[string]any
-	if err := json.Unmarshal(j, &obj); err != nil {
-		return nil, fmt.Errorf("read subnet crd: %w", err)
-	}
-	return &unstructured.Unstructured{Object: obj}, nil
+	return crds[0], nil
 }
 
-// EnsureCRD creates the Subnet CRD when the cluster has none (one Kube-OVN installed is kept)
-// and waits until the API server serves it (condition Established), at most ctx's time.
-func EnsureCRD(ctx context.Context, dyn dynamic.Interface, log *slog.Logger) error {
-	crds := dyn.Resource(CRDResource)
-	cur, err := crds.Get(ctx, SubnetCRDName, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		crd, perr := SubnetCRD()
-		if perr != nil {
-			return perr
+// CRDs returns every CRD edgeovn installs: Subnet, ProviderNetwork, Vlan.
+func CRDs() ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	for _, doc := range [][]byte{crdYAML, underlayCRDYAML} {
+		crds, err := readCRDs(doc)
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, crds...)
+	}
+	return out, nil
+}
+
+// readCRDs reads the YAML documents of doc.
+func readCRDs(doc []byte) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	for _, part := range bytes.Split(doc, []byte("\n---\n")) {
+		j, err := yaml.YAMLToJSON(part)
+		if err != nil {
+			return nil, fmt.Errorf("read crd: %w", err)
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(j, &obj); err != nil {
+			return nil, fmt.Errorf("read crd: %w", err)
+		}
+		out = append(out, &unstructured.Unstructured{Object: obj})
+	}
+	return out, nil
+}
+
+// EnsureCRD creates each CRD edgeovn serves (CRDs) when the cluster has none of that name (one
+// Kube-OVN installed is kept) and waits until the API server serves them (condition
+// Established), at most ctx's time.
+func EnsureCRD(ctx context.Context, dyn dynamic.Interface, log *slog.Logger) error {
+	crds, err := CRDs()
+	if err != nil {
+		return err
+	}
+	for _, crd := range crds {
+		if err := ensureCRD(ctx, dyn, crd, log); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func ensureCRD(ctx context.Context, dyn dynamic.Interface, crd *unstructured.Unstructured, log *slog.Logger) error {
+	crds, name := dyn.Resource(CRDResource), crd.GetName()
+	cur, err := crds.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
 		cur, err = crds.Create(ctx, crd, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
-			cur, err = crds.Get(ctx, SubnetCRDName, metav1.GetOptions{})
+			cur, err = crds.Get(ctx, name, metav1.GetOptions{})
 		} else if err == nil {
-			log.Info("installed the Subnet custom resource definition", "crd", SubnetCRDName)
+			log.Info("installed a custom resource definition", "crd", name)
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("ensure crd %s: %w", SubnetCRDName, err)
+		return fmt.Errorf("ensure crd %s: %w", name, err)
 	}
 	for !established(cur) {
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("wait for crd %s to be established: %w", SubnetCRDName, ctx.Err())
+			return fmt.Errorf("wait for crd %s to be established: %w", name, ctx.Err())
 		case <-time.After(100 * time.Millisecond):
 		}
-		if cur, err = crds.Get(ctx, SubnetCRDName, metav1.GetOptions{}); err != nil {
-			return fmt.Errorf("wait for crd %s to be established: %w", SubnetCRDName, err)
+		if cur, err = crds.Get(ctx, name, metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("wait for crd %s to be established: %w", name, err)
 		}
 	}
 	return nil

@@ -7,7 +7,11 @@
 // derived from cidrBlock as Kube-OVN does; families and gateways checked by ipam/netfamily,
 // the validator the flags and the northbound share), of allowSubnets (ParseAllowSubnets:
 // every entry a CIDR, as Kube-OVN validates it) and the list of spec fields edgeovn does not
-// implement (Unsupported), which the controller names in the Subnet's status.
+// implement (Unsupported), which the controller names in the Subnet's status. For underlay
+// networks it serves Kube-OVN's ProviderNetwork and Vlan (underlay.go, crd_underlay.yaml, the
+// CRDs installed by EnsureCRD beside the Subnet's): their structs, their checks (a provider
+// name that fits br-<name> in an interface name, kernel interface names, a node in one
+// customInterfaces entry, a Vlan id 0-4095), and which NIC a network uses on a node.
 //
 // Invariants: parsing never changes the object; a Subnet whose network does not parse is
 // reported, never half applied. The CRD's schema keeps every field a manifest sets

@@ -51,6 +51,11 @@ type SubnetSpec struct {
 	// Provider is "ovn" (or empty) for the pods' primary networks, "<nad>.<namespace>.ovn"
 	// for the Subnet of a kube-ovn NetworkAttachmentDefinition (attachment networks).
 	Provider string `json:"provider,omitempty"`
+	// Vlan names the Vlan of an underlay subnet; LogicalGateway and U2OInterconnection are
+	// Kube-OVN's underlay options (underlay.go).
+	Vlan               string `json:"vlan,omitempty"`
+	LogicalGateway     bool   `json:"logicalGateway,omitempty"`
+	U2OInterconnection bool   `json:"u2oInterconnection,omitempty"`
 }
 
 // SubnetStatus is Kube-OVN's status shape: conditions and address counts per family.

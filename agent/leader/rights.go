@@ -33,6 +33,12 @@ func controllerRights(cfg Config) []right {
 		{Group: "kubeovn.io", Resource: "subnets", Verbs: []string{"get", "list", "watch", "create", "patch"}},
 		{Group: "kubeovn.io", Resource: "subnets/status", Verbs: []string{"patch"}},
 		{Resource: "namespaces", Verbs: []string{"list", "watch", "patch"}},
+		// Underlay: Subnets with spec.vlan read their Vlan and ProviderNetwork, whose status
+		// the controller writes.
+		{Group: "kubeovn.io", Resource: "provider-networks", Verbs: []string{"list", "watch"}},
+		{Group: "kubeovn.io", Resource: "provider-networks/status", Verbs: []string{"patch"}},
+		{Group: "kubeovn.io", Resource: "vlans", Verbs: []string{"list", "watch"}},
+		{Group: "kubeovn.io", Resource: "vlans/status", Verbs: []string{"patch"}},
 		// StatefulSets: a deleted pod's address stays while its StatefulSet wants it back.
 		{Group: "apps", Resource: "statefulsets", Verbs: []string{"list", "watch"}},
 	}

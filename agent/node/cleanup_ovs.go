@@ -15,6 +15,8 @@ type CleanupOVS interface {
 	Ports(ctx context.Context, bridge string) ([]vswitch.Port, error)
 	HasPort(ctx context.Context, name string) (bool, error)
 	DeletePort(ctx context.Context, bridge, name string) error
+	ProviderBridges(ctx context.Context) ([]vswitch.ProviderBridge, error)
+	uplinkOVS
 	Close()
 }
 
@@ -77,6 +79,7 @@ func (c *cleaner) ovs(ctx context.Context, req CleanupRequest, do bool) {
 		c.errs = append(c.errs, fmt.Errorf("list pod ports on %s: %w", Bridge, err))
 		return
 	}
+	c.providerBridges(ctx, db, do)
 	names := make([]string, 0, len(ports)+1)
 	for _, p := range ports {
 		names = append(names, p.Name)
@@ -103,3 +106,29 @@ func (c *cleaner) ovs(ctx context.Context, req CleanupRequest, do bool) {
 		}
 	}
 }
+
+// providerBridges gives each provider bridge's NIC the host's addresses and routes back and
+// removes the bridge and its ovn-bridge-mappings entry.
+func (c *cleaner) providerBridges(ctx context.Context, db CleanupOVS, do bool) {
+	brs, err := db.ProviderBridges(ctx)
+	if err != nil {
+		c.errs = append(c.errs, err)
+		return
+	}
+	for _, b := range brs {
+		what := fmt.Sprintf("provider bridge %s (uplink %v, its addresses and routes go back to the uplink)", b.Name, b.NICs)
+		if !do {
+			fmt.Fprintln(c.out, "would remove", what)
+			continue
+		}
+		if err := giveBackBridge(ctx, db, b, discard{}); err != nil {
+			c.errs = append(c.errs, err)
+			continue
+		}
+		fmt.Fprintln(c.out, "removed", what)
+	}
+}
+
+type discard struct{}
+
+func (discard) Info(string, ...any) {}

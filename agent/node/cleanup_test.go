@@ -46,6 +46,12 @@ func (f *fakeOVS) DeletePort(_ context.Context, _, name string) error {
 
 func (f *fakeOVS) Close() { f.closed = true }
 
+// A host with no provider bridge: the underlay's part of cleanup is tested in e2e (it moves
+// real addresses).
+func (f *fakeOVS) ProviderBridges(context.Context) ([]vswitch.ProviderBridge, error) { return nil, nil }
+func (f *fakeOVS) SetBridgeMapping(context.Context, string, string) error            { return nil }
+func (f *fakeOVS) DeleteProviderBridge(context.Context, string) error                { return nil }
+
 // cleanupHost is a host edgeovn ran on: its CNI files beside others', a state directory and
 // ports on br-int.
 type cleanupHost struct {

@@ -38,6 +38,14 @@
 // the controller records the others'. The healthCheckNodePorts of
 // Local LoadBalancer Services are answered as kube-proxy does (servicehealth.go, svchealth).
 // With kube-proxy present the table is removed and no health check is served.
+// Underlay (underlay.go, underlay_status.go): each kubeovn.io/v1 ProviderNetwork that names
+// this host gets br-<provider> (this host's datapath, a fixed MAC) with the NIC as its uplink,
+// the host's addresses and routes moved to it without a gap (hostnet.MoveAddrs), and its
+// ovn-bridge-mappings entry; a network gone or excluding this node gets its NIC back, and so
+// does every provider bridge at `edgeovn cleanup --ovs`. Nothing is given back before the first
+// list of ProviderNetworks arrived, and a bad spec of a wired network leaves it wired; a NIC in
+// a bridge stays that network's. Each node writes its own Ready condition in the network's
+// status.
 // Invariants: files are replaced atomically (temporary file and rename in the same directory,
 // so containerd's watcher sees a whole file) and only when their content changes; a plugin
 // another package installed is never replaced, one edgeovn installed (recorded with its

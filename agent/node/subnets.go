@@ -83,6 +83,9 @@ func (v *subnetView) refresh(objs []any) {
 		if sn.Name == "ovn-default" {
 			defaultNAT = sn.Spec.NatOutgoing
 		}
+		if sn.Spec.Vlan != "" {
+			continue // an underlay subnet is on the site's network, reached through its router
+		}
 		cidrs, err := kubeovn.CIDRs(sn.Spec)
 		if err != nil {
 			continue

@@ -45,6 +45,7 @@ type Cluster struct {
 
 	opts     ClusterOptions
 	underlay *underlay
+	sites    []*Site // AddSite's
 }
 
 // OVN's database ports on the central, as ovn-central listens on them.
@@ -247,7 +248,7 @@ func (c *Cluster) Stop() {
 // order), then the central, then deletes the underlay, and removes the cluster's directory
 // unless Options.Keep. Calling it again does nothing.
 func (c *Cluster) Close() error {
-	var errs []error
+	errs := []error{c.closeSites()}
 	for i := len(c.Hosts) - 1; i >= 0; i-- {
 		errs = append(errs, c.Hosts[i].Close())
 	}

@@ -1,6 +1,7 @@
 // Package northbound writes edgeovn's part of the OVN northbound database: the cluster
 // router and join switch (EnsureCluster; dual stack with JoinDualCIDR), one logical switch per
-// Subnet attached to the router at its gateway(s) (EnsureSubnet), pod logical switch ports (EnsurePodPort, EnsurePodPorts,
+// Subnet attached to the router at its gateway(s) (EnsureSubnet), an underlay Subnet's localnet port with its provider and tag
+// and, without logicalGateway, no router port (EnsureLocalnet), pod logical switch ports (EnsurePodPort, EnsurePodPorts,
 // DeletePodPort, PodPorts; a StatefulSet pod's port is marked with its StatefulSet,
 // StatefulSetKey), a node's join port and distributed-gateway policies (EnsureNode: one pod
 // address set and one reroute per family the node has a join IP of), static routes and router

@@ -6,7 +6,9 @@
 // removal of pod ports no longer desired (GC, in batches), and it waits for ovn-controller to
 // report a port's flows installed (WaitInstalled) and follows the northbound configuration
 // number ovn-controller reports installed on the integration bridge (InstalledNBCfg,
-// OnNBCfgInstalled).
+// OnNBCfgInstalled), and the underlay's provider bridges (provider.go: EnsureProviderBridge,
+// ProviderBridges, DeleteProviderBridge, tagged edgeovn-provider, standalone fail mode, a
+// fixed hwaddr) and ovn-bridge-mappings entries (SetBridgeMapping keeps the others).
 //
 // Invariants: bridges, ports and interfaces it creates carry ovn.OwnedBy tags (ports and
 // interfaces at least vendor=edgeovn) and it never changes or deletes one without them

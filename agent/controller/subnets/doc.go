@@ -38,6 +38,12 @@
 // marked default, the oldest, else ovn-default); namespaces get Kube-OVN's annotations of
 // their subnets (logical_switch, cidr, exclude_ips).
 //
+// A Subnet with spec.vlan is an underlay subnet (underlay.go): its Vlan (a Vlan informer queues
+// the Subnets that name it) must exist and be valid, else the Subnet is refused naming
+// spec.vlan; its switch gets a localnet port on the Vlan's provider with its tag, and no router
+// port unless logicalGateway (its pods' gateway is the site's router); it is checked only
+// against the Service CIDRs and special ranges (it is usually the hosts' own LAN).
+//
 // Concurrency: the applied set is read by the pod workers and written by the Subnet worker,
 // under a read-write lock; one worker syncs Subnets, one namespaces.
 package subnets

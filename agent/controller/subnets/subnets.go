@@ -69,6 +69,7 @@ type Controller struct {
 	dyn    dynamic.Interface
 	log    *slog.Logger
 	lister cache.GenericLister
+	vlans  cache.GenericLister // kubeovn.io/v1 Vlans (underlay.go)
 	inf    cache.SharedIndexInformer
 	nsList corelisters.NamespaceLister
 	queue  workqueue.TypedRateLimitingInterface[string] // Subnet names
@@ -159,7 +160,11 @@ func (s *Controller) Register(f *kubeapi.Informers) ([]cache.InformerSynced, err
 		return nil, fmt.Errorf("watch namespaces: %w", err)
 	}
 	go s.inf.Run(s.stop)
-	return []cache.InformerSynced{s.inf.HasSynced, ns.Informer().HasSynced}, nil
+	vlansSynced, err := s.registerVlans()
+	if err != nil {
+		return nil, err
+	}
+	return []cache.InformerSynced{s.inf.HasSynced, ns.Informer().HasSynced, vlansSynced}, nil
 }
 
 // ApplyAll applies every Subnet before the pods are reconciled: their claims name subnets

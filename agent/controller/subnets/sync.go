@@ -111,7 +111,14 @@ func (s *Controller) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 	if err := s.checkFamilies(net); err != nil {
 		return net, &refusal{ReasonFamilies, err}
 	}
-	if err := subnetcheck.Check(net.CIDRs, s.reserved()); err != nil {
+	reserved := s.reserved
+	if sn.Spec.Vlan != "" {
+		if _, ref := s.vlanOf(sn); ref != nil {
+			return net, ref
+		}
+		reserved = s.underlayReserved
+	}
+	if err := subnetcheck.Check(net.CIDRs, reserved()); err != nil {
 		return net, &refusal{ReasonCIDRReserved, fmt.Errorf("%w: refused, the hosts would route it to the pods instead (a Subnet must not overlap the Services, the Nodes' addresses, the hosts' own networks or a special range)", err)}
 	}
 	others := map[string][]netip.Prefix{kubeovn.DefaultSubnet: masked(r.ClusterCIDRs), kubeovn.JoinSubnet: masked(r.JoinCIDRs)}
@@ -186,7 +193,7 @@ func (s *Controller) apply(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.
 		if err != nil {
 			return fmt.Errorf("ensure ipam subnet %s: %w", sn.Name, err)
 		}
-		if err := s.ensureRows(ctx, sn.Name, net); err != nil {
+		if err := s.ensureSubnetRows(ctx, sn, net); err != nil {
 			return err
 		}
 		if err := s.isolate(ctx, sn, net); err != nil {
@@ -203,6 +210,18 @@ func (s *Controller) apply(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.
 		s.enqueueNamespaces()
 	}
 	return nil
+}
+
+// ensureSubnetRows writes an overlay Subnet's rows, or an underlay one's (spec.vlan).
+func (s *Controller) ensureSubnetRows(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network) error {
+	if sn.Spec.Vlan == "" {
+		return s.ensureRows(ctx, sn.Name, net)
+	}
+	tag, ref := s.vlanOf(sn)
+	if ref != nil {
+		return ref
+	}
+	return s.ensureUnderlayRows(ctx, sn, net, tag)
 }
 
 func (s *Controller) ensureRows(ctx context.Context, name string, net kubeovn.Network) error {

@@ -38,6 +38,9 @@
 //     tables "ip edgeovn" and "ip6 edgeovn" (each replaced as a whole, in one netlink batch,
 //     when it differs; deleted when Spec.Masquerade has no prefix of its family), whose names
 //     are their ownership. No other interface, route or table is written.
+//   - MoveAddrs (uplink.go) is the one writer of another interface's addresses and routes:
+//     it moves a NIC's to its provider bridge and back, adding on the target before removing
+//     from the source, and changes nothing when the source has no address left.
 //   - HostNetworks only reads: the networks the host's interfaces are on, for the controller's
 //     Subnet check and the start's configuration check.
 //   - A Spec that does not validate changes nothing; the error names the field (ErrInvalid).

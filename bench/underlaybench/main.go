@@ -1,0 +1,117 @@
+// Command underlaybench measures Kube-OVN underlay networks on a harness.Cluster of two hosts
+// plugged into a site (harness.AddSite: an OVS switch with the site's router and a device on
+// VLAN 100): the pings a host loses through its own eth1 route while a ProviderNetwork takes
+// eth1 into br-site, the time from the ProviderNetwork's creation to Ready on both hosts, and,
+// in the same run, ping p50/p99 and TCP throughput (iperf3) between pods on the two hosts over
+// the underlay (VLAN 100 through the site switch) and over Geneve, alternating round by round.
+//
+//	go run ./bench/underlaybench -bin bin      (as root, after make build; needs iperf3)
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
+	"github.com/edgeovn/edgeovn/e2e/harness"
+	"github.com/edgeovn/edgeovn/e2e/podsim"
+)
+
+// Request is what a run measures.
+type Request struct {
+	Bin     string
+	Rounds  int
+	Pings   int
+	Seconds int // iperf3 seconds per throughput round
+}
+
+func main() {
+	var req Request
+	flag.StringVar(&req.Bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	flag.IntVar(&req.Rounds, "rounds", 3, "rounds per path, alternating underlay and Geneve")
+	flag.IntVar(&req.Pings, "pings", 200, "pings per round, 10 ms apart")
+	flag.IntVar(&req.Seconds, "seconds", 3, "iperf3 seconds per throughput round")
+	flag.Parse()
+	if err := run(req); err != nil {
+		fmt.Fprintln(os.Stderr, "underlaybench:", err)
+		os.Exit(1)
+	}
+}
+
+// path is one measured pair of pods.
+type path struct {
+	name     string
+	from, to *podsim.Sandbox
+	rtts     []time.Duration
+	mbits    []float64
+}
+
+func run(req Request) error {
+	if err := harness.PreflightCluster(); err != nil {
+		return err
+	}
+	bin, err := filepath.Abs(req.Bin)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	w, err := startWorld(ctx, bin)
+	if err != nil {
+		return err
+	}
+	defer w.c.Stop()
+	fmt.Fprintln(os.Stderr, "cluster and site up; creating the ProviderNetwork")
+	take, err := w.createProvider(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(os.Stderr, "provider network ready; starting pods")
+	paths, err := w.pods(ctx)
+	if err != nil {
+		return err
+	}
+	for round := range req.Rounds {
+		for i := range paths {
+			p := paths[(i+round)%len(paths)]
+			fmt.Fprintln(os.Stderr, "round", round+1, p.name)
+			if err := measure(ctx, p, req); err != nil {
+				return fmt.Errorf("%s, round %d: %w", p.name, round+1, err)
+			}
+		}
+	}
+	printTable(req, take, paths)
+	return nil
+}
+
+func measure(ctx context.Context, p *path, req Request) error {
+	rtts, err := pingTimes(ctx, p.from.NetnsName(), p.to.IP(), req.Pings)
+	if err != nil {
+		return err
+	}
+	p.rtts = append(p.rtts, rtts...)
+	mbit, err := iperf(ctx, p.from.NetnsName(), p.to.NetnsName(), p.to.IP(), req.Seconds)
+	if err != nil {
+		return err
+	}
+	p.mbits = append(p.mbits, mbit)
+	return nil
+}
+
+func printTable(req Request, take takeover, paths []*path) {
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("\nProviderNetwork on eth1 of 2 hosts: created -> Ready on both in %v; host pings through its eth1 route (10 ms apart) during the move: %d sent, %d lost\n",
+		take.ready.Round(time.Millisecond), take.sent, take.lost)
+	fmt.Printf("\nPod to pod across 2 hosts (userspace datapath), %d rounds per path: %d pings 10 ms apart and iperf3 %d s per round; load average %.20s\n",
+		req.Rounds, req.Pings, req.Seconds, string(load))
+	fmt.Println("| path | ping p50 | ping p99 | TCP Mbit/s, median | TCP Mbit/s, per round |")
+	fmt.Println("|---|---:|---:|---:|---|")
+	for _, p := range paths {
+		fmt.Printf("| %s | %s | %s | %.0f | %s |\n", p.name, benchkit.Ms(benchkit.Pct(p.rtts, 50)), benchkit.Ms(benchkit.Pct(p.rtts, 99)),
+			median(p.mbits), rounds(p.mbits))
+	}
+}

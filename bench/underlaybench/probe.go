@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/edgeovn/edgeovn/e2e/podsim"
+)
+
+var interrupt = os.Interrupt
+
+var pingTime = regexp.MustCompile(`time=([0-9.]+) ms`)
+
+// pingTimes sends n pings 10 ms apart from the namespace and returns each reply's round trip.
+func pingTimes(ctx context.Context, netns string, to netip.Addr, n int) ([]time.Duration, error) {
+	out, err := exec.CommandContext(ctx, "ip", "netns", "exec", netns, "ping", "-n", "-c", strconv.Itoa(n),
+		"-i", "0.01", "-W", "1", to.String()).CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("ping %s from %s: %w\n%s", to, netns, err, out)
+	}
+	var rtts []time.Duration
+	for _, m := range pingTime.FindAllStringSubmatch(string(out), -1) {
+		ms, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			return nil, fmt.Errorf("ping output %q: %w", m[0], err)
+		}
+		rtts = append(rtts, time.Duration(ms*float64(time.Millisecond)))
+	}
+	return rtts, nil
+}
+
+// iperf runs an iperf3 server (one test) in serverNetns and the client in clientNetns for
+// the given seconds, and returns the receiver's rate in Mbit/s.
+func iperf(ctx context.Context, clientNetns, serverNetns string, server netip.Addr, seconds int) (float64, error) {
+	srv := exec.CommandContext(ctx, "ip", "netns", "exec", serverNetns, "iperf3", "-s", "-1", "-B", server.String())
+	if err := srv.Start(); err != nil {
+		return 0, err
+	}
+	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+	var out []byte
+	var err error
+	for range 30 { // the server binds in its own time: "connection refused" until it does
+		out, err = exec.CommandContext(ctx, "ip", "netns", "exec", clientNetns, "iperf3", "-J", "-c", server.String(),
+			"-t", strconv.Itoa(seconds)).Output()
+		if mbit, ok := iperfRate(out); ok {
+			return mbit, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return 0, fmt.Errorf("iperf3 %s -> %s measured nothing (%v):\n%.2000s", clientNetns, server, err, out)
+}
+
+// iperfRate reads the receiver's rate in Mbit/s from iperf3's JSON; false when it has none.
+func iperfRate(out []byte) (float64, bool) {
+	var res struct {
+		End struct {
+			SumReceived struct {
+				BitsPerSecond float64 `json:"bits_per_second"`
+			} `json:"sum_received"`
+		} `json:"end"`
+	}
+	if json.Unmarshal(out, &res) != nil || res.End.SumReceived.BitsPerSecond == 0 {
+		return 0, false
+	}
+	return res.End.SumReceived.BitsPerSecond / 1e6, true
+}
+
+// warmUp pings until replies come: the datapath drops first packets while it resolves
+// neighbours.
+func warmUp(ctx context.Context, p *path) error {
+	var err error
+	for range 50 {
+		if _, err = podsim.Ping(ctx, p.from, p.to.IP()); err == nil {
+			return nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("%s: %w", p.name, err)
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(v))
+	return s[len(s)/2]
+}
+
+func rounds(v []float64) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// lockedBuffer collects a process's output.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
