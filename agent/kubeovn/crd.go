@@ -33,15 +33,6 @@ const (
 	VlanCRDName            = "vlans.kubeovn.io"
 )
 
-// SubnetCRD returns the Subnet CRD edgeovn installs.
-func SubnetCRD() (*unstructured.Unstructured, error) {
-	crds, err := readCRDs(crdYAML)
-	if err != nil {
-		return nil, err
-	}
-	return crds[0], nil
-}
-
 // CRDs returns every CRD edgeovn installs: Subnet, ProviderNetwork, Vlan.
 func CRDs() ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured

@@ -100,10 +100,11 @@ func TestParseAllowSubnets(t *testing.T) {
 }
 
 func TestSubnetCRD(t *testing.T) {
-	crd, err := SubnetCRD()
+	crds, err := CRDs()
 	if err != nil {
 		t.Fatal(err)
 	}
+	crd := crds[0]
 	if crd.GetName() != SubnetCRDName || crd.GetKind() != "CustomResourceDefinition" {
 		t.Fatalf("crd %s %s", crd.GetKind(), crd.GetName())
 	}

@@ -89,16 +89,6 @@ func MoveAddrs(_ context.Context, req MoveRequest) (Moved, error) {
 	return out, nil
 }
 
-// HasAddrs says whether the interface has an address that is not link-local.
-func HasAddrs(name string) (bool, error) {
-	l, err := netlink.LinkByName(name)
-	if err != nil {
-		return false, fmt.Errorf("read %s: %w", name, err)
-	}
-	addrs, err := movableAddrs(l)
-	return len(addrs) > 0, err
-}
-
 // LinkMTU is the interface's MTU; false when there is no such interface.
 func LinkMTU(name string) (int, bool) {
 	l, err := netlink.LinkByName(name)
@@ -106,15 +96,6 @@ func LinkMTU(name string) (int, bool) {
 		return 0, false
 	}
 	return l.Attrs().MTU, true
-}
-
-// SetLinkDown sets the interface down; a missing one is success.
-func SetLinkDown(name string) error {
-	l, err := netlink.LinkByName(name)
-	if err != nil {
-		return nil
-	}
-	return netlink.LinkSetDown(l)
 }
 
 func movableAddrs(l netlink.Link) ([]netlink.Addr, error) {
