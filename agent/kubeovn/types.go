@@ -96,10 +96,12 @@ func FromUnstructured(u *unstructured.Unstructured) (*Subnet, error) {
 	return &s, nil
 }
 
-// ToUnstructured renders s for the dynamic client.
+// ToUnstructured renders s for the dynamic client; s itself is not changed (callers and
+// parallel tests share their Subnets).
 func ToUnstructured(s *Subnet) (*unstructured.Unstructured, error) {
-	s.APIVersion, s.Kind = SubnetResource.GroupVersion().String(), "Subnet"
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s)
+	c := *s
+	c.APIVersion, c.Kind = SubnetResource.GroupVersion().String(), "Subnet"
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&c)
 	if err != nil {
 		return nil, fmt.Errorf("render subnet %s: %w", s.Name, err)
 	}
