@@ -36,10 +36,14 @@ type ipGuard struct {
 	reserved  []namedPrefix
 	hostAddrs map[netip.Addr]bool
 	listening map[string]map[netip.AddrPort]bool // "tcp"/"udp" -> bound addresses; 0.0.0.0 is any
+	// readListening fills listening the first time a Service IP is one of the host's own
+	// addresses: reading /proc's socket tables at every pass of the loop was half of an idle
+	// node's CPU. nil: listening is given.
+	readListening func() (map[string]map[netip.AddrPort]bool, error)
 }
 
 // refuse is serviceIPsRequest.Refuse.
-func (g ipGuard) refuse(ip netip.Addr, ports []corev1.ServicePort) error {
+func (g *ipGuard) refuse(ip netip.Addr, ports []corev1.ServicePort) error {
 	switch {
 	case ip.IsLoopback() || ip.IsUnspecified() || ip.IsMulticast() || ip.IsLinkLocalUnicast():
 		return fmt.Errorf("a loopback, unspecified, multicast or link-local address: %w", errServiceIP)
@@ -51,6 +55,13 @@ func (g ipGuard) refuse(ip netip.Addr, ports []corev1.ServicePort) error {
 	}
 	if !g.hostAddrs[ip] {
 		return nil
+	}
+	if g.readListening != nil {
+		l, err := g.readListening()
+		if err != nil {
+			return err
+		}
+		g.listening, g.readListening = l, nil
 	}
 	for _, p := range ports {
 		proto := portProtocol(p)

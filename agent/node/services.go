@@ -171,8 +171,8 @@ func (l *nodePortLoop) guard() (ipGuard, error) {
 			g.hostAddrs[ip] = true
 		}
 	}
-	g.listening, err = procListeners()
-	return g, err
+	g.readListening = procListeners
+	return g, nil
 }
 
 func prefixOf(n *net.IPNet) (netip.Prefix, bool) {
