@@ -101,6 +101,6 @@ func printTable(req Request, paths []*path) {
 	fmt.Println("|---|---:|---:|---:|---|")
 	for _, p := range paths {
 		fmt.Printf("| %s | %s | %s | %.0f | %s |\n", p.name, msec(benchkit.Pct(p.rtts, 50)), msec(benchkit.Pct(p.rtts, 95)),
-			median(p.mbits), rounds(p.mbits))
+			benchkit.Median(p.mbits), benchkit.Rounds(p.mbits))
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"net/netip"
 	"os/exec"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -120,22 +119,6 @@ func inNetns(path string, f func() error) error {
 }
 
 func msec(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d.Nanoseconds())/1e6) }
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Sorted(slices.Values(v))
-	return s[len(s)/2]
-}
-
-func rounds(v []float64) string {
-	parts := make([]string, len(v))
-	for i, x := range v {
-		parts[i] = strconv.FormatFloat(x, 'f', 0, 64)
-	}
-	return strings.Join(parts, ", ")
-}
 
 func firstField(s string) string {
 	if f := strings.Fields(s); len(f) > 0 {

@@ -112,6 +112,6 @@ func printTable(req Request, take takeover, paths []*path) {
 	fmt.Println("|---|---:|---:|---:|---|")
 	for _, p := range paths {
 		fmt.Printf("| %s | %s | %s | %.0f | %s |\n", p.name, benchkit.Ms(benchkit.Pct(p.rtts, 50)), benchkit.Ms(benchkit.Pct(p.rtts, 99)),
-			median(p.mbits), rounds(p.mbits))
+			benchkit.Median(p.mbits), benchkit.Rounds(p.mbits))
 	}
 }

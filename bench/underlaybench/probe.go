@@ -9,9 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -87,22 +85,6 @@ func warmUp(ctx context.Context, p *path) error {
 		time.Sleep(200 * time.Millisecond)
 	}
 	return fmt.Errorf("%s: %w", p.name, err)
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Sorted(slices.Values(v))
-	return s[len(s)/2]
-}
-
-func rounds(v []float64) string {
-	parts := make([]string, len(v))
-	for i, x := range v {
-		parts[i] = strconv.FormatFloat(x, 'f', 0, 64)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // lockedBuffer collects a process's output.

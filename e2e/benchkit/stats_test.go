@@ -25,3 +25,16 @@ func TestPct(t *testing.T) {
 		t.Errorf("Ms(1.5ms) = %q", got)
 	}
 }
+
+func TestMedianRounds(t *testing.T) {
+	v := []float64{695.4, 612, 911}
+	if m := Median(v); m != 695.4 {
+		t.Fatalf("median %v, want 695.4", m)
+	}
+	if r := Rounds(v); r != "695, 612, 911" {
+		t.Fatalf("rounds %q", r)
+	}
+	if v[0] != 695.4 || Median(nil) != 0 {
+		t.Fatal("Median changed its input or did not answer 0 for none")
+	}
+}
