@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -179,16 +180,31 @@ func (s *Controller) ApplyAll(ctx context.Context) error {
 			return fmt.Errorf("apply built-in subnet %s from the configuration: %w", b.Name, err)
 		}
 	}
-	for _, obj := range s.inf.GetStore().List() {
-		u, ok := obj.(*unstructured.Unstructured)
-		if !ok {
-			continue
-		}
+	for _, u := range s.oldestFirst() {
 		if err := s.sync(ctx, u.GetName()); err != nil {
 			return fmt.Errorf("apply subnet %s: %w", u.GetName(), err)
 		}
 	}
 	return nil
+}
+
+// oldestFirst lists the Subnets oldest first, by name where created in the same second: of two
+// that overlap, the one created first is applied and the other refused, whatever order the
+// informer's store holds them in.
+func (s *Controller) oldestFirst() []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, obj := range s.inf.GetStore().List() {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			out = append(out, u)
+		}
+	}
+	slices.SortFunc(out, func(a, b *unstructured.Unstructured) int {
+		if c := a.GetCreationTimestamp().Compare(b.GetCreationTimestamp().Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.GetName(), b.GetName())
+	})
+	return out
 }
 
 // Shutdown stops the Subnet informer; the term's end calls it, whether run ran or not.
