@@ -54,7 +54,7 @@ func serviceIPs(req serviceIPsRequest) ([]hostnet.ServiceIP, []refusedIP) {
 				s := hostnet.ServiceIP{Protocol: portProtocol(p), IP: netip.AddrPortFrom(ip, uint16(p.Port)),
 					ClusterIP: netip.AddrPortFrom(cip, uint16(p.Port)), LocalOnly: local}
 				if local {
-					s.Local = localEndpoints(req.Node, p, req.Slices(svc))
+					s.Local = localEndpoints(req.Node, p, req.Slices(svc), false)
 				}
 				out = append(out, s)
 			}

@@ -28,14 +28,16 @@ func (s ServiceIP) validate() error {
 	switch {
 	case s.Protocol != "tcp" && s.Protocol != "udp" && s.Protocol != "sctp":
 		return invalid("%s: protocol must be tcp, udp or sctp", what)
-	case !s.IP.IsValid() || !s.IP.Addr().Is4() || s.IP.Port() == 0:
-		return invalid("%s: not an IPv4 address with a port", what)
-	case !s.ClusterIP.IsValid() || !s.ClusterIP.Addr().Is4():
-		return invalid("%s: cluster IP %s is not an IPv4 address and port", what, s.ClusterIP)
+	case !s.IP.IsValid() || s.IP.Addr().Is4In6() || s.IP.Port() == 0:
+		return invalid("%s: not an IPv4 or IPv6 address with a port", what)
+	}
+	v6 := s.IP.Addr().Is6()
+	if !ofFamily(s.ClusterIP, v6) {
+		return invalid("%s: cluster IP %s is not an %s address and port", what, s.ClusterIP, familyName(v6))
 	}
 	for _, ep := range s.Local {
-		if !ep.IsValid() || !ep.Addr().Is4() {
-			return invalid("%s: endpoint %s is not an IPv4 address and port", what, ep)
+		if !ofFamily(ep, v6) {
+			return invalid("%s: endpoint %s is not an %s address and port", what, ep, familyName(v6))
 		}
 	}
 	return nil
