@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -102,7 +103,7 @@ func (r *Rig) startAPIServer(ctx context.Context) error {
 		"--service-account-signing-key-file=" + r.path("sa.key"),
 		"--token-auth-file=" + r.path("tokens.csv"),
 		"--authorization-mode=RBAC",
-		"--service-cluster-ip-range=" + serviceCIDR,
+		"--service-cluster-ip-range=" + r.opts.serviceCIDRs(),
 		// As k3s has it: the kubelet's name resolves nowhere here (exec, logs, port-forward).
 		"--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname",
 	}}
@@ -130,4 +131,17 @@ func (r *Rig) writeKubeconfig() error {
 		}
 	}
 	return nil
+}
+
+// serviceCIDRs is --service-cluster-ip-range's value: the options' ranges comma-joined, or
+// k3s's default.
+func (o Options) serviceCIDRs() string {
+	if len(o.ServiceCIDRs) == 0 {
+		return serviceCIDR
+	}
+	out := make([]string, len(o.ServiceCIDRs))
+	for i, p := range o.ServiceCIDRs {
+		out[i] = p.String()
+	}
+	return strings.Join(out, ",")
 }
