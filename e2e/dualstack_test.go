@@ -251,3 +251,33 @@ func nodeJoinOf(ctx context.Context, t *testing.T, env *env, name string) annota
 	})
 	return n
 }
+
+// TestHostPortIPv6: in a dual-stack cluster a pod's hostPort (TCP and UDP) answers on the
+// host's IPv6 address ("ip6 edgeovn-hostport"): from an IPv6-only outside network with the
+// client's address kept, from the host itself and from another pod over IPv6.
+func TestHostPortIPv6(t *testing.T) {
+	env, ctx := startNodeFlags(t, "--cluster-cidr="+dualClusterCIDR)
+	pod, err := env.kubelet.CreatePod(ctx, "default", "web", nil, func(p *corev1.Pod) {
+		p.Spec.Containers[0].Ports = []corev1.ContainerPort{
+			{ContainerPort: 8080, HostPort: 18080, Protocol: corev1.ProtocolTCP},
+			{ContainerPort: 8080, HostPort: 18080, Protocol: corev1.ProtocolUDP}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostJoin6(ctx, t, env, nodeJoin(ctx, t, env).IPs)
+	sb := runSandbox(ctx, t, env, pod)
+	client := runPod(ctx, t, env, "client")
+	outside := addOutside6(ctx, t, env)
+	srv, err := podsim.Serve(ctx, podsim.ServeRequest{Netns: sb.Netns, Port: 8080, Name: "web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	host := netip.AddrPortFrom(netip.MustParseAddr(outsideV6Host), 18080)
+	reach := hostPortProbe{ctx: ctx, t: t, env: env}
+	reach.answers("IPv6 outside, tcp", outside, corev1.ProtocolTCP, host, netip.MustParseAddr(outsideV6))
+	reach.answers("IPv6 outside, udp", outside, corev1.ProtocolUDP, host, netip.MustParseAddr(outsideV6))
+	reach.answers("the host, its IPv6 address", env.rig.NetnsPath, corev1.ProtocolTCP, host, netip.Addr{})
+	reach.answers("another pod over IPv6, tcp", client.Netns, corev1.ProtocolTCP, host, netip.Addr{})
+}

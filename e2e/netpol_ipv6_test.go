@@ -43,16 +43,17 @@ func TestNetworkPolicyIPv6(t *testing.T) {
 	p.set("server-in", networkingv1.NetworkPolicySpec{PodSelector: *lbl("app", "server"),
 		Ingress: []networkingv1.NetworkPolicyIngressRule{{From: []networkingv1.NetworkPolicyPeer{
 			block(v6ClusterCIDR, netip.PrefixFrom(podIP6(t, stranger), 128).String())}}}})
-	p.expect(friend.Netns, server6, true, "ipBlock of the IPv6 pod network: friend over IPv6")
+	// Each policy's first check is one that differs from before it, so it waits for the policy.
 	p.expect(stranger.Netns, server6, false, "ipBlock except stranger's IPv6 address: stranger over IPv6")
 	p.expect(friend.Netns, server4, false, "IPv6 ipBlock only: friend over IPv4")
+	p.expect(friend.Netns, server6, true, "ipBlock of the IPv6 pod network: friend over IPv6")
 	p.expect(env.rig.NetnsPath, server6, true, "the host (probes) over IPv6, from "+join6.String())
 	p.expect(env.rig.NetnsPath, server4, true, "the host (probes) over IPv4")
 
 	p.set("server-in", networkingv1.NetworkPolicySpec{PodSelector: *lbl("app", "server"),
 		Ingress: []networkingv1.NetworkPolicyIngressRule{{From: []networkingv1.NetworkPolicyPeer{pods("role", "friend")}}}})
-	p.expect(friend.Netns, server6, true, "pod peer role=friend: friend over IPv6")
 	p.expect(friend.Netns, server4, true, "pod peer role=friend: friend over IPv4")
+	p.expect(friend.Netns, server6, true, "pod peer role=friend: friend over IPv6")
 	p.expect(stranger.Netns, server6, false, "pod peer role=friend: stranger over IPv6")
 
 	if err := pols.Delete(ctx, "server-in", metav1.DeleteOptions{}); err != nil {
@@ -67,8 +68,8 @@ func TestNetworkPolicyIPv6(t *testing.T) {
 	p.set("friend-out", networkingv1.NetworkPolicySpec{PodSelector: *lbl("role", "friend"),
 		PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
 		Egress:      []networkingv1.NetworkPolicyEgressRule{{To: []networkingv1.NetworkPolicyPeer{block(outsideV6 + "/128")}}}})
-	p.expect(friend.Netns, netip.AddrPortFrom(netip.MustParseAddr(outsideV6), 8080), true, "egress ipBlock of the IPv6 outside: friend to it")
 	p.expect(friend.Netns, server6, false, "egress ipBlock of the IPv6 outside only: friend to the server over IPv6")
+	p.expect(friend.Netns, netip.AddrPortFrom(netip.MustParseAddr(outsideV6), 8080), true, "egress ipBlock of the IPv6 outside: friend to it")
 	p.expect(stranger.Netns, server6, true, "stranger is not fenced")
 }
 

@@ -29,7 +29,8 @@
 // Subnet check (hostconflicts.go), again at each change of the host's addresses. One netlink subscription (hostevents.go)
 // serves the readiness watch, the drift check and this address watch.
 // Without kube-proxy (services.go; kubeproxy.go detects it, --kube-proxy overrides) the host
-// serves Services in the nftables table "ip edgeovn-svc": NodePorts on its own addresses
+// serves Services in the nftables tables "ip edgeovn-svc" and "ip6 edgeovn-svc": NodePorts on its
+// own addresses, once per family of the Service's ClusterIPs
 // (nodeports.go), and external IPs and VIP-mode LoadBalancer IPs arriving on any interface
 // (serviceips.go), both externalTrafficPolicies; an external or LoadBalancer IP inside the
 // pod, join or service network, or one of the host's own addresses on a port a host listener

@@ -4,7 +4,8 @@
 // CIDR(s) through it via that family's join gateway, IPv4 and IPv6 forwarding,
 // and the masquerading of pod traffic (IPv4 and IPv6) that leaves the host by any other
 // interface; the node ports, external IPs and LoadBalancer IPs served without kube-proxy
-// (EnsureServices, "ip edgeovn-svc": node ports on the host's own addresses; service IPs on
+// (EnsureServices, "ip edgeovn-svc" and, while an IPv6 node port is served, "ip6 edgeovn-svc":
+// node ports on the host's own addresses of the NodePort's family; service IPs on
 // any destination, Cluster to the ClusterIP masqueraded on ovn0, Local to this host's
 // endpoints or dropped, the host's own connections always to the ClusterIP);
 // and the pods' hostPorts (HostPorts, "ip edgeovn-hostport" and "ip6 edgeovn-hostport": the
