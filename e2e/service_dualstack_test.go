@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +37,7 @@ func TestDualStackServicesWithKubeProxy(t *testing.T) { runDualStackServices(t, 
 // reaches the NodePorts on the host's IPv6 address (Cluster: from the host's IPv6 join
 // address without kube-proxy; Local: with the client's own address).
 func runDualStackServices(t *testing.T, kubeProxy bool) {
-	needs := []harness.Component{harness.ControllerManager}
+	needs := []harness.Component{harness.ControllerManager, harness.CoreDNS}
 	if kubeProxy {
 		needs = append(needs, harness.KubeProxy)
 	}
@@ -93,6 +94,7 @@ func runDualStackServices(t *testing.T, kubeProxy bool) {
 			s.checkClusterIP6(t, svc.Name, netip.MustParseAddr(ip))
 		}
 	}
+	s.checkDNS6(t, map[string][]string{"dual": dual.Spec.ClusterIPs, "v6": v6.Spec.ClusterIPs})
 	vip6 := netip.AddrPortFrom(netip.MustParseAddr(dual.Spec.ClusterIPs[1]), 80).String()
 	eventually(ctx, t, "the host reaches "+vip6, func() bool {
 		a, _ := s.send(env.rig.NetnsPath, corev1.ProtocolTCP, vip6, time.Second)
@@ -145,6 +147,44 @@ func (s *svcEnv) checkNodePort6(t *testing.T, outsideNetns string, svc *corev1.S
 		})
 		if source.IsValid() && a.Client.Addr() != source {
 			t.Errorf("node port %s/%s of %s: the backend saw %s, want %s", addr, p.Protocol, svc.Name, a.Client, source)
+		}
+	}
+}
+
+// checkDNS6: CoreDNS behind a dual-stack kube-dns Service, asked at its IPv6 ClusterIP,
+// answers A and AAAA with each Service's ClusterIPs (an IPv6-only Service: AAAA alone).
+func (s *svcEnv) checkDNS6(t *testing.T, want map[string][]string) {
+	t.Helper()
+	dns := runPodIn(s.ctx, t, s.env, "kube-system", "coredns", func(p *corev1.Pod) { p.Labels = map[string]string{"k8s-app": "kube-dns"} })
+	if _, err := s.rig.StartCoreDNS(s.ctx, harness.CoreDNSRequest{Netns: dns.Netns}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.kubelet.MarkRunning(s.ctx, dns); err != nil {
+		t.Fatal(err)
+	}
+	kubeDNS := createServiceIn(s.ctx, t, s.env, "kube-system", "kube-dns", func(svc *corev1.Service) {
+		svc.Spec.Selector = map[string]string{"k8s-app": "kube-dns"}
+		svc.Spec.IPFamilyPolicy = new(corev1.IPFamilyPolicyRequireDualStack)
+		svc.Spec.Ports = []corev1.ServicePort{{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP},
+			{Name: "dns-tcp", Port: 53, Protocol: corev1.ProtocolTCP}}
+	})
+	server := netip.AddrPortFrom(netip.MustParseAddr(kubeDNS.Spec.ClusterIPs[1]), 53)
+	for name, ips := range want {
+		fqdn := name + ".default.svc.cluster.local"
+		var got []netip.Addr
+		eventually(s.ctx, t, "CoreDNS at "+server.String()+" answers "+fqdn, func() bool {
+			var err error
+			got, err = podsim.Lookup(s.ctx, s.client.Netns, server, fqdn)
+			return err == nil
+		})
+		var gotS []string
+		for _, a := range got {
+			gotS = append(gotS, a.String())
+		}
+		slices.Sort(gotS)
+		wantS := slices.Sorted(slices.Values(ips))
+		if !slices.Equal(gotS, wantS) {
+			t.Errorf("%s at %s = %v, want the ClusterIPs %v (A and AAAA)", fqdn, server, gotS, wantS)
 		}
 	}
 }
