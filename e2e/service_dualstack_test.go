@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
@@ -23,12 +24,21 @@ const dualServiceCIDR = "10.43.0.0/16,2001:cafe:43::/112"
 // TestDualStackServices runs the dual-stack Service matrix as with `k3s --disable-kube-proxy`:
 // the API server has both service ranges and assigns the ClusterIPs by ipFamilyPolicy; edgeovn
 // balances both families in OVN and serves IPv6 node ports itself.
-func TestDualStackServices(t *testing.T) { runDualStackServices(t, false) }
+func TestDualStackServices(t *testing.T) { runDualStackServices(t, svcMatrix{}) }
 
 // TestDualStackServicesWithKubeProxy runs the same matrix with kube-proxy (iptables mode and
 // its ip6tables half, --cluster-cidr of both families) serving the host's traffic and node
 // ports, and OVN the pods' traffic to ClusterIPs.
-func TestDualStackServicesWithKubeProxy(t *testing.T) { runDualStackServices(t, true) }
+func TestDualStackServicesWithKubeProxy(t *testing.T) { runDualStackServices(t, svcMatrix{kubeProxy: true}) }
+
+// TestIPv6OnlyServices runs the matrix in an IPv6-only cluster (pods, join network and
+// service range IPv6 only) without kube-proxy: every Service is IPv6 single stack, whatever
+// its ipFamilyPolicy, and RequireDualStack is refused by the API server.
+func TestIPv6OnlyServices(t *testing.T) { runDualStackServices(t, svcMatrix{v6only: true}) }
+
+// svcMatrix is one run of the matrix: kube-proxy on the host or not, a dual-stack or an
+// IPv6-only cluster.
+type svcMatrix struct{ kubeProxy, v6only bool }
 
 // runDualStackServices: Services of each ipFamilyPolicy (SingleStack IPv6, PreferDualStack,
 // RequireDualStack) get the ClusterIPs the API server assigns from a dual-stack range; a pod
@@ -36,7 +46,8 @@ func TestDualStackServicesWithKubeProxy(t *testing.T) { runDualStackServices(t, 
 // family; the host reaches the IPv6 ones; an outside network reachable only over IPv6
 // reaches the NodePorts on the host's IPv6 address (Cluster: from the host's IPv6 join
 // address without kube-proxy; Local: with the client's own address).
-func runDualStackServices(t *testing.T, kubeProxy bool) {
+func runDualStackServices(t *testing.T, m svcMatrix) {
+	kubeProxy := m.kubeProxy
 	needs := []harness.Component{harness.ControllerManager, harness.CoreDNS}
 	if kubeProxy {
 		needs = append(needs, harness.KubeProxy)
@@ -45,7 +56,12 @@ func runDualStackServices(t *testing.T, kubeProxy bool) {
 		skip.Now(t, "dual-stack Service suite (run `make deps` as root): %v", err)
 	}
 	opts := harness.Options{ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.43.0.0/16"), netip.MustParsePrefix("2001:cafe:43::/112")}}
-	env := startEnvFlags(t, false, opts, "--cluster-cidr="+dualClusterCIDR, "--service-cidr="+dualServiceCIDR)
+	flags := []string{"--cluster-cidr=" + dualClusterCIDR, "--service-cidr=" + dualServiceCIDR}
+	if m.v6only {
+		opts.ServiceCIDRs = opts.ServiceCIDRs[1:]
+		flags = []string{"--cluster-cidr=" + v6ClusterCIDR, "--service-cidr=" + opts.ServiceCIDRs[0].String()}
+	}
+	env := startEnvFlags(t, false, opts, flags...)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	if err := env.kubelet.EnsureNode(ctx); err != nil {
@@ -77,36 +93,44 @@ func runDualStackServices(t *testing.T, kubeProxy bool) {
 	})
 	prefer := createService(ctx, t, env, "prefer", func(svc *corev1.Service) {
 		web(svc)
-		svc.Spec.IPFamilyPolicy = new(corev1.IPFamilyPolicyPreferDualStack)
+		svc.Spec.Type, svc.Spec.IPFamilyPolicy = corev1.ServiceTypeNodePort, new(corev1.IPFamilyPolicyPreferDualStack)
 	})
-	dual := createService(ctx, t, env, "dual", func(svc *corev1.Service) {
-		web(svc)
-		svc.Spec.Type, svc.Spec.IPFamilyPolicy = corev1.ServiceTypeNodePort, new(corev1.IPFamilyPolicyRequireDualStack)
-	})
-	for svc, want := range map[*corev1.Service]string{v6: "[IPv6]", prefer: "[IPv4 IPv6]", dual: "[IPv4 IPv6]"} {
-		if got := fmt.Sprint(svc.Spec.IPFamilies); got != want || len(svc.Spec.ClusterIPs) != len(svc.Spec.IPFamilies) {
-			t.Fatalf("service %s: families %s, ClusterIPs %v; want %s, one ClusterIP each", svc.Name, got, svc.Spec.ClusterIPs, want)
-		}
+	want := map[*corev1.Service]string{v6: "[IPv6]", prefer: "[IPv4 IPv6]"}
+	svcs := []*corev1.Service{v6, prefer}
+	if m.v6only {
+		want[prefer] = "[IPv6]"
+		s.checkRequireDualStackRefused(t)
+	} else {
+		dual := createService(ctx, t, env, "dual", func(svc *corev1.Service) {
+			web(svc)
+			svc.Spec.IPFamilyPolicy = new(corev1.IPFamilyPolicyRequireDualStack)
+		})
+		want[dual] = "[IPv4 IPv6]"
+		svcs = append(svcs, dual)
 	}
-
-	for _, svc := range []*corev1.Service{v6, prefer, dual} {
+	names := map[string][]string{}
+	for _, svc := range svcs {
+		if got := fmt.Sprint(svc.Spec.IPFamilies); got != want[svc] || len(svc.Spec.ClusterIPs) != len(svc.Spec.IPFamilies) {
+			t.Fatalf("service %s: families %s, ClusterIPs %v; want %s, one ClusterIP each", svc.Name, got, svc.Spec.ClusterIPs, want[svc])
+		}
 		for _, ip := range svc.Spec.ClusterIPs {
 			s.checkClusterIP6(t, svc.Name, netip.MustParseAddr(ip))
 		}
+		names[svc.Name] = svc.Spec.ClusterIPs
 	}
-	s.checkDNS6(t, map[string][]string{"dual": dual.Spec.ClusterIPs, "v6": v6.Spec.ClusterIPs})
-	vip6 := netip.AddrPortFrom(netip.MustParseAddr(dual.Spec.ClusterIPs[1]), 80).String()
+	s.checkDNS6(t, names)
+	vip6 := netip.AddrPortFrom(netip.MustParseAddr(prefer.Spec.ClusterIPs[len(prefer.Spec.ClusterIPs)-1]), 80).String()
 	eventually(ctx, t, "the host reaches "+vip6, func() bool {
 		a, _ := s.send(env.rig.NetnsPath, corev1.ProtocolTCP, vip6, time.Second)
 		return strings.HasPrefix(a.Server, "web-")
 	})
 
 	outside := addOutside6(ctx, t, env)
-	wantDual := join6 // Cluster policy: the host's join address, as for IPv4
+	wantCluster := join6 // Cluster policy: the host's join address, as for IPv4
 	if kubeProxy {
-		wantDual = netip.Addr{} // kube-proxy masquerades to an address of its choosing
+		wantCluster = netip.Addr{} // kube-proxy masquerades to an address of its choosing
 	}
-	s.checkNodePort6(t, outside, dual, wantDual)
+	s.checkNodePort6(t, outside, prefer, wantCluster)
 	s.checkNodePort6(t, outside, v6, netip.MustParseAddr(outsideV6))
 }
 
@@ -151,7 +175,20 @@ func (s *svcEnv) checkNodePort6(t *testing.T, outsideNetns string, svc *corev1.S
 	}
 }
 
-// checkDNS6: CoreDNS behind a dual-stack kube-dns Service, asked at its IPv6 ClusterIP,
+// checkRequireDualStackRefused: in an IPv6-only cluster the API server refuses a
+// RequireDualStack Service (there is no IPv4 service range), as it says.
+func (s *svcEnv) checkRequireDualStackRefused(t *testing.T) {
+	t.Helper()
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "dual"}, Spec: corev1.ServiceSpec{
+		Selector: map[string]string{"app": "web"}, IPFamilyPolicy: new(corev1.IPFamilyPolicyRequireDualStack),
+		Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+	_, err := s.kubelet.Kube.CoreV1().Services("default").Create(s.ctx, svc, metav1.CreateOptions{})
+	if err == nil || !strings.Contains(err.Error(), "RequireDualStack") {
+		t.Fatalf("a RequireDualStack Service in an IPv6-only cluster: err %v, want the API server's refusal", err)
+	}
+}
+
+// checkDNS6: CoreDNS behind a (PreferDualStack) kube-dns Service, asked at its IPv6 ClusterIP,
 // answers A and AAAA with each Service's ClusterIPs (an IPv6-only Service: AAAA alone).
 func (s *svcEnv) checkDNS6(t *testing.T, want map[string][]string) {
 	t.Helper()
@@ -164,11 +201,11 @@ func (s *svcEnv) checkDNS6(t *testing.T, want map[string][]string) {
 	}
 	kubeDNS := createServiceIn(s.ctx, t, s.env, "kube-system", "kube-dns", func(svc *corev1.Service) {
 		svc.Spec.Selector = map[string]string{"k8s-app": "kube-dns"}
-		svc.Spec.IPFamilyPolicy = new(corev1.IPFamilyPolicyRequireDualStack)
+		svc.Spec.IPFamilyPolicy = new(corev1.IPFamilyPolicyPreferDualStack)
 		svc.Spec.Ports = []corev1.ServicePort{{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP},
 			{Name: "dns-tcp", Port: 53, Protocol: corev1.ProtocolTCP}}
 	})
-	server := netip.AddrPortFrom(netip.MustParseAddr(kubeDNS.Spec.ClusterIPs[1]), 53)
+	server := netip.AddrPortFrom(netip.MustParseAddr(kubeDNS.Spec.ClusterIPs[len(kubeDNS.Spec.ClusterIPs)-1]), 53)
 	for name, ips := range want {
 		fqdn := name + ".default.svc.cluster.local"
 		var got []netip.Addr

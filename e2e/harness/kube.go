@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/pem"
 	"fmt"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -94,8 +95,8 @@ func (r *Rig) startAPIServer(ctx context.Context) error {
 	spec := ProcessSpec{Name: "kube-apiserver", Path: r.opts.apiServerPath(), Args: []string{
 		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", etcdClientPort),
 		// All of the rig's addresses: 127.0.0.1 for the host side, NodeIP for pods.
-		"--bind-address=0.0.0.0",
-		"--advertise-address=" + r.NodeIP.String(),
+		"--bind-address=" + map[bool]string{false: "0.0.0.0", true: "::"}[r.opts.ipv6Primary()],
+		"--advertise-address=" + r.opts.advertiseAddress().String(),
 		"--secure-port=" + strconv.Itoa(apiServerPort),
 		"--cert-dir=" + r.path("apiserver-certs"),
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
@@ -144,4 +145,18 @@ func (o Options) serviceCIDRs() string {
 		out[i] = p.String()
 	}
 	return strings.Join(out, ",")
+}
+
+// ipv6Primary reports whether the service range's first family is IPv6: the API server must
+// then advertise an IPv6 address (eth0 gets nodeIP6) and listen on IPv6 too.
+func (o Options) ipv6Primary() bool {
+	return len(o.ServiceCIDRs) > 0 && o.ServiceCIDRs[0].Addr().Is6()
+}
+
+// advertiseAddress is the API server's address for pods and the "kubernetes" Service.
+func (o Options) advertiseAddress() netip.Addr {
+	if o.ipv6Primary() {
+		return nodeIP6.Addr()
+	}
+	return nodeIP.Addr()
 }
