@@ -19,7 +19,8 @@ import (
 //
 //	outside (2001:db8:1::2) eth0 ── eth1 host (2001:db8:1::1) ovn0 (fd00:100:64::2) ── eth0 cluster (fd00:100:64::1, 2001:cafe:43::5, 2001:cafe:42::5)
 //
-// The IPv6 rules live in "ip6 edgeovn-svc", written beside the IPv4 table and removed with it.
+// The IPv6 rules live in "ip6 edgeovn-svc", written beside the IPv4 table and removed with it;
+// an IPv6 external IP is served there too (the node role does not hand it any yet).
 func TestNodePortIPv6WithoutKubeProxy(t *testing.T) {
 	needRoot(t)
 	host, cluster, outside := serviceWiring6(t)
@@ -36,6 +37,22 @@ func TestNodePortIPv6WithoutKubeProxy(t *testing.T) {
 	if got := tcpSource(t, outside, cluster, "[2001:cafe:42::5]:8080", "[2001:db8:1::1]:30081"); got != "2001:db8:1::2" {
 		t.Errorf("IPv6, externalTrafficPolicy Local: the endpoint saw %q, want the client's address 2001:db8:1::2", got)
 	}
+	// An IPv6 external IP the outside routes to the host: to the IPv6 ClusterIP, masqueraded.
+	spec.ServiceIPs = []ServiceIP{{Protocol: "tcp", IP: netip.MustParseAddrPort("[2001:db8:5::7]:80"),
+		ClusterIP: netip.MustParseAddrPort("[2001:cafe:43::5]:80")}}
+	inNS(t, host, func() error { return EnsureServices(context.Background(), spec, nil) })
+	inNS(t, outside, func() error {
+		eth0, err := netlinksafe.LinkByName("eth0")
+		if err != nil {
+			return err
+		}
+		return netlink.RouteAdd(&netlink.Route{LinkIndex: eth0.Attrs().Index, Dst: prefixToIPNet(netip.MustParsePrefix("2001:db8:5::/64")),
+			Gw: net.ParseIP("2001:db8:1::1")})
+	})
+	if got := tcpSource(t, outside, cluster, "[2001:cafe:43::5]:80", "[2001:db8:5::7]:80"); got != "fd00:100:64::2" {
+		t.Errorf("IPv6 external IP, Cluster: the ClusterIP saw %q, want the host's IPv6 join address fd00:100:64::2", got)
+	}
+	spec.ServiceIPs = nil
 	var tables []string
 	inNS(t, host, func() (err error) { tables, err = OwnedTables(); return err })
 	if strings.Join(tables, ",") != "ip "+svcTable+",ip6 "+svcTable {
