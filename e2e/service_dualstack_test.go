@@ -29,7 +29,9 @@ func TestDualStackServices(t *testing.T) { runDualStackServices(t, svcMatrix{}) 
 // TestDualStackServicesWithKubeProxy runs the same matrix with kube-proxy (iptables mode and
 // its ip6tables half, --cluster-cidr of both families) serving the host's traffic and node
 // ports, and OVN the pods' traffic to ClusterIPs.
-func TestDualStackServicesWithKubeProxy(t *testing.T) { runDualStackServices(t, svcMatrix{kubeProxy: true}) }
+func TestDualStackServicesWithKubeProxy(t *testing.T) {
+	runDualStackServices(t, svcMatrix{kubeProxy: true})
+}
 
 // TestIPv6OnlyServices runs the matrix in an IPv6-only cluster (pods, join network and
 // service range IPv6 only) without kube-proxy: every Service is IPv6 single stack, whatever
