@@ -96,7 +96,7 @@ func (r *Rig) startAPIServer(ctx context.Context) error {
 		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", etcdClientPort),
 		// All of the rig's addresses: 127.0.0.1 for the host side, NodeIP for pods.
 		"--bind-address=" + map[bool]string{false: "0.0.0.0", true: "::"}[r.opts.ipv6Primary()],
-		"--advertise-address=" + r.opts.advertiseAddress().String(),
+		"--advertise-address=" + r.advertiseAddress().String(),
 		"--secure-port=" + strconv.Itoa(apiServerPort),
 		"--cert-dir=" + r.path("apiserver-certs"),
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
@@ -153,10 +153,11 @@ func (o Options) ipv6Primary() bool {
 	return len(o.ServiceCIDRs) > 0 && o.ServiceCIDRs[0].Addr().Is6()
 }
 
-// advertiseAddress is the API server's address for pods and the "kubernetes" Service.
-func (o Options) advertiseAddress() netip.Addr {
-	if o.ipv6Primary() {
+// advertiseAddress is the API server's address for pods and the "kubernetes" Service: the
+// rig's NodeIP (a cluster's central sets its own), or eth0's IPv6 address (ipv6Primary).
+func (r *Rig) advertiseAddress() netip.Addr {
+	if r.opts.ipv6Primary() {
 		return nodeIP6.Addr()
 	}
-	return nodeIP.Addr()
+	return r.NodeIP
 }

@@ -99,7 +99,7 @@ func newRig(dir, netnsName string, o Options) *Rig {
 		OVSEndpoint:     "unix:" + filepath.Join(dir, vswitchDB.stem+".sock"),
 		Kubeconfig:      filepath.Join(dir, "kubeconfig"),
 		APIServerURL:    fmt.Sprintf("https://127.0.0.1:%d", apiServerPort),
-		PodAPIServerURL: "https://" + netip.AddrPortFrom(o.advertiseAddress(), apiServerPort).String(),
+		PodAPIServerURL: "https://" + netip.AddrPortFrom(map[bool]netip.Addr{false: nodeIP.Addr(), true: nodeIP6.Addr()}[o.ipv6Primary()], apiServerPort).String(),
 		PodKubeconfig:   filepath.Join(dir, "kubeconfig-pod"),
 		opts:            o,
 		log:             o.logger(),
