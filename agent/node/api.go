@@ -30,7 +30,9 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 		return err
 	}
 	pods.set(watcher)
+	podsChanged := watcher.Subscribe()
 	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return r.serveMirror(ctx, kube, watcher, podsChanged) })
 	g.Go(func() error { return watcher.Run(ctx) })
 	g.Go(func() error { return r.wireHost(ctx, kube) })
 	g.Go(func() error { return r.serveServices(ctx, kube) })

@@ -27,6 +27,8 @@ type Watcher struct {
 
 	mu      sync.Mutex
 	changed map[string]chan struct{}
+	// subscribers get a token at every change (subscribe.go).
+	subscribers []chan struct{}
 }
 
 var _ server.Pods = (*Watcher)(nil)
@@ -74,6 +76,7 @@ func (w *Watcher) notify(obj any) {
 		close(ch)
 		delete(w.changed, key)
 	}
+	w.signalSubscribers()
 	w.mu.Unlock()
 }
 
