@@ -33,6 +33,9 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 	podsChanged := watcher.Subscribe()
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return r.serveMirror(ctx, kube, watcher, podsChanged) })
+	if r.req.EnablePinger {
+		g.Go(func() error { return r.runPinger(ctx, kube) })
+	}
 	g.Go(func() error { return watcher.Run(ctx) })
 	g.Go(func() error { return r.wireHost(ctx, kube) })
 	g.Go(func() error { return r.serveServices(ctx, kube) })
