@@ -263,3 +263,50 @@ func (c *Client) MirrorOutputOwned(ctx context.Context, name string) (bool, erro
 	}
 	return ovn.IsOwned(p.ExternalIDs) && p.ExternalIDs[KeyMirror] != "", nil
 }
+
+// MirrorOutputs lists edgeovn's mirror output ports on the bridge (edgeovn cleanup).
+func (c *Client) MirrorOutputs(ctx context.Context, bridge string) ([]string, error) {
+	br, err := c.bridgeByName(ctx, bridge)
+	if err != nil || br == nil {
+		return nil, err
+	}
+	var out []string
+	for _, uuid := range br.Ports {
+		p := &vswitchdb.Port{UUID: uuid}
+		if err := c.ovs.Get(ctx, p); err == nil && ovn.IsOwned(p.ExternalIDs) && p.ExternalIDs[KeyMirror] != "" {
+			out = append(out, p.Name)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// DeleteMirrors removes every edgeovn mirror of the bridge and its output port, in one
+// transaction (edgeovn cleanup); mirrors and ports of others are kept.
+func (c *Client) DeleteMirrors(ctx context.Context, bridge string) error {
+	outputs, err := c.MirrorOutputs(ctx, bridge)
+	if err != nil {
+		return fmt.Errorf("delete mirrors of bridge %s: %w", bridge, err)
+	}
+	br, err := c.bridgeByName(ctx, bridge)
+	if err != nil || br == nil {
+		return err
+	}
+	var ops []ovsdb.Operation
+	for _, uuid := range br.Mirrors {
+		m := &vswitchdb.Mirror{UUID: uuid}
+		if err := c.ovs.Get(ctx, m); err == nil && ovn.IsOwned(m.ExternalIDs) {
+			ops = append(ops, ovn.MutateRefs(vswitchdb.BridgeTable, br.UUID, "mirrors", ovsdb.MutateOperationDelete, m.UUID))
+		}
+	}
+	for _, name := range outputs {
+		if p, err := c.portByName(ctx, name); err == nil && p != nil {
+			ops = append(ops, ovn.MutateRefs(vswitchdb.BridgeTable, br.UUID, "ports", ovsdb.MutateOperationDelete, p.UUID),
+				ovn.DeleteRow(vswitchdb.PortTable, p.UUID))
+		}
+	}
+	if err := c.commit(ctx, ops); err != nil {
+		return fmt.Errorf("delete mirrors of bridge %s: %w", bridge, err)
+	}
+	return nil
+}

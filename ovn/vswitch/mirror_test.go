@@ -62,6 +62,17 @@ func TestSetMirror(t *testing.T) {
 		t.Errorf("after delete: %d Mirror rows, ports %q", n, p)
 	}
 	f.mustWrite(t, 0, "delete again", func() error { return f.c.DeleteMirror(f.ctx, spec) })
+
+	// edgeovn cleanup: every edgeovn mirror and output, nobody else's.
+	f.mustWrite(t, 1, "mirror again", func() error { return f.c.SetMirror(f.ctx, spec) })
+	f.insertForeignPort(t, "br-int", "tap0")
+	if outs, err := f.c.MirrorOutputs(f.ctx, "br-int"); err != nil || strings.Join(outs, " ") != "mirror0" {
+		t.Errorf("MirrorOutputs = %v, %v; want [mirror0]", outs, err)
+	}
+	f.mustWrite(t, 1, "delete mirrors", func() error { return f.c.DeleteMirrors(f.ctx, "br-int") })
+	if n, p := f.countRows(t, "Mirror"), f.vsctl(t, "list-ports", "br-int"); n != 0 || strings.Contains(p, "mirror0") || !strings.Contains(p, "tap0") {
+		t.Errorf("after DeleteMirrors: %d Mirror rows, ports %q", n, p)
+	}
 }
 
 // A name taken by a port that is not edgeovn's mirror output (someone else's, or edgeovn's
