@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -18,7 +19,7 @@ import (
 )
 
 // TestMirrorAnnotation: pings run before any mirroring; annotating pod a with
-// ovn.kubernetes.io/mirror: "true" (and e) makes mirror0 appear on the host, and tcpdump on it
+// ovn.kubernetes.io/mirror: "true" (and e, and f which is annotated before it is wired) makes mirror0 appear on the host, and tcpdump on it
 // sees every request and reply of a's ping already in flight (Kube-OVN #2801) and nothing of
 // c's ping to d, whose pods are not annotated; turning a's annotation off stops a's packets
 // while e's still come.
@@ -37,10 +38,24 @@ func TestMirrorAnnotation(t *testing.T) {
 	setMirror(ctx, t, env, a, "true")
 	setMirror(ctx, t, env, e, "true")
 	waitLink(ctx, t, env, "mirror0")
+	// A pod annotated before it is wired is mirrored once its port is plugged.
+	f := runPodIn(ctx, t, env, "default", "mir-f", func(p *corev1.Pod) {
+		if p.Annotations == nil {
+			p.Annotations = map[string]string{}
+		}
+		p.Annotations[annotation.Mirror] = "true"
+	})
+	retryPing(ctx, t, f, b.IP(), "mir-f -> mir-b")
+	pf, err := podsim.StartPinger(f, b.IP(), 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pf.Stop() })
 
 	flows := mirrorCapture(ctx, t, env)
 	checkEveryPacket(t, flows, a.IP(), b.IP())
 	checkEveryPacket(t, flows, e.IP(), b.IP())
+	checkEveryPacket(t, flows, f.IP(), b.IP())
 	if n := flows.between(c.IP(), d.IP()); n != 0 {
 		t.Errorf("mirror0 shows %d packets between mir-c and mir-d, which are not annotated", n)
 	}

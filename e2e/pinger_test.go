@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +82,11 @@ func TestPingerLoss(t *testing.T) {
 	t.Logf("/pinger on edge-1:\n%s", text)
 	if !strings.Contains(text, "edge-2") || !strings.Contains(text, "round at") {
 		t.Errorf("/pinger on edge-1 does not list edge-2's lossy targets:\n%s", text)
+	}
+	status, _ := cl.hosts[0].command(ctx, "status")
+	t.Logf("edgeovn status on edge-1:\n%s", status)
+	if !regexp.MustCompile(`pinger\s+round at`).MatchString(status) {
+		t.Errorf("edgeovn status on edge-1 does not show the last pinger round:\n%s", status)
 	}
 }
 
