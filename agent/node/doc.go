@@ -66,6 +66,12 @@
 // read with a client dialed lazily, once some pod port is bound, that monitors nothing and
 // selects only this chassis's rows (sbbindings.go); while it cannot be read, the local
 // database decides alone.
+// Mirroring (mirror.go): br-int's Mirror row m0 copies every packet (--enable-mirror) or the
+// ports of this node's pods annotated ovn.kubernetes.io/mirror="true", both directions, to the
+// internal port --mirror-iface (mirror0), set up; pod changes and CNI ADDs act at once, a
+// timer repairs; with nothing to mirror, neither exists. A name a link edgeovn did not make
+// already has is refused (MirrorRefused Event on the Node, nothing changed).
+// The pinger (pinger.go, agent/pinger) runs only with --enable-pinger.
 // At shutdown, what a CNI request needs (the pod watch, the OVS client) runs until the server
 // has drained its requests in flight.
 package node

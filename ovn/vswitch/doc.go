@@ -8,7 +8,10 @@
 // number ovn-controller reports installed on the integration bridge (InstalledNBCfg,
 // OnNBCfgInstalled), and the underlay's provider bridges (provider.go: EnsureProviderBridge,
 // ProviderBridges, DeleteProviderBridge, tagged edgeovn-provider, standalone fail mode, a
-// fixed hwaddr) and ovn-bridge-mappings entries (SetBridgeMapping keeps the others).
+// fixed hwaddr) and ovn-bridge-mappings entries (SetBridgeMapping keeps the others), and
+// traffic mirroring (mirror.go: SetMirror, DeleteMirror, DeleteMirrors: one Mirror row,
+// Kube-OVN's m0, tagged edgeovn's, and its internal output port mirror0 tagged edgeovn-mirror,
+// with no iface-id; another's Mirror row or a taken output name is refused, nothing written).
 //
 // Invariants: bridges, ports and interfaces it creates carry ovn.OwnedBy tags (ports and
 // interfaces at least vendor=edgeovn) and it never changes or deletes one without them
