@@ -15,7 +15,10 @@
 // Invariants: off unless enabled. A round is bounded: at most PodsPerNode pods per host and
 // MaxTargets pod and host targets in all, each pinged Count times over one raw ICMP socket
 // (one goroutine sending, one receiving, whatever the number of targets), the pods listed
-// per host with a limit, never the cluster's whole pod list. The sample is stable (pods in
+// per host with a limit, never the cluster's whole pod list, and listed again only every 30 s
+// (1 + hosts API requests), the rounds between reuse the sample; a round where a target
+// answered nothing lists again first, and a target gone since is not reported (no false loss
+// for a deleted pod). The sample is stable (pods in
 // name order) and the series of a target that left the sample are deleted, so the exported
 // series are bounded too (Kube-OVN #2764). IPv4 only.
 //

@@ -17,6 +17,9 @@ const (
 	pingInterval = 100 * time.Millisecond
 	pingTimeout  = time.Second
 	dnsTimeout   = 5 * time.Second
+	// targetsTTL is how long a round's targets are reused: listing them costs 1 + hosts API
+	// requests, which every host making every 5 s would be a steady load on a small API server.
+	targetsTTL = 30 * time.Second
 )
 
 // Config is what a Pinger runs with.
@@ -46,6 +49,11 @@ type Pinger struct {
 	// last is the last round's report; seen the label sets exported last round.
 	last Round
 	seen map[string][]string
+	// targets are the sample last listed, at targetsAt (Run's goroutine only).
+	targets   Targets
+	targetsAt time.Time
+	// probe pings (the raw socket's probe; tests replace it).
+	probe func(context.Context, ProbeRequest) (map[netip.Addr]Result, error)
 }
 
 // New returns a Pinger; Run runs it.
@@ -53,7 +61,7 @@ func New(cfg Config) *Pinger {
 	if cfg.Metrics == nil {
 		cfg.Metrics = NewMetrics()
 	}
-	return &Pinger{cfg: cfg, seen: map[string][]string{}}
+	return &Pinger{cfg: cfg, seen: map[string][]string{}, probe: probe}
 }
 
 // Run runs a round every Interval until ctx ends.
@@ -87,7 +95,7 @@ func (p *Pinger) Last() Round {
 func (p *Pinger) Round(ctx context.Context) Round {
 	start := time.Now()
 	r := Round{Start: start}
-	t, err := listTargets(ctx, p.cfg.Lister, pickRequest{Self: p.cfg.Node, PodsPerNode: p.cfg.PodsPerNode, MaxTargets: p.cfg.MaxTargets})
+	t, err := p.sample(ctx, start)
 	if err != nil {
 		r.Err = err.Error()
 		return r
@@ -99,10 +107,18 @@ func (p *Pinger) Round(ctx context.Context) Round {
 	for _, pod := range t.Pods {
 		addrs = append(addrs, pod.IP)
 	}
-	res, err := probe(ctx, ProbeRequest{Targets: addrs, Count: pingCount, Interval: pingInterval, Timeout: pingTimeout})
+	res, err := p.probe(ctx, ProbeRequest{Targets: addrs, Count: pingCount, Interval: pingInterval, Timeout: pingTimeout})
 	if err != nil {
 		r.Err = err.Error()
 		return r
+	}
+	if !p.targetsAt.Equal(start) && anyAllLost(t, res) {
+		// A pod or host that answered nothing may be gone since the sample was listed: list
+		// again, and what is gone is not reported (as loss) at all.
+		p.targetsAt = time.Time{}
+		if fresh, err := p.sample(ctx, start); err == nil {
+			t = stillListed(t, fresh)
+		}
 	}
 	p.export(t, res, &r)
 	r.InternalDNS = lookup(ctx, p.cfg.DNSServer, clusterName(p.cfg.InternalDNS))
@@ -121,6 +137,57 @@ func (p *Pinger) Round(ctx context.Context) Round {
 	}
 	r.Took = time.Since(start)
 	return r
+}
+
+// sample returns the targets, listed again when the last list is older than targetsTTL.
+func (p *Pinger) sample(ctx context.Context, now time.Time) (Targets, error) {
+	if !p.targetsAt.IsZero() && now.Sub(p.targetsAt) < targetsTTL {
+		return p.targets, nil
+	}
+	t, err := listTargets(ctx, p.cfg.Lister, pickRequest{Self: p.cfg.Node, PodsPerNode: p.cfg.PodsPerNode, MaxTargets: p.cfg.MaxTargets})
+	if err != nil {
+		return t, err
+	}
+	p.targets, p.targetsAt = t, now
+	return t, nil
+}
+
+// anyAllLost says whether some pod or host target got no reply at all.
+func anyAllLost(t Targets, res map[netip.Addr]Result) bool {
+	for _, n := range t.Nodes {
+		if r := res[n.IP]; r.Sent > 0 && r.Received == 0 {
+			return true
+		}
+	}
+	for _, pod := range t.Pods {
+		if r := res[pod.IP]; r.Sent > 0 && r.Received == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// stillListed keeps of t the targets fresh lists too.
+func stillListed(t, fresh Targets) Targets {
+	pods, nodes := map[PodTarget]bool{}, map[NodeTarget]bool{}
+	for _, p := range fresh.Pods {
+		pods[p] = true
+	}
+	for _, n := range fresh.Nodes {
+		nodes[n] = true
+	}
+	out := Targets{SrcNodeIP: t.SrcNodeIP, SrcIP: t.SrcIP}
+	for _, p := range t.Pods {
+		if pods[p] {
+			out.Pods = append(out.Pods, p)
+		}
+	}
+	for _, n := range t.Nodes {
+		if nodes[n] {
+			out.Nodes = append(out.Nodes, n)
+		}
+	}
+	return out
 }
 
 // export records each target's result under Kube-OVN's labels and deletes the series of the

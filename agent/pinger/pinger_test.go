@@ -165,3 +165,60 @@ func TestProbeLoopback(t *testing.T) {
 		t.Errorf("loopback: %+v, want 3 sent, 3 received, an rtt", r)
 	}
 }
+
+// countingLister counts ListNodes calls.
+type countingLister struct {
+	*fakeLister
+	lists int
+}
+
+func (c *countingLister) ListNodes(ctx context.Context) ([]corev1.Node, error) {
+	c.lists++
+	return c.fakeLister.ListNodes(ctx)
+}
+
+// TestRoundReusesSampleAndDropsGoneTargets: rounds within 30 s reuse the listed sample; a
+// target that answered nothing makes the round list again, and a pod gone since is not
+// reported as loss, while one still listed is.
+func TestRoundReusesSampleAndDropsGoneTargets(t *testing.T) {
+	fl := &fakeLister{nodes: []corev1.Node{node("n1", "192.0.2.1", "100.64.0.2")},
+		pods: map[string][]corev1.Pod{"n1": {pod("a", "10.42.0.1", false), pod("b", "10.42.0.2", false)}}}
+	l := &countingLister{fakeLister: fl}
+	m := NewMetrics()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m.Collectors()...)
+	p := New(Config{Node: "n1", PodsPerNode: 2, MaxTargets: 10, Lister: l, Metrics: m,
+		DNSServer: netip.MustParseAddr("127.53.0.9"), InternalDNS: "kubernetes.default"})
+	silent := map[netip.Addr]bool{}
+	p.probe = func(_ context.Context, req ProbeRequest) (map[netip.Addr]Result, error) {
+		out := map[netip.Addr]Result{}
+		for _, a := range req.Targets {
+			out[a] = Result{Sent: 3, Received: 3, RTT: time.Millisecond}
+			if silent[a] {
+				out[a] = Result{Sent: 3}
+			}
+		}
+		return out, nil
+	}
+	ctx := context.Background()
+	p.Round(ctx)
+	p.Round(ctx)
+	if l.lists != 1 {
+		t.Fatalf("two rounds listed %d times, want once", l.lists)
+	}
+	lost := func() string { return gather(t, reg)["pinger_pod_ping_lost_total"] }
+
+	silent[netip.MustParseAddr("10.42.0.2")] = true // b answers nothing, still listed: loss
+	p.Round(ctx)
+	if l.lists != 2 || !strings.Contains(lost(), `target_pod_ip="10.42.0.2"} 3`) {
+		t.Fatalf("b silent and listed: %d lists, lost:\n%s", l.lists, lost())
+	}
+	fl.pods["n1"] = fl.pods["n1"][:1] // b deleted: no longer reported at all
+	p.Round(ctx)
+	if strings.Contains(lost(), "10.42.0.2") {
+		t.Errorf("a pod gone since the sample was listed is still reported:\n%s", lost())
+	}
+	if !strings.Contains(lost(), `target_pod_ip="10.42.0.1"} 0`) {
+		t.Errorf("pod a's series:\n%s", lost())
+	}
+}
