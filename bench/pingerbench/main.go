@@ -39,6 +39,10 @@ func run(ctx context.Context, pods, perHost, rounds int, out io.Writer) error {
 	p := pinger.New(pinger.Config{Node: "host-0", PodsPerNode: perHost, MaxTargets: pods + len(l.nodes), Lister: l,
 		DNSServer: netip.MustParseAddr("127.0.0.1"), InternalDNS: "kubernetes.default", Metrics: m,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	baseRSS := status("VmRSS")
 	fmt.Fprintf(out, "pinger rounds with %d pod targets on %d hosts (+%d ovn0 targets), 3 requests each, over loopback\n", pods, len(l.nodes), len(l.nodes))
 	fmt.Fprintf(out, "%-6s %-10s %-10s %-8s %-8s\n", "round", "wall", "cpu", "sent", "lost")
 	for i := range rounds {
@@ -63,7 +67,8 @@ func run(ctx context.Context, pods, perHost, rounds int, out io.Writer) error {
 			series += len(mf.Metric)
 		}
 	}
-	fmt.Fprintf(out, "RSS %s, peak RSS %s, Go heap in use %.1f MiB, %d exported series\n", status("VmRSS"), status("VmHWM"), float64(ms.HeapInuse)/(1<<20), series)
+	fmt.Fprintf(out, "RSS %s before the first round, %s after (peak %s); Go heap in use %.1f MiB before, %.1f MiB after; %d exported series\n",
+		baseRSS, status("VmRSS"), status("VmHWM"), float64(base.HeapInuse)/(1<<20), float64(ms.HeapInuse)/(1<<20), series)
 	fmt.Fprintln(out, "(the internal DNS lookup asks 127.0.0.1:53; with nothing there it fails fast and is not part of the cost)")
 	return nil
 }
