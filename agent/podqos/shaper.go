@@ -24,6 +24,7 @@ const (
 // Ports is the part of the Open_vSwitch client the Shaper uses.
 type Ports interface {
 	SetPortQoS(ctx context.Context, spec vswitch.QoSSpec) error
+	PortQoSType(ctx context.Context, port string) (string, error)
 }
 
 var _ Ports = (*vswitch.Client)(nil)
@@ -89,36 +90,40 @@ func (s *Shaper) Apply(ctx context.Context, pod *corev1.Pod, t Target) error {
 		return nil
 	}
 	delete(s.said, key+"|"+ReasonInvalid)
-	if prev, ok := s.applied[t.HostIf]; ok && prev.pod == key && prev.limits == lim {
+	prev, known := s.applied[t.HostIf]
+	if known && prev.pod == key && prev.limits == lim {
 		return nil
 	}
-	if err := s.applyIngress(ctx, t, lim.Ingress); err != nil {
-		return err
+	on := lim != Limits{}
+	if !on && !known {
+		// A port edgeovn never shaped has no QoS row: a pod without limits costs no
+		// netlink round trip into its namespace.
+		if typ, err := s.ports.PortQoSType(ctx, t.HostIf); err == nil && typ == "" {
+			s.applied[t.HostIf] = appliedLimits{pod: key, limits: lim}
+			return nil
+		}
 	}
-	if err := s.applyEgress(pod, t, lim); err != nil {
-		return err
-	}
-	s.applied[t.HostIf] = appliedLimits{pod: key, limits: lim}
-	s.log.Info("pod qos applied", "pod", pod.Name, "namespace", pod.Namespace, "port", t.HostIf,
-		"ingress_bps", lim.Ingress.BitsPerSec, "egress_bps", lim.Egress.BitsPerSec, "netem", lim.Netem.On())
-	return nil
-}
-
-// applyIngress shapes what the pod receives: the egress of the host end. Its linux-noop QoS
-// row keeps ovs-vswitchd from resetting the qdisc when it restarts; it comes before the
-// shaping and goes after it.
-func (s *Shaper) applyIngress(ctx context.Context, t Target, r Rate) error {
-	if r.On() {
+	// The port's linux-noop QoS row marks it shaped (a restart finds what to undo) and keeps
+	// ovs-vswitchd from resetting the host end's qdisc: it comes first and goes last.
+	if on {
 		if err := s.ports.SetPortQoS(ctx, vswitch.QoSSpec{Port: t.HostIf, Type: vswitch.QoSTypeNoop}); err != nil {
 			return err
 		}
 	}
-	if _, err := applyShape(device{Name: t.HostIf}, shape{Rate: r}); err != nil {
+	if _, err := applyShape(device{Name: t.HostIf}, shape{Rate: lim.Ingress}); err != nil {
 		return fmt.Errorf("pod ingress: %w", err)
 	}
-	if !r.On() {
-		return s.ports.SetPortQoS(ctx, vswitch.QoSSpec{Port: t.HostIf})
+	if err := s.applyEgress(pod, t, lim); err != nil {
+		return err
 	}
+	if !on {
+		if err := s.ports.SetPortQoS(ctx, vswitch.QoSSpec{Port: t.HostIf}); err != nil {
+			return err
+		}
+	}
+	s.applied[t.HostIf] = appliedLimits{pod: key, limits: lim}
+	s.log.Info("pod qos applied", "pod", pod.Name, "namespace", pod.Namespace, "port", t.HostIf,
+		"ingress_bps", lim.Ingress.BitsPerSec, "egress_bps", lim.Egress.BitsPerSec, "netem", lim.Netem.On())
 	return nil
 }
 

@@ -105,6 +105,12 @@ func (s *Server) wire(ctx context.Context, log *slog.Logger, req protocol.PodReq
 			return res, hostPortsError(req, err)
 		}
 	}
+	if s.cfg.Shaper != nil && attachmentProvider(req) == "" {
+		shape := ShapeRequest{Namespace: req.PodNamespace, Name: req.PodName, Port: hostIf, Netns: req.Netns, IfName: req.IfName}
+		if err := timed(log, "apply qos", func() error { return s.cfg.Shaper.ShapePort(ctx, shape) }); err != nil {
+			return res, retryable("apply the bandwidth limits of port "+hostIf, err)
+		}
+	}
 	if err := timed(log, "wait for ovn-installed", func() error { return s.cfg.Ports.WaitInstalled(ctx, hostIf) }); err != nil {
 		return res, retryable(fmt.Sprintf("wait for OVN to bind port %s (lsp %s)", hostIf, pn.Port), err)
 	}

@@ -158,3 +158,17 @@ func (c *Client) ownedQoSDelete(ctx context.Context, port *vswitchdb.Port) []ovs
 	}
 	return []ovsdb.Operation{ovn.DeleteRow(vswitchdb.QoSTable, qos.UUID)}
 }
+
+// PortQoSType returns the type of edgeovn's QoS row on the port, "" when it has none (or
+// the port is gone); ovn.ErrNotOwned when the row is not edgeovn's. Read from the cache.
+func (c *Client) PortQoSType(ctx context.Context, name string) (string, error) {
+	port, err := c.portByName(ctx, name)
+	if err != nil || port == nil {
+		return "", err
+	}
+	qos, err := c.portQoSRow(ctx, port)
+	if err != nil || qos == nil {
+		return "", err
+	}
+	return qos.Type, nil
+}
