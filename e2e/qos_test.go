@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -111,4 +113,114 @@ func TestPodQoSRates(t *testing.T) {
 	checkLimited(t, "A->B TCP, A egress_rate 5 (while running)", measure(ctx, t, a, b, 0), 5)
 	checkLimited(t, "A->B UDP offered at 50, A egress_rate 5", measure(ctx, t, a, b, 50), 5)
 	checkUnlimited(t, "B->A TCP, A's ingress", measure(ctx, t, b, a, 0), 5)
+}
+
+// TestPodQoSChangesWhileStreaming: one TCP stream A->B runs while B's ingress_rate goes
+// 10 -> 30 -> removed; each change takes effect in the running stream (the receiver's rate
+// in the second before the next change). The windows leave 2 s for the change to land.
+func TestPodQoSChangesWhileStreaming(t *testing.T) {
+	e, ctx := startNode(t)
+	a := startQoSPod(ctx, t, e, "qos-a", nil)
+	b := startQoSPod(ctx, t, e, "qos-b", map[string]string{podqos.IngressRate: "10"})
+	type result struct {
+		res iperf.Result
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := iperf.Run(ctx, iperf.Request{ClientNetns: a.sb.NetnsName(), ServerNetns: b.sb.NetnsName(),
+			Server: b.sb.IP(), Seconds: 15})
+		done <- result{res, err}
+	}()
+	// The client starts within a few hundred ms; the changes land at about 5 s and 10 s.
+	sleep(ctx, 5*time.Second)
+	annotate(ctx, t, e, b, map[string]*string{podqos.IngressRate: str("30")})
+	sleep(ctx, 5*time.Second)
+	annotate(ctx, t, e, b, map[string]*string{podqos.IngressRate: nil})
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	iv := r.res.Intervals
+	t.Logf("receiver's Mbit/s per second: %.1f", iv)
+	if len(iv) < 14 {
+		t.Fatalf("%d intervals, want 15", len(iv))
+	}
+	checkLimited(t, "seconds 2-4, ingress_rate 10", mean(iv[2:5]), 10)
+	checkLimited(t, "seconds 7-9, ingress_rate 30", mean(iv[7:10]), 30)
+	checkUnlimited(t, "seconds 12-13, removed", mean(iv[12:14]), 30)
+}
+
+func mean(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+// TestPodQoSRefusals: a bad annotation (negative, not a number, above the link, a burst
+// without a rate) gets a Warning Event naming it and its value, and changes nothing: the
+// pod keeps its network and the limit in force. netem, which this kernel lacks, is refused
+// with a Warning Event saying so (found by asking the kernel); where the kernel has netem
+// the latency must show in the round trip instead.
+func TestPodQoSRefusals(t *testing.T) {
+	e, ctx := startNode(t)
+	a := startQoSPod(ctx, t, e, "qos-a", map[string]string{podqos.EgressRate: "5"})
+	// Applied by the ADD itself: in force when the runtime's ADD returns.
+	if q := egressQdisc(ctx, t, a); !strings.Contains(q, "rate 5Mbit") {
+		t.Fatalf("egress_rate 5 not in force when ADD returned: %q", q)
+	}
+	b := startQoSPod(ctx, t, e, "qos-b", map[string]string{podqos.EgressBurst: "2"})
+	ev := waitEvent(ctx, t, e, b.pod, podqos.ReasonInvalid)
+	if !strings.Contains(ev.Message, podqos.EgressBurst+`="2"`) || !strings.Contains(ev.Message, "without a rate") {
+		t.Fatalf("event on a burst without a rate: %q", ev.Message)
+	}
+	if out, err := podsim.Ping(ctx, b.sb, a.sb.IP()); err != nil {
+		t.Fatalf("pod with a refused annotation has no network: %v\n%s", err, out)
+	}
+	bad := []struct{ name, value, says string }{
+		{"negative", "-5", "negative"},
+		{"not a number", "fast", "not a number"},
+		{"absurd", "1e9", "link speed"},
+	}
+	for i, c := range bad {
+		// Each a pod of its own, so that each Event is the first of its reason on its pod.
+		p := startQoSPod(ctx, t, e, "qos-bad-"+strconv.Itoa(i), nil)
+		annotate(ctx, t, e, p, map[string]*string{podqos.IngressRate: str(c.value)})
+		ev := waitEvent(ctx, t, e, p.pod, podqos.ReasonInvalid)
+		if !strings.Contains(ev.Message, podqos.IngressRate+`="`+c.value+`"`) || !strings.Contains(ev.Message, c.says) {
+			t.Errorf("%s: event %q does not name the annotation, value and fault", c.name, ev.Message)
+		}
+		t.Logf("%s: %s", c.name, ev.Message)
+	}
+	// On A, whose egress_rate 5 is in force, a bad change keeps 5.
+	annotate(ctx, t, e, a, map[string]*string{podqos.EgressRate: str("-1")})
+	ev = waitEvent(ctx, t, e, a.pod, podqos.ReasonInvalid)
+	if !strings.Contains(ev.Message, podqos.EgressRate+`="-1"`) {
+		t.Fatalf("event on A: %q", ev.Message)
+	}
+	if q := egressQdisc(ctx, t, a); !strings.Contains(q, "rate 5Mbit") {
+		t.Fatalf("A's limit changed by a refused annotation: %q", q)
+	}
+	checkLimited(t, "A->B TCP, A egress_rate 5 kept after egress_rate=-1", measure(ctx, t, a, b, 0), 5)
+
+	annotate(ctx, t, e, b, map[string]*string{podqos.EgressBurst: nil, podqos.Latency: str("50"), podqos.Loss: str("1")})
+	netem := exec.CommandContext(ctx, "ip", "netns", "exec", b.sb.NetnsName(), "tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms").Run() == nil
+	if !netem {
+		ev := waitEvent(ctx, t, e, b.pod, podqos.ReasonNetemUnsupported)
+		if !strings.Contains(ev.Message, "netem") || !strings.Contains(ev.Message, podqos.Latency) {
+			t.Fatalf("netem refusal event: %q", ev.Message)
+		}
+		t.Logf("netem refused: %s", ev.Message)
+		return
+	}
+	eventually(ctx, t, "B's egress delayed by netem", func() bool { return strings.Contains(egressQdisc(ctx, t, b), "netem") })
 }
