@@ -224,3 +224,17 @@ func TestPodQoSRefusals(t *testing.T) {
 	}
 	eventually(ctx, t, "B's egress delayed by netem", func() bool { return strings.Contains(egressQdisc(ctx, t, b), "netem") })
 }
+
+// TestPodQoSCrossHost: the limits hold for a stream between pods on two hosts (Geneve), each
+// applied by its own host's edgeovn: B's ingress_rate on B's host, A's egress_rate on A's.
+func TestPodQoSCrossHost(t *testing.T) {
+	cl, ctx := startCluster(t, 2)
+	a := startQoSPod(ctx, t, cl.hosts[0], "qos-a", nil)
+	b := startQoSPod(ctx, t, cl.hosts[1], "qos-b", map[string]string{podqos.IngressRate: "10"})
+	retryPing(ctx, t, a.sb, b.sb.IP(), "A (edge-1) -> B (edge-2)")
+	checkLimited(t, "A->B TCP across hosts, B ingress_rate 10", measure(ctx, t, a, b, 0), 10)
+	checkUnlimited(t, "B->A TCP across hosts, B's egress", measure(ctx, t, b, a, 0), 10)
+	annotate(ctx, t, cl.hosts[0], a, map[string]*string{podqos.EgressRate: str("5")})
+	eventually(ctx, t, "A's egress shaped", func() bool { return strings.Contains(egressQdisc(ctx, t, a), "rate 5Mbit") })
+	checkLimited(t, "A->B UDP offered at 50 across hosts, A egress_rate 5", measure(ctx, t, a, b, 50), 5)
+}
