@@ -10,5 +10,7 @@
 // An attachment network's waiter (PodKey.Provider "<nad>.<ns>.ovn") reads the provider's
 // annotations ("<provider>.kubernetes.io/..."), its port "<pod>.<ns>.<provider>", its routes,
 // and whether it carries the default route (default_route; unset: no).
+// Pod reads the cache; OnChange lets another part of the node role (the QoS shaper) follow
+// the same pods without a second watch.
 // Safe for concurrent use.
 package podwatch
