@@ -27,7 +27,9 @@ func (f *fakePorts) SetPortQoS(_ context.Context, s vswitch.QoSSpec) error {
 	return nil
 }
 
-func (f *fakePorts) PortQoSType(_ context.Context, port string) (string, error) { return f.rows[port], nil }
+func (f *fakePorts) PortQoSType(_ context.Context, port string) (string, error) {
+	return f.rows[port], nil
+}
 
 func pod(annotations map[string]string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", Annotations: annotations}}
