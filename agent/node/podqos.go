@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -26,13 +27,29 @@ type podShaper struct {
 	ovs     *vswitch.Client
 	log     *slog.Logger
 	watcher atomic.Pointer[podwatch.Watcher]
+	queue   atomic.Pointer[workqueue.TypedRateLimitingInterface[string]]
 }
+
+// recheckDelay: a port given its QoS row after its creation is shaped again after this, in
+// case ovs-vswitchd reset its qdisc on a reconfiguration that had not seen the row yet
+// (podqos.Shaper.Apply); its reconfigurations take milliseconds.
+const recheckDelay = 2 * time.Second
 
 var _ server.Shaper = (*podShaper)(nil)
 
 func newPodShaper(ovs *vswitch.Client, log *slog.Logger) *podShaper {
 	return &podShaper{ovs: ovs, log: log,
 		shaper: podqos.New(podqos.Request{Ports: ovs, MaxRateMbit: linkSpeedMbit("/sys/class/net"), Log: log})}
+}
+
+// PortQoS is CNI ADD's: the port of a pod with QoS annotations is created with its QoS row.
+func (p *podShaper) PortQoS(r server.ShapeRequest) string {
+	if w := p.watcher.Load(); w != nil {
+		if pod, ok := w.Pod(r.Namespace, r.Name); ok && podqos.Wanted(pod.Annotations) {
+			return vswitch.QoSTypeNoop
+		}
+	}
+	return ""
 }
 
 // ShapePort is CNI ADD's: the pod is in the watch's cache (ADD waited for its allocation).
@@ -45,7 +62,11 @@ func (p *podShaper) ShapePort(ctx context.Context, r server.ShapeRequest) error 
 	if !ok {
 		return nil
 	}
-	return p.shaper.Apply(ctx, pod, podqos.Target{HostIf: r.Port, Netns: r.Netns, IfName: r.IfName})
+	recheck, err := p.shaper.Apply(ctx, pod, podqos.Target{HostIf: r.Port, Netns: r.Netns, IfName: r.IfName})
+	if q := p.queue.Load(); recheck && q != nil {
+		(*q).AddAfter(r.Namespace+"/"+r.Name, recheckDelay)
+	}
+	return err
 }
 
 // run applies each change of this node's pods until ctx ends; a failure is retried with
@@ -56,6 +77,7 @@ func (p *podShaper) run(ctx context.Context, kube *kubeapi.Client, node string, 
 	p.shaper.SetEvents(events)
 	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
 	context.AfterFunc(ctx, q.ShutDown)
+	p.queue.Store(&q)
 	if err := w.OnChange(func(ns, name string) { q.Add(ns + "/" + name) }); err != nil {
 		return err
 	}
@@ -64,29 +86,34 @@ func (p *podShaper) run(ctx context.Context, kube *kubeapi.Client, node string, 
 		if quit {
 			return nil
 		}
-		if err := p.sync(ctx, w, key); err != nil && ctx.Err() == nil {
+		recheck, err := p.sync(ctx, w, key)
+		switch {
+		case err != nil && ctx.Err() == nil:
 			p.log.Warn("apply pod qos, will retry", "pod", key, "err", err)
 			q.AddRateLimited(key)
-		} else {
+		case recheck:
+			q.Forget(key)
+			q.AddAfter(key, recheckDelay)
+		default:
 			q.Forget(key)
 		}
 		q.Done(key)
 	}
 }
 
-func (p *podShaper) sync(ctx context.Context, w *podwatch.Watcher, key string) error {
+func (p *podShaper) sync(ctx context.Context, w *podwatch.Watcher, key string) (recheck bool, err error) {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
-		return nil
+		return false, nil
 	}
 	pod, ok := w.Pod(ns, name)
 	if !ok {
 		p.shaper.Forget(ns, name)
-		return nil
+		return false, nil
 	}
 	ports, err := p.ovs.Ports(ctx, Bridge)
 	if err != nil {
-		return err
+		return false, err
 	}
 	for _, port := range ports {
 		ids := port.ExternalIDs
@@ -95,11 +122,13 @@ func (p *podShaper) sync(ctx context.Context, w *podwatch.Watcher, key string) e
 			continue
 		}
 		t := podqos.Target{HostIf: port.Name, Netns: ids[server.ExtIDPodNetns], IfName: ids[server.ExtIDIfName]}
-		if err := p.shaper.Apply(ctx, pod, t); err != nil {
-			return err
+		again, err := p.shaper.Apply(ctx, pod, t)
+		if err != nil {
+			return false, err
 		}
+		recheck = recheck || again
 	}
-	return nil // not wired yet: its ADD applies the limits
+	return recheck, nil // no port: not wired yet, its ADD applies the limits
 }
 
 // linkSpeedMbit is the fastest speed of the host's physical network devices (those with a

@@ -13,7 +13,7 @@ type ports struct{ ovs *vswitch.Client }
 var _ server.Ports = ports{}
 
 func (p ports) AddPort(ctx context.Context, r server.PortRequest) error {
-	return p.ovs.AddPort(ctx, vswitch.PortSpec{Bridge: Bridge, Name: r.Name, IfaceID: r.IfaceID, ExternalIDs: r.ExternalIDs})
+	return p.ovs.AddPort(ctx, vswitch.PortSpec{Bridge: Bridge, Name: r.Name, IfaceID: r.IfaceID, ExternalIDs: r.ExternalIDs, QoS: r.QoS})
 }
 
 func (p ports) DeletePort(ctx context.Context, name string) error {

@@ -4,7 +4,11 @@
 //
 // Directions are the pod's: ingress is what the pod receives, shaped by a tbf on the egress
 // of the host end of its veth (the device OVS sends the pod's traffic to), whose OVS port
-// carries a linux-noop QoS row so that ovs-vswitchd leaves that qdisc alone when it restarts;
+// carries a linux-noop QoS row so that ovs-vswitchd leaves that qdisc alone (without one it
+// resets a port's root qdisc when it reconfigures the port or restarts). The row is created
+// with the port when the pod has QoS annotations at ADD (Wanted), else before its first
+// limit, which is then applied again a little later (Apply's recheck), and stays with the
+// port until it is deleted;
 // egress is what the pod sends, shaped by a tbf on the egress of the pod's own interface, in
 // its namespace, with a netem above it where the kernel has netem. Both are kernel qdiscs
 // that shape whatever the datapath (userspace or kernel) is, TCP and UDP alike; OVS's

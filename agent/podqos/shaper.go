@@ -80,51 +80,68 @@ func (s *Shaper) SetEvents(e record.EventRecorder) {
 // Apply makes t's shaping what pod's annotations ask for. Bad annotations change nothing
 // (the limits in force stay) and are reported in a Warning Event on the pod, as is netem on
 // a kernel without it (the rates are applied then). An error is a failure to apply.
-func (s *Shaper) Apply(ctx context.Context, pod *corev1.Pod, t Target) error {
+//
+// recheck asks the caller to Apply again in a while: the port had no QoS row until now, and
+// ovs-vswitchd, which resets the root qdisc of a port without one, may have been in the
+// middle of a reconfiguration that read the database before the row was written (a port
+// created for a pod with QoS annotations has its row from the start: PortQoS).
+func (s *Shaper) Apply(ctx context.Context, pod *corev1.Pod, t Target) (recheck bool, err error) {
 	key := pod.Namespace + "/" + pod.Name
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	lim, err := Parse(pod.Annotations, s.maxMbit)
 	if err != nil {
 		s.warn(pod, ReasonInvalid, fmt.Sprintf("%v; the pod's bandwidth limits in force are kept", err))
-		return nil
+		return false, nil
 	}
 	delete(s.said, key+"|"+ReasonInvalid)
 	prev, known := s.applied[t.HostIf]
 	if known && prev.pod == key && prev.limits == lim {
-		return nil
+		return false, nil
 	}
 	on := lim != Limits{}
-	if !on && !known {
-		// A port edgeovn never shaped has no QoS row: a pod without limits costs no
-		// netlink round trip into its namespace.
-		if typ, err := s.ports.PortQoSType(ctx, t.HostIf); err == nil && typ == "" {
-			s.applied[t.HostIf] = appliedLimits{pod: key, limits: lim}
-			return nil
-		}
+	row, err := s.ports.PortQoSType(ctx, t.HostIf)
+	if err != nil {
+		return false, err
 	}
-	// The port's linux-noop QoS row marks it shaped (a restart finds what to undo) and keeps
-	// ovs-vswitchd from resetting the host end's qdisc: it comes first and goes last.
-	if on {
+	if row == "" && !on {
+		// Never shaped (the row, once there, stays with the port): a pod without limits
+		// costs no netlink round trip into its namespace.
+		s.applied[t.HostIf] = appliedLimits{pod: key, limits: lim}
+		return false, nil
+	}
+	// The port's linux-noop QoS row keeps ovs-vswitchd from resetting the host end's qdisc
+	// (and marks the port shaped for a restart): it comes before the shaping.
+	if row == "" {
 		if err := s.ports.SetPortQoS(ctx, vswitch.QoSSpec{Port: t.HostIf, Type: vswitch.QoSTypeNoop}); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if _, err := applyShape(device{Name: t.HostIf}, shape{Rate: lim.Ingress}); err != nil {
-		return fmt.Errorf("pod ingress: %w", err)
+		return false, fmt.Errorf("pod ingress: %w", err)
 	}
 	if err := s.applyEgress(pod, t, lim); err != nil {
-		return err
+		return false, err
 	}
-	if !on {
-		if err := s.ports.SetPortQoS(ctx, vswitch.QoSSpec{Port: t.HostIf}); err != nil {
-			return err
-		}
-	}
-	s.applied[t.HostIf] = appliedLimits{pod: key, limits: lim}
 	s.log.Info("pod qos applied", "pod", pod.Name, "namespace", pod.Namespace, "port", t.HostIf,
 		"ingress_bps", lim.Ingress.BitsPerSec, "egress_bps", lim.Egress.BitsPerSec, "netem", lim.Netem.On())
-	return nil
+	if row == "" {
+		delete(s.applied, t.HostIf) // the recheck applies again in full
+		return true, nil
+	}
+	s.applied[t.HostIf] = appliedLimits{pod: key, limits: lim}
+	return false, nil
+}
+
+// Wanted reports whether the annotations name any QoS setting (valid or not): the pod's
+// port is then created with its QoS row (PortQoS).
+func Wanted(annotations map[string]string) bool {
+	for _, k := range []string{IngressRate, EgressRate, IngressBurst, EgressBurst, Latency, Jitter, Limit, Loss} {
+		if _, ok := annotations[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // applyEgress shapes what the pod sends, in the pod's namespace, with netem where the

@@ -46,7 +46,7 @@ func TestShaperRefusesBadAnnotations(t *testing.T) {
 	target := Target{HostIf: "nonexistent_h", Netns: "/nonexistent", IfName: "eth0"}
 	bad := pod(map[string]string{IngressRate: "-5", EgressBurst: "1"})
 	for range 3 {
-		if err := s.Apply(context.Background(), bad, target); err != nil {
+		if _, err := s.Apply(context.Background(), bad, target); err != nil {
 			t.Fatalf("bad annotations are an Event, not an error: %v", err)
 		}
 	}
@@ -64,7 +64,7 @@ func TestShaperRefusesBadAnnotations(t *testing.T) {
 	}
 	// A pod without limits on a port never shaped costs no write and no netlink call (the
 	// target does not exist: one would fail).
-	if err := s.Apply(context.Background(), pod(nil), target); err != nil || ports.sets != 0 {
+	if _, err := s.Apply(context.Background(), pod(nil), target); err != nil || ports.sets != 0 {
 		t.Fatalf("unlimited pod: err %v, %d writes", err, ports.sets)
 	}
 }

@@ -59,6 +59,8 @@ type PortRequest struct {
 	Name        string // host interface name
 	IfaceID     string // logical switch port name
 	ExternalIDs map[string]string
+	// QoS is the QoS row type a new port is created with ("": none), from Shaper.PortQoS.
+	QoS string
 }
 
 // Ports manages edgeovn's pod ports on the local br-int.
@@ -100,6 +102,8 @@ type ShapeRequest struct {
 // Shaper applies a pod's bandwidth limits (its QoS annotations) to its interface before ADD
 // answers. An error fails the ADD; bad annotations are the Shaper's to report, not an error.
 type Shaper interface {
+	// PortQoS is the QoS row the pod's port is to be created with ("": none).
+	PortQoS(r ShapeRequest) string
 	ShapePort(ctx context.Context, r ShapeRequest) error
 }
 

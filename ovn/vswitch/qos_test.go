@@ -134,3 +134,30 @@ func TestSetPortQoSStaleCacheConflicts(t *testing.T) {
 		t.Errorf("after the refused insert: max-rate %q, %d QoS rows; want the administrator's row alone", got, n)
 	}
 }
+
+// TestAddPortWithQoS: a port created with its QoS row has it from its first transaction;
+// a port that exists keeps its QoS; a QoS on an internal port is refused.
+func TestAddPortWithQoS(t *testing.T) {
+	f := newFixture(t)
+	f.mustWrite(t, 1, "create bridge", func() error { return f.c.EnsureBridge(f.ctx, brInt) })
+	spec := PortSpec{Bridge: "br-int", Name: "veth1_h", IfaceID: "web.default", QoS: QoSTypeNoop}
+	f.mustWrite(t, 1, "add port with qos", func() error { return f.c.AddPort(f.ctx, spec) })
+	if got := f.portQoS(t, "veth1_h", "type"); got != QoSTypeNoop {
+		t.Fatalf("qos type %q, want %q", got, QoSTypeNoop)
+	}
+	if got := f.portQoS(t, "veth1_h", "external_ids:"+KeyIfaceID); got != "web.default" {
+		t.Errorf("qos iface-id tag %q", got)
+	}
+	if typ, err := f.c.PortQoSType(f.ctx, "veth1_h"); err != nil || typ != QoSTypeNoop {
+		t.Errorf("PortQoSType = %q, %v", typ, err)
+	}
+	f.mustWrite(t, 0, "add the same port again", func() error { return f.c.AddPort(f.ctx, spec) })
+	bad := PortSpec{Bridge: "br-int", Name: "ovn9", Type: PortInternal, IfaceID: "node-x", QoS: QoSTypeNoop}
+	if err := f.c.AddPort(f.ctx, bad); !errors.Is(err, ovn.ErrInvalid) {
+		t.Errorf("qos on an internal port: %v, want ErrInvalid", err)
+	}
+	f.mustWrite(t, 1, "delete port", func() error { return f.c.DeletePort(f.ctx, "br-int", "veth1_h") })
+	if n := f.countRows(t, "QoS"); n != 0 {
+		t.Errorf("DeletePort left %d QoS rows behind", n)
+	}
+}
