@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -118,7 +119,7 @@ func TestPodQoSRates(t *testing.T) {
 
 // TestPodQoSChangesWhileStreaming: one TCP stream A->B runs while B's ingress_rate goes
 // 10 -> 30 -> removed; each change takes effect in the running stream (the receiver's rate
-// in the second before the next change). The windows leave 2 s for the change to land.
+// in the seconds before the next change). The windows leave 2 s for a change to land.
 func TestPodQoSChangesWhileStreaming(t *testing.T) {
 	e, ctx := startNode(t)
 	a := startQoSPod(ctx, t, e, "qos-a", nil)
@@ -133,7 +134,13 @@ func TestPodQoSChangesWhileStreaming(t *testing.T) {
 			Server: b.sb.IP(), Seconds: 15})
 		done <- result{res, err}
 	}()
-	// The client starts within a few hundred ms; the changes land at about 5 s and 10 s.
+	// The stream's second 0 is when its data connection is up (iperf3's control connection
+	// comes first): found late rather than early, which only delays the changes in the
+	// stream's time, and the windows allow for up to 2 s of that.
+	eventually(ctx, t, "iperf3's data connection to B", func() bool {
+		out, _ := exec.CommandContext(ctx, "ip", "netns", "exec", b.sb.NetnsName(), "ss", "-Htn", "state", "established", "( sport = :5201 )").Output()
+		return strings.Count(strings.TrimSpace(string(out)), "\n") >= 1 // two lines
+	})
 	sleep(ctx, 5*time.Second)
 	annotate(ctx, t, e, b, map[string]*string{podqos.IngressRate: str("30")})
 	sleep(ctx, 5*time.Second)
@@ -238,4 +245,55 @@ func TestPodQoSCrossHost(t *testing.T) {
 	annotate(ctx, t, cl.hosts[0], a, map[string]*string{podqos.EgressRate: str("5")})
 	eventually(ctx, t, "A's egress shaped", func() bool { return strings.Contains(egressQdisc(ctx, t, a), "rate 5Mbit") })
 	checkLimited(t, "A->B UDP offered at 50 across hosts, A egress_rate 5", measure(ctx, t, a, b, 50), 5)
+}
+
+// TestPodQoSSurvivesRestarts: the limits stay in force when ovs-vswitchd restarts (which
+// resets the qdisc of a port without a QoS row: the row is what keeps them), both for a
+// pod limited at ADD and for one limited while running; and edgeovn restarted finds them
+// right and changes nothing, and still applies the next change.
+func TestPodQoSSurvivesRestarts(t *testing.T) {
+	e, ctx := startNode(t)
+	a := startQoSPod(ctx, t, e, "qos-a", nil)
+	b := startQoSPod(ctx, t, e, "qos-b", map[string]string{podqos.IngressRate: "10"})
+	c := startQoSPod(ctx, t, e, "qos-c", nil)
+	annotate(ctx, t, e, a, map[string]*string{podqos.IngressRate: str("20")})
+	eventually(ctx, t, "A's ingress limit applied", func() bool { return qosApplied(e, "qos-a") })
+	sleep(ctx, 3*time.Second) // past the recheck of A's row, added while A ran
+
+	vswitchd, err := e.rig.Daemon("ovs-vswitchd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(vswitchd.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-vswitchd.Done()
+	if _, err := e.rig.RestartDaemon(ctx, "ovs-vswitchd"); err != nil {
+		t.Fatal(err)
+	}
+	retryPing(ctx, t, c.sb, b.sb.IP(), "C -> B after ovs-vswitchd's restart")
+	retryPing(ctx, t, c.sb, a.sb.IP(), "C -> A after ovs-vswitchd's restart")
+	checkLimited(t, "C->B TCP after ovs-vswitchd's restart, B ingress_rate 10 (at ADD)", measure(ctx, t, c, b, 0), 10)
+	checkLimited(t, "C->A TCP after ovs-vswitchd's restart, A ingress_rate 20 (while running)", measure(ctx, t, c, a, 0), 20)
+
+	e.stopDaemon(t)
+	e.startDaemon(ctx, t, "edgeovn-restarted")
+	annotate(ctx, t, e, c, map[string]*string{podqos.EgressRate: str("5")})
+	eventually(ctx, t, "C's egress shaped by the restarted edgeovn", func() bool {
+		return strings.Contains(egressQdisc(ctx, t, c), "rate 5Mbit")
+	})
+	if qosApplied(e, "qos-a") || qosApplied(e, "qos-b") {
+		t.Errorf("the restarted edgeovn rewrote limits that were right:\n%s", e.daemonLog())
+	}
+	checkLimited(t, "C->B TCP after edgeovn's restart", measure(ctx, t, c, b, 0), 5)
+}
+
+// qosApplied: the current daemon's log has a line saying it applied the pod's limits.
+func qosApplied(e *env, pod string) bool {
+	for _, line := range strings.Split(e.daemonLog(), "\n") {
+		if strings.Contains(line, "pod qos applied") && strings.Contains(line, pod) {
+			return true
+		}
+	}
+	return false
 }

@@ -117,14 +117,18 @@ func (s *Shaper) Apply(ctx context.Context, pod *corev1.Pod, t Target) (recheck 
 			return false, err
 		}
 	}
-	if _, err := applyShape(device{Name: t.HostIf}, shape{Rate: lim.Ingress}); err != nil {
+	in, err := applyShape(device{Name: t.HostIf}, shape{Rate: lim.Ingress})
+	if err != nil {
 		return false, fmt.Errorf("pod ingress: %w", err)
 	}
-	if err := s.applyEgress(pod, t, lim); err != nil {
+	out, err := s.applyEgress(pod, t, lim)
+	if err != nil {
 		return false, err
 	}
-	s.log.Info("pod qos applied", "pod", pod.Name, "namespace", pod.Namespace, "port", t.HostIf,
-		"ingress_bps", lim.Ingress.BitsPerSec, "egress_bps", lim.Egress.BitsPerSec, "netem", lim.Netem.On())
+	if in || out || row == "" { // a restart that finds everything right says nothing
+		s.log.Info("pod qos applied", "pod", pod.Name, "namespace", pod.Namespace, "port", t.HostIf,
+			"ingress_bps", lim.Ingress.BitsPerSec, "egress_bps", lim.Egress.BitsPerSec, "netem", lim.Netem.On())
+	}
 	if row == "" {
 		delete(s.applied, t.HostIf) // the recheck applies again in full
 		return true, nil
@@ -146,18 +150,18 @@ func Wanted(annotations map[string]string) bool {
 
 // applyEgress shapes what the pod sends, in the pod's namespace, with netem where the
 // kernel has it.
-func (s *Shaper) applyEgress(pod *corev1.Pod, t Target, lim Limits) error {
+func (s *Shaper) applyEgress(pod *corev1.Pod, t Target, lim Limits) (changed bool, err error) {
 	pd := device{Netns: t.Netns, Name: t.IfName}
-	_, err := applyShape(pd, shape{Rate: lim.Egress, Netem: lim.Netem})
+	changed, err = applyShape(pd, shape{Rate: lim.Egress, Netem: lim.Netem})
 	if errors.Is(err, ErrNoNetem) {
 		s.warn(pod, ReasonNetemUnsupported, fmt.Sprintf("annotations %s, %s, %s, %s not applied: %v (the bandwidth limits are)",
 			Latency, Jitter, Limit, Loss, err))
-		_, err = applyShape(pd, shape{Rate: lim.Egress})
+		changed, err = applyShape(pd, shape{Rate: lim.Egress})
 	}
 	if err != nil {
-		return fmt.Errorf("pod egress: %w", err)
+		return false, fmt.Errorf("pod egress: %w", err)
 	}
-	return nil
+	return changed, nil
 }
 
 // Forget drops what is known of the pod (it is gone).
