@@ -29,6 +29,7 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 	if err != nil {
 		return err
 	}
+	r.shaper.watcher.Store(watcher)
 	pods.set(watcher)
 	podsChanged := watcher.Subscribe()
 	g, ctx := errgroup.WithContext(ctx)
@@ -37,6 +38,7 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 		g.Go(func() error { return r.runPinger(ctx, kube) })
 	}
 	g.Go(func() error { return watcher.Run(ctx) })
+	g.Go(func() error { return r.shaper.run(ctx, kube, r.req.NodeName, watcher) })
 	g.Go(func() error { return r.wireHost(ctx, kube) })
 	g.Go(func() error { return r.serveServices(ctx, kube) })
 	g.Go(func() error { return r.serveUnderlay(ctx) })

@@ -46,6 +46,9 @@
 // list of ProviderNetworks arrived, and a bad spec of a wired network leaves it wired; a NIC in
 // a bridge stays that network's. Each node writes its own Ready condition in the network's
 // status.
+// Pod QoS (podqos.go, agent/podqos): Kube-OVN's ingress_rate, egress_rate, bursts and netem
+// annotations are applied by the CNI server's Shaper at ADD and at each change of a pod of
+// this node (the pod watch's OnChange); bad values change nothing and are Warning Events.
 // Invariants: files are replaced atomically (temporary file and rename in the same directory,
 // so containerd's watcher sees a whole file) and only when their content changes; a plugin
 // another package installed is never replaced, one edgeovn installed (recorded with its

@@ -68,6 +68,8 @@ type Role struct {
 	sb sbBindings
 	// hostPorts serves the pods' hostPorts (restored from their ports' records at start).
 	hostPorts *hostnet.HostPorts
+	// shaper applies the pods' QoS annotations (podqos.go).
+	shaper *podShaper
 	// events is the one netlink subscription readiness, drift and the host's networks share.
 	events hostEvents
 	// portAdded receives a token after a CNI ADD plugged a pod port (the mirror adds it).
@@ -109,12 +111,13 @@ func Run(ctx context.Context, req Request) error {
 		r.log.Warn("restore host ports, the drift check will retry", "err", err)
 	}
 	pods := newPendingPods()
+	r.shaper = newPodShaper(ovs, req.Log)
 	listening := make(chan struct{})
 	passed, err := systemd.ActivatedListener(req.CNISocket, req.Log)
 	if err != nil {
 		req.Log.Warn("sockets passed by systemd", "err", err)
 	}
-	srv, err := server.New(server.Config{Socket: req.CNISocket, Listener: passed, Pods: pods, Ports: ports{ovs, r.portAdded}, HostPorts: hostPorts{r.hostPorts},
+	srv, err := server.New(server.Config{Socket: req.CNISocket, Listener: passed, Pods: pods, Ports: ports{ovs, r.portAdded}, HostPorts: hostPorts{r.hostPorts}, Shaper: r.shaper,
 		Ready: r.checkReady, DisableTxChecksum: datapath == "netdev", Timeout: req.CNITimeout, Log: req.Log,
 		Listening: func() { req.Startup.Mark("serving"); close(listening) }, Observer: req.Metrics})
 	if err != nil {

@@ -17,7 +17,7 @@ type ports struct {
 var _ server.Ports = ports{}
 
 func (p ports) AddPort(ctx context.Context, r server.PortRequest) error {
-	err := p.ovs.AddPort(ctx, vswitch.PortSpec{Bridge: Bridge, Name: r.Name, IfaceID: r.IfaceID, ExternalIDs: r.ExternalIDs})
+	err := p.ovs.AddPort(ctx, vswitch.PortSpec{Bridge: Bridge, Name: r.Name, IfaceID: r.IfaceID, ExternalIDs: r.ExternalIDs, QoS: r.QoS})
 	if err == nil && p.added != nil {
 		signal(p.added)
 	}

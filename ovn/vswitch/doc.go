@@ -2,7 +2,7 @@
 // bridge (EnsureBridge), the settings ovn-controller reads from the Open_vSwitch row's
 // external_ids (SetOVNConfig), pod ports with their iface-id (AddPort, DeletePort, Ports), the
 // host's internal port ovn0 with its MAC and MTU (AddPort with Type PortInternal), pod ports'
-// rate limits (SetPortQoS: interface policing and a linux-htb QoS row on the port), the
+// QoS rows (SetPortQoS: a linux-noop row that keeps ovs-vswitchd off a shaped port's qdisc), the
 // removal of pod ports no longer desired (GC, in batches), and it waits for ovn-controller to
 // report a port's flows installed (WaitInstalled) and follows the northbound configuration
 // number ovn-controller reports installed on the integration bridge (InstalledNBCfg,
