@@ -47,6 +47,28 @@ func TestServiceIPs(t *testing.T) {
 	}
 }
 
+// TestServiceIPsSourceRanges: the source ranges restrict the LoadBalancer IPs only (kube-proxy
+// leaves external IPs open), to the IPv4 entries that parse; an entry that does not parse
+// leaves the rest in force.
+func TestServiceIPsSourceRanges(t *testing.T) {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "lb"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, ClusterIP: "10.43.0.7", ExternalIPs: []string{"203.0.113.7"},
+			LoadBalancerSourceRanges: []string{"192.0.2.0/24", "2001:db8::/32", "010.1.0.0/16"},
+			Ports:                    []corev1.ServicePort{{Name: "http", Port: 80, NodePort: 30080, Protocol: corev1.ProtocolTCP}}},
+		Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: "198.51.100.9"}}}}}
+	got, _ := serviceIPs(serviceIPsRequest{Node: "node1", Services: []*corev1.Service{svc},
+		Slices: func(*corev1.Service) []*discoveryv1.EndpointSlice { return nil }})
+	cip := netip.MustParseAddrPort("10.43.0.7:80")
+	want := []hostnet.ServiceIP{
+		{Protocol: "tcp", IP: netip.MustParseAddrPort("198.51.100.9:80"), ClusterIP: cip, Restricted: true,
+			AllowFrom: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}},
+		{Protocol: "tcp", IP: netip.MustParseAddrPort("203.0.113.7:80"), ClusterIP: cip},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+}
+
 // TestServiceIPGuard: addresses in the cluster's networks, and the host's own address on a
 // port a host listener holds, are refused for their Service, naming the address and why;
 // the other Services' addresses are served.
