@@ -33,9 +33,12 @@
 // (nodeports.go), and external IPs and VIP-mode LoadBalancer IPs arriving on any interface
 // (serviceips.go), both externalTrafficPolicies; an external or LoadBalancer IP inside the
 // pod, join or service network, or one of the host's own addresses on a port a host listener
-// holds, is left out for that Service only (serviceipguard.go) and logged; the last, which
-// only this host can see, is also a Warning Event (ServiceIPRefused, servicerefusals.go),
-// the controller records the others'. The healthCheckNodePorts of
+// holds (read through sock_diag, listeners.go: never /proc/net/tcp, whose cost is every socket
+// of the machine), is left out for that Service only (serviceipguard.go) and logged; the last,
+// which only this host can see, is also a Warning Event (ServiceIPRefused, servicerefusals.go),
+// the controller records the others'. A LoadBalancer IP of a Service with
+// loadBalancerSourceRanges serves only those sources (agent/sourceranges; the rest dropped, the
+// host's own connections too). The healthCheckNodePorts of
 // Local LoadBalancer Services are answered as kube-proxy does (servicehealth.go, svchealth).
 // With kube-proxy present the table is removed and no health check is served.
 // Underlay (underlay.go, underlay_status.go): each kubeovn.io/v1 ProviderNetwork that names

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/netip"
 	"slices"
 
@@ -54,7 +55,7 @@ func svcChains(spec ServiceSpec) []svcChain {
 	}
 	for _, sip := range spec.ServiceIPs {
 		ips = append(ips, serviceIPRules(sip)...)
-		ipsOut = append(ipsOut, toClusterIP(serviceIPMatch(sip), "out "+sip.describe(), sip.ClusterIP))
+		ipsOut = append(ipsOut, serviceIPOutRules(sip)...)
 	}
 	name := make([]byte, unix.IFNAMSIZ)
 	copy(name, spec.Interface)
@@ -118,14 +119,51 @@ func nodePortRules(np NodePort) []svcRule {
 // does, and drops it under the Local policy when this host has no endpoint (kube-proxy's
 // behaviour: the load balancer's health check steers clients away from such hosts).
 func serviceIPRules(s ServiceIP) []svcRule {
+	return restrictSources(s, s.describe(), func(match []expr.Any, desc string) []svcRule { return serviceIPTarget(s, match, desc) })
+}
+
+// serviceIPOutRules send the host's own connections to the ClusterIP, within the same
+// source ranges.
+func serviceIPOutRules(s ServiceIP) []svcRule {
+	return restrictSources(s, "out "+s.describe(), func(match []expr.Any, desc string) []svcRule {
+		return []svcRule{toClusterIP(match, desc, s.ClusterIP)}
+	})
+}
+
+// restrictSources is target's rules for s's match, once per allowed source network when s is
+// Restricted, followed by a rule dropping every other source (kube-proxy's firewall chain:
+// a LoadBalancer IP with loadBalancerSourceRanges answers no one else).
+func restrictSources(s ServiceIP, desc string, target func(match []expr.Any, desc string) []svcRule) []svcRule {
 	match := serviceIPMatch(s)
+	if !s.Restricted {
+		return target(match, desc)
+	}
+	var out []svcRule
+	for _, p := range s.AllowFrom {
+		out = append(out, target(append(slices.Clone(match), sourceMatch(p)...), desc+" src "+p.String())...)
+	}
+	return append(out, svcRule{desc: desc + " other sources drop", exprs: append(match, &expr.Verdict{Kind: expr.VerdictDrop})})
+}
+
+// sourceMatch matches an IPv4 source address inside p.
+func sourceMatch(p netip.Prefix) []expr.Any {
+	mask := net.CIDRMask(p.Bits(), 32)
+	return []expr.Any{
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 12, Len: 4},
+		&expr.Bitwise{SourceRegister: 1, DestRegister: 1, Len: 4, Mask: mask, Xor: make([]byte, 4)},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: p.Addr().AsSlice()},
+	}
+}
+
+// serviceIPTarget is where arriving traffic matching match goes.
+func serviceIPTarget(s ServiceIP, match []expr.Any, desc string) []svcRule {
 	switch {
 	case !s.LocalOnly:
-		return []svcRule{toClusterIP(match, s.describe(), s.ClusterIP)}
+		return []svcRule{toClusterIP(match, desc, s.ClusterIP)}
 	case len(s.Local) == 0:
-		return []svcRule{{desc: s.describe() + " drop", exprs: append(slices.Clone(match), &expr.Verdict{Kind: expr.VerdictDrop})}}
+		return []svcRule{{desc: desc + " drop", exprs: append(slices.Clone(match), &expr.Verdict{Kind: expr.VerdictDrop})}}
 	}
-	return toLocal(match, s.describe(), s.Local)
+	return toLocal(match, desc, s.Local)
 }
 
 // toClusterIP DNATs to the ClusterIP, marked for masquerade on ovn0.
