@@ -120,8 +120,14 @@ func (r *Role) wireHost(ctx context.Context, kube *kubeapi.Client) error {
 		backoff = 0
 		if s := fmt.Sprint(spec); s != applied {
 			applied = s
-			r.log.Info("host wired to the cluster network", "interface", spec.Interface, "ip", spec.Address.String(),
-				"gateway", spec.Gateway.String(), "ip6", spec.Address6.String(), "gateway6", spec.Gateway6.String(), "routes", fmt.Sprint(spec.Routes))
+			attrs := []any{"interface", spec.Interface}
+			if spec.Address.IsValid() { // a host of one family logs no "invalid Prefix" for the other
+				attrs = append(attrs, "ip", spec.Address.String(), "gateway", spec.Gateway.String())
+			}
+			if spec.Address6.IsValid() {
+				attrs = append(attrs, "ip6", spec.Address6.String(), "gateway6", spec.Gateway6.String())
+			}
+			r.log.Info("host wired to the cluster network", append(attrs, "routes", fmt.Sprint(spec.Routes))...)
 		}
 	}
 }

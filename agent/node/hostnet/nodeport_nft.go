@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/netip"
 	"slices"
 
@@ -60,7 +61,7 @@ func svcChains(f hostPortFamily, spec ServiceSpec) []svcChain {
 			continue
 		}
 		ips, served = append(ips, serviceIPRules(f, sip)...), true
-		ipsOut = append(ipsOut, toClusterIP(f, serviceIPMatch(f, sip), "out "+sip.describe(), sip.ClusterIP))
+		ipsOut = append(ipsOut, serviceIPOutRules(f, sip)...)
 	}
 	if !served && f.family == nftables.TableFamilyIPv6 {
 		return nil
@@ -127,14 +128,54 @@ func nodePortRules(f hostPortFamily, np NodePort) []svcRule {
 // does, and drops it under the Local policy when this host has no endpoint (kube-proxy's
 // behaviour: the load balancer's health check steers clients away from such hosts).
 func serviceIPRules(f hostPortFamily, s ServiceIP) []svcRule {
+	return restrictSources(f, s, s.describe(), func(match []expr.Any, desc string) []svcRule { return serviceIPTarget(f, s, match, desc) })
+}
+
+// serviceIPOutRules send the host's own connections to the ClusterIP, within the same
+// source ranges.
+func serviceIPOutRules(f hostPortFamily, s ServiceIP) []svcRule {
+	return restrictSources(f, s, "out "+s.describe(), func(match []expr.Any, desc string) []svcRule {
+		return []svcRule{toClusterIP(f, match, desc, s.ClusterIP)}
+	})
+}
+
+// restrictSources is target's rules for s's match, once per allowed source network (of the
+// table's family) when s is Restricted, followed by a rule dropping every other source
+// (kube-proxy's firewall chain: a LoadBalancer IP with loadBalancerSourceRanges answers no
+// one else).
+func restrictSources(f hostPortFamily, s ServiceIP, desc string, target func(match []expr.Any, desc string) []svcRule) []svcRule {
 	match := serviceIPMatch(f, s)
+	if !s.Restricted {
+		return target(match, desc)
+	}
+	var out []svcRule
+	for _, p := range s.AllowFrom {
+		if f.is(p.Addr()) {
+			out = append(out, target(append(slices.Clone(match), sourceMatch(f, p)...), desc+" src "+p.String())...)
+		}
+	}
+	return append(out, svcRule{desc: desc + " other sources drop", exprs: append(match, &expr.Verdict{Kind: expr.VerdictDrop})})
+}
+
+// sourceMatch matches a source address inside p (of the table's family).
+func sourceMatch(f hostPortFamily, p netip.Prefix) []expr.Any {
+	mask := net.CIDRMask(p.Bits(), int(f.size)*8)
+	return []expr.Any{
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: f.src, Len: f.size},
+		&expr.Bitwise{SourceRegister: 1, DestRegister: 1, Len: f.size, Mask: mask, Xor: make([]byte, f.size)},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: p.Addr().AsSlice()},
+	}
+}
+
+// serviceIPTarget is where arriving traffic matching match goes.
+func serviceIPTarget(f hostPortFamily, s ServiceIP, match []expr.Any, desc string) []svcRule {
 	switch {
 	case !s.LocalOnly:
-		return []svcRule{toClusterIP(f, match, s.describe(), s.ClusterIP)}
+		return []svcRule{toClusterIP(f, match, desc, s.ClusterIP)}
 	case len(s.Local) == 0:
-		return []svcRule{{desc: s.describe() + " drop", exprs: append(slices.Clone(match), &expr.Verdict{Kind: expr.VerdictDrop})}}
+		return []svcRule{{desc: desc + " drop", exprs: append(slices.Clone(match), &expr.Verdict{Kind: expr.VerdictDrop})}}
 	}
-	return toLocal(f, match, s.describe(), s.Local)
+	return toLocal(f, match, desc, s.Local)
 }
 
 // toClusterIP DNATs to the ClusterIP, marked for masquerade on ovn0.

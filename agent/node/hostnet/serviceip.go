@@ -14,13 +14,18 @@ import (
 // host's join address; with LocalOnly it goes straight to one of Local (this host's
 // endpoints) and keeps the client's address, and is dropped when Local is empty. The host's
 // own connections always go to ClusterIP (kube-proxy's short circuit: locally made traffic
-// is never subject to the external policy).
+// is never subject to the external policy). With Restricted (a LoadBalancer IP of a Service
+// with loadBalancerSourceRanges), only sources in AllowFrom are served, arriving or the
+// host's own; every other source is dropped, as kube-proxy's firewall chain does.
 type ServiceIP struct {
 	Protocol  string         // "tcp", "udp" or "sctp"
 	IP        netip.AddrPort // the external or LoadBalancer IP and the Service port
 	ClusterIP netip.AddrPort
 	Local     []netip.AddrPort
 	LocalOnly bool // externalTrafficPolicy: Local
+	// Restricted: only clients in AllowFrom (IPv4 networks) reach IP; none when it is empty.
+	Restricted bool
+	AllowFrom  []netip.Prefix
 }
 
 func (s ServiceIP) validate() error {
@@ -40,11 +45,35 @@ func (s ServiceIP) validate() error {
 			return invalid("%s: endpoint %s is not an %s address and port", what, ep, familyName(v6))
 		}
 	}
+	for _, p := range s.AllowFrom {
+		if !p.IsValid() || p.Addr().Is4In6() || p.Addr().Is6() != v6 || p != p.Masked() {
+			return invalid("%s: source range %s is not an %s network prefix (host bits clear)", what, p, familyName(v6))
+		}
+	}
+	if len(s.AllowFrom) > 0 && !s.Restricted {
+		return invalid("%s: source ranges given but not restricted", what)
+	}
 	return nil
 }
 
 // describe is the rule's identity (see NodePort.describe).
 func (s ServiceIP) describe() string {
+	return s.describeTarget() + s.describeSources()
+}
+
+// describeSources is empty when every source is served.
+func (s ServiceIP) describeSources() string {
+	if !s.Restricted {
+		return ""
+	}
+	from := make([]string, len(s.AllowFrom))
+	for i, p := range s.AllowFrom {
+		from[i] = p.String()
+	}
+	return " from " + strings.Join(from, ",")
+}
+
+func (s ServiceIP) describeTarget() string {
 	if s.LocalOnly {
 		eps := make([]string, len(s.Local))
 		for i, ep := range s.Local {
