@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -92,6 +93,7 @@ func runDualStackServices(t *testing.T, m svcMatrix) {
 		web(svc)
 		svc.Spec.Type, svc.Spec.ExternalTrafficPolicy = corev1.ServiceTypeNodePort, corev1.ServiceExternalTrafficPolicyLocal
 		svc.Spec.IPFamilies, svc.Spec.IPFamilyPolicy = []corev1.IPFamily{corev1.IPv6Protocol}, new(corev1.IPFamilyPolicySingleStack)
+		svc.Spec.ExternalIPs = []string{externalV6}
 	})
 	prefer := createService(ctx, t, env, "prefer", func(svc *corev1.Service) {
 		web(svc)
@@ -134,6 +136,28 @@ func runDualStackServices(t *testing.T, m svcMatrix) {
 	}
 	s.checkNodePort6(t, outside, prefer, wantCluster)
 	s.checkNodePort6(t, outside, v6, netip.MustParseAddr(outsideV6))
+	s.checkExternalIP6(t, outside, v6)
+}
+
+// externalV6 is the IPv6-only Service's external IP, routed by the outside network to the host.
+const externalV6 = "2001:db8:ee::7"
+
+// checkExternalIP6 asks the Service's IPv6 external IP from the outside network (routed there
+// through the host), TCP and UDP; Local policy: the backend sees the outside's own address.
+func (s *svcEnv) checkExternalIP6(t *testing.T, outsideNetns string, svc *corev1.Service) {
+	t.Helper()
+	s.env.mustRun(s.ctx, t, "ip", "-n", filepath.Base(outsideNetns), "-6", "route", "replace", externalV6+"/128", "via", outsideV6Host)
+	for _, p := range svc.Spec.Ports {
+		addr := netip.AddrPortFrom(netip.MustParseAddr(externalV6), uint16(p.Port)).String()
+		var a podsim.Answer
+		eventually(s.ctx, t, fmt.Sprintf("external IP %s of %s answers over %s from the IPv6 outside", addr, svc.Name, p.Protocol), func() bool {
+			a, _ = s.send(outsideNetns, p.Protocol, addr, time.Second)
+			return strings.HasPrefix(a.Server, "web-")
+		})
+		if a.Client.Addr() != netip.MustParseAddr(outsideV6) {
+			t.Errorf("external IP %s/%s of %s: the backend saw %s, want the outside's %s", addr, p.Protocol, svc.Name, a.Client, outsideV6)
+		}
+	}
 }
 
 // checkClusterIP6 asks a ClusterIP from the client pod, TCP and UDP, until a backend answers;

@@ -31,9 +31,10 @@ type refusedIP struct {
 
 // serviceIPs are the external IPs (spec.externalIPs) and LoadBalancer IPs
 // (status.loadBalancer.ingress[].ip) this host serves when kube-proxy does not, as kube-proxy
-// takes them: IPv4 ones, every port on each, ingress entries with ipMode Proxy skipped (the
-// load balancer proxies itself and sends to the node ports). A Service without an IPv4
-// ClusterIP has nothing to send to. An address Refuse rejects is left out for that Service
+// takes them: either family, every port on each, ingress entries with ipMode Proxy skipped
+// (the load balancer proxies itself and sends to the node ports), each sent to the Service's
+// ClusterIP of its family (an address of a family the Service has no ClusterIP of has nothing
+// to send to). An address Refuse rejects is left out for that Service
 // only, and reported. A LoadBalancer IP (not an external IP: kube-proxy's firewall is the
 // load balancer's) of a Service with source ranges serves only those (sourceranges; entries
 // that do not parse are left out, the controller reports them).
@@ -41,13 +42,13 @@ func serviceIPs(req serviceIPsRequest) ([]hostnet.ServiceIP, []refusedIP) {
 	var out []hostnet.ServiceIP
 	var refused []refusedIP
 	for _, svc := range req.Services {
-		cip, ok := anyClusterIPv4(svc)
-		if !ok {
-			continue
-		}
 		local := svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
 		ranges := sourceranges.Of(svc)
 		for _, ip := range externalAddrs(svc) {
+			cip, ok := clusterIPOf(svc, ip.Is4())
+			if !ok {
+				continue // no ClusterIP of the address's family to send to
+			}
 			if req.Refuse != nil {
 				if err := req.Refuse(ip, svc.Spec.Ports); err != nil {
 					refused = append(refused, refusedIP{Service: svc, IP: ip, Err: fmt.Errorf("%s %s: %w", ipField(svc, ip), ip, err)})
@@ -58,10 +59,10 @@ func serviceIPs(req serviceIPsRequest) ([]hostnet.ServiceIP, []refusedIP) {
 				s := hostnet.ServiceIP{Protocol: portProtocol(p), IP: netip.AddrPortFrom(ip, uint16(p.Port)),
 					ClusterIP: netip.AddrPortFrom(cip, uint16(p.Port)), LocalOnly: local}
 				if ranges.Restricted && ipField(svc, ip) == "LoadBalancer IP" {
-					s.Restricted, s.AllowFrom = true, ranges.IPv4()
+					s.Restricted, s.AllowFrom = true, ranges.For(ip)
 				}
 				if local {
-					s.Local = localEndpoints(req.Node, p, req.Slices(svc), false)
+					s.Local = localEndpoints(req.Node, p, req.Slices(svc), ip.Is6())
 				}
 				out = append(out, s)
 			}
@@ -76,8 +77,8 @@ func serviceIPs(req serviceIPsRequest) ([]hostnet.ServiceIP, []refusedIP) {
 	return slices.CompactFunc(out, func(a, b hostnet.ServiceIP) bool { return a.IP == b.IP && a.Protocol == b.Protocol }), refused
 }
 
-// externalAddrs are the Service's IPv4 external and LoadBalancer (VIP mode) addresses, each
-// once, in the order given.
+// externalAddrs are the Service's external and LoadBalancer (VIP mode) addresses, each once,
+// in the order given.
 func externalAddrs(svc *corev1.Service) []netip.Addr {
 	raw := slices.Clone(svc.Spec.ExternalIPs)
 	for _, ing := range svc.Status.LoadBalancer.Ingress {
@@ -87,16 +88,17 @@ func externalAddrs(svc *corev1.Service) []netip.Addr {
 	}
 	var out []netip.Addr
 	for _, s := range raw {
-		if a, err := netip.ParseAddr(strings.TrimSpace(s)); err == nil && a.Unmap().Is4() && !slices.Contains(out, a.Unmap()) {
+		if a, err := netip.ParseAddr(strings.TrimSpace(s)); err == nil && !slices.Contains(out, a.Unmap()) {
 			out = append(out, a.Unmap())
 		}
 	}
 	return out
 }
 
-// anyClusterIPv4 is the Service's IPv4 ClusterIP, whatever its type (external IPs are
-// allowed on ClusterIP Services too); none for headless and ExternalName Services.
-func anyClusterIPv4(svc *corev1.Service) (netip.Addr, bool) {
+// clusterIPOf is the Service's ClusterIP of one family (IPv4 if is4), whatever its type
+// (external IPs are allowed on ClusterIP Services too); none for headless and ExternalName
+// Services.
+func clusterIPOf(svc *corev1.Service, is4 bool) (netip.Addr, bool) {
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return netip.Addr{}, false
 	}
@@ -105,7 +107,7 @@ func anyClusterIPv4(svc *corev1.Service) (netip.Addr, bool) {
 		ips = []string{svc.Spec.ClusterIP}
 	}
 	for _, s := range ips {
-		if a, err := netip.ParseAddr(s); err == nil && a.Unmap().Is4() {
+		if a, err := netip.ParseAddr(s); err == nil && a.Unmap().Is4() == is4 {
 			return a.Unmap(), true
 		}
 	}

@@ -45,7 +45,7 @@ func TestServiceIPs(t *testing.T) {
 		{Protocol: "tcp", IP: netip.MustParseAddrPort("203.0.113.7:80"), ClusterIP: cip},
 	}
 	if !reflect.DeepEqual(got, want) || len(refused) != 0 {
-		t.Errorf("got %+v (refused %v)\nwant %+v (ipMode Proxy, hostname-only, IPv6 and repeated addresses left out)", got, refused, want)
+		t.Errorf("got %+v (refused %v)\nwant %+v (ipMode Proxy, hostname-only, an IPv6 address without an IPv6 ClusterIP and repeated addresses left out)", got, refused, want)
 	}
 }
 
@@ -68,6 +68,47 @@ func TestServiceIPsSourceRanges(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestServiceIPsIPv6: an IPv6 external or LoadBalancer IP of a dual-stack Service goes to its
+// IPv6 ClusterIP, restricted to the IPv6 source ranges; one of a Service with no IPv6
+// ClusterIP is left out (nothing of its family to send to); Local policy sends to this host's
+// endpoints of the address's family.
+func TestServiceIPsIPv6(t *testing.T) {
+	ports := []corev1.ServicePort{{Name: "http", Port: 80, NodePort: 30080, Protocol: corev1.ProtocolTCP}}
+	dual := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "dual"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, ClusterIP: "10.43.0.7", ClusterIPs: []string{"10.43.0.7", "fd00:43::7"},
+			ExternalIPs: []string{"2001:db8:1::8"}, LoadBalancerSourceRanges: []string{"192.0.2.0/24", "2001:db8:5::/48"}, Ports: ports},
+		Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: "2001:db8:2::9"}, {IP: "198.51.100.9"}}}}}
+	v4only := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "v4"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, ClusterIP: "10.43.0.8", ClusterIPs: []string{"10.43.0.8"},
+			ExternalIPs: []string{"2001:db8:1::10"}, Ports: ports}}
+	here := "node1"
+	local := dual.DeepCopy()
+	local.Name, local.Spec.ExternalTrafficPolicy = "local", corev1.ServiceExternalTrafficPolicyLocal
+	local.Spec.ExternalIPs, local.Spec.LoadBalancerSourceRanges, local.Status = []string{"2001:db8:1::11"}, nil, corev1.ServiceStatus{}
+	slices := func(svc *corev1.Service) []*discoveryv1.EndpointSlice {
+		if svc.Name != "local" {
+			return nil
+		}
+		return []*discoveryv1.EndpointSlice{{AddressType: discoveryv1.AddressTypeIPv6,
+			Ports:     []discoveryv1.EndpointPort{{Name: new("http"), Port: new(int32(8080))}},
+			Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"fd00:42::9"}, NodeName: &here}}}}
+	}
+	got, refused := serviceIPs(serviceIPsRequest{Node: here, Services: []*corev1.Service{dual, v4only, local}, Slices: slices})
+	cip4, cip6 := netip.MustParseAddrPort("10.43.0.7:80"), netip.MustParseAddrPort("[fd00:43::7]:80")
+	want := []hostnet.ServiceIP{
+		{Protocol: "tcp", IP: netip.MustParseAddrPort("198.51.100.9:80"), ClusterIP: cip4, Restricted: true,
+			AllowFrom: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}},
+		{Protocol: "tcp", IP: netip.MustParseAddrPort("[2001:db8:1::8]:80"), ClusterIP: cip6},
+		{Protocol: "tcp", IP: netip.MustParseAddrPort("[2001:db8:1::11]:80"), ClusterIP: cip6, LocalOnly: true,
+			Local: []netip.AddrPort{netip.MustParseAddrPort("[fd00:42::9]:8080")}},
+		{Protocol: "tcp", IP: netip.MustParseAddrPort("[2001:db8:2::9]:80"), ClusterIP: cip6, Restricted: true,
+			AllowFrom: []netip.Prefix{netip.MustParsePrefix("2001:db8:5::/48")}},
+	}
+	if !reflect.DeepEqual(got, want) || len(refused) != 0 {
+		t.Errorf("got %+v (refused %v)\nwant %+v", got, refused, want)
 	}
 }
 

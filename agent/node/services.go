@@ -145,13 +145,16 @@ func (l *nodePortLoop) apply(ctx context.Context) error {
 // the host's own addresses and listeners, read now.
 func (l *nodePortLoop) guard() (ipGuard, error) {
 	c := l.r.req.Cluster
-	g := ipGuard{reserved: []namedPrefix{{"pod network (cluster-cidr)", c.ClusterCIDR}}}
+	var g ipGuard
+	for _, p := range c.ClusterCIDRs() {
+		g.reserved = append(g.reserved, namedPrefix{"pod network (cluster-cidr)", p})
+	}
 	for _, p := range c.ServiceCIDRs {
 		g.reserved = append(g.reserved, namedPrefix{"service network (service-cidr)", p})
 	}
 	// The join network and every Subnet are routed through ovn0 (hostwire).
 	if link, err := netlinksafe.LinkByName(HostInterface); err == nil {
-		routes, err := netlinksafe.RouteList(link, netlink.FAMILY_V4)
+		routes, err := netlinksafe.RouteList(link, netlink.FAMILY_ALL)
 		if err != nil {
 			return g, fmt.Errorf("list the routes through %s: %w", HostInterface, err)
 		}
@@ -161,14 +164,14 @@ func (l *nodePortLoop) guard() (ipGuard, error) {
 			}
 		}
 	}
-	addrs, err := netlinksafe.AddrList(nil, netlink.FAMILY_V4)
+	addrs, err := netlinksafe.AddrList(nil, netlink.FAMILY_ALL)
 	if err != nil {
 		return g, fmt.Errorf("list the host's addresses: %w", err)
 	}
 	g.hostAddrs = map[netip.Addr]bool{}
 	for _, a := range addrs {
-		if ip, ok := netip.AddrFromSlice(a.IP.To4()); ok {
-			g.hostAddrs[ip] = true
+		if ip, ok := netip.AddrFromSlice(a.IP); ok {
+			g.hostAddrs[ip.Unmap()] = true
 		}
 	}
 	g.readListening = hostListeners
@@ -179,7 +182,10 @@ func prefixOf(n *net.IPNet) (netip.Prefix, bool) {
 	if n == nil {
 		return netip.Prefix{}, false
 	}
-	a, ok := netip.AddrFromSlice(n.IP.To4())
+	a, ok := netip.AddrFromSlice(n.IP)
+	if a.Is4In6() && len(n.Mask) == net.IPv4len {
+		a = a.Unmap()
+	}
 	ones, _ := n.Mask.Size()
 	return netip.PrefixFrom(a, ones).Masked(), ok
 }

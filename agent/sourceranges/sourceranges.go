@@ -56,11 +56,12 @@ func Of(svc *corev1.Service) Ranges {
 	return r
 }
 
-// IPv4 are the IPv4 prefixes.
-func (r Ranges) IPv4() []netip.Prefix {
+// For are the prefixes of addr's family: the sources that may reach addr (a client of the
+// other family never does).
+func (r Ranges) For(addr netip.Addr) []netip.Prefix {
 	var out []netip.Prefix
 	for _, p := range r.Prefixes {
-		if p.Addr().Is4() {
+		if p.Addr().Is4() == addr.Is4() {
 			out = append(out, p)
 		}
 	}

@@ -50,9 +50,10 @@ func TestOf(t *testing.T) {
 		{name: "only IPv6: no IPv4 client admitted", svc: lb([]string{"2001:db8::/32"}, ""), restricted: true, want: pfx("2001:db8::/32")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			v4Client := netip.MustParseAddr("198.51.100.1")
 			r := Of(c.svc)
-			if r.Restricted != c.restricted || !slices.Equal(r.Prefixes, c.want) || !slices.Equal(r.IPv4(), c.v4) {
-				t.Errorf("Of = %+v (IPv4 %v), want restricted %v, %v (IPv4 %v)", r, r.IPv4(), c.restricted, c.want, c.v4)
+			if r.Restricted != c.restricted || !slices.Equal(r.Prefixes, c.want) || !slices.Equal(r.For(v4Client), c.v4) {
+				t.Errorf("Of = %+v (for an IPv4 address %v), want restricted %v, %v (IPv4 %v)", r, r.For(v4Client), c.restricted, c.want, c.v4)
 			}
 			if len(r.Bad) != len(c.bad) {
 				t.Fatalf("bad = %v, want %d naming %q", r.Bad, len(c.bad), c.bad)
