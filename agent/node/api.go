@@ -29,7 +29,7 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 	if err != nil {
 		return err
 	}
-	pods.set(watcher)
+	pods.set(u2oPods{Pods: watcher, view: r.subnetView})
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return watcher.Run(ctx) })
 	g.Go(func() error { return r.wireHost(ctx, kube) })

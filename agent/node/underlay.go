@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -230,6 +231,9 @@ func (u *underlay) take(ctx context.Context, w wantedUplink) nodeVerdict {
 	if err := r.ovs.SetBridgeMapping(ctx, w.pn.Name, br); err != nil {
 		return fail(err)
 	}
+	if err := r.ovs.SetChassisMACMapping(ctx, w.pn.Name, chassisMAC(r.req.NodeName, w.pn.Name).String()); err != nil {
+		return fail(err)
+	}
 	return nodeVerdict{ready: true, reason: ReasonBridgeReady, mtu: moved.MTU}
 }
 
@@ -242,6 +246,7 @@ func (u *underlay) giveBack(ctx context.Context, b vswitch.ProviderBridge) error
 // uplinkOVS is what giving a bridge's NIC back needs of the Open_vSwitch database.
 type uplinkOVS interface {
 	SetBridgeMapping(ctx context.Context, provider, bridge string) error
+	SetChassisMACMapping(ctx context.Context, provider, mac string) error
 	DeleteProviderBridge(ctx context.Context, name string) error
 }
 
@@ -258,6 +263,9 @@ func giveBackBridge(ctx context.Context, ovs uplinkOVS, b vswitch.ProviderBridge
 		return errors.Join(errs...) // the bridge stays while it holds the host's addresses
 	}
 	if err := ovs.SetBridgeMapping(ctx, b.Provider, ""); err != nil {
+		return err
+	}
+	if err := ovs.SetChassisMACMapping(ctx, b.Provider, ""); err != nil {
 		return err
 	}
 	if err := ovs.DeleteProviderBridge(ctx, b.Name); err != nil {
@@ -294,5 +302,15 @@ func bridgeMAC(nic net.HardwareAddr, datapath string) net.HardwareAddr {
 	if datapath == vswitch.DatapathNetdev {
 		mac[0] ^= 0x02
 	}
+	return mac
+}
+
+// chassisMAC is this host's MAC for routed traffic on provider's network
+// (ovn-chassis-mac-mappings): derived from the node and the provider, so a restart keeps it,
+// unicast and locally administered. Kube-OVN generates a random one per provider.
+func chassisMAC(node, provider string) net.HardwareAddr {
+	sum := sha256.Sum256([]byte(node + "/" + provider))
+	mac := net.HardwareAddr(sum[:6])
+	mac[0] = mac[0]&0xfe | 0x02
 	return mac
 }

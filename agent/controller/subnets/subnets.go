@@ -92,6 +92,8 @@ type appliedSubnet struct {
 	spec     kubeovn.SubnetSpec
 	created  time.Time
 	deleting bool
+	// u2o are the router's addresses on an underlay switch with u2oInterconnection (u2o.go).
+	u2o []netip.Addr
 }
 
 // New is the Subnets of one term; the controller prepares, registers, applies and runs them.

@@ -3,6 +3,7 @@ package subnets
 import (
 	"context"
 	"fmt"
+	"net/netip"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -104,16 +105,28 @@ func (s *Controller) underlayReserved() []subnetcheck.Reserved {
 // ensureUnderlayRows gives the Subnet's switch its localnet port on the Vlan's provider with
 // its tag; without logicalGateway the switch has no router port (the pods' gateway is the
 // site's router at spec.gateway), with it the router port is kept as for an overlay subnet.
-func (s *Controller) ensureUnderlayRows(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network, tag vlanTag) error {
-	if sn.Spec.LogicalGateway {
+// With u2o addresses (u2oInterconnection, u2o.go) the router port is at them instead, with the
+// u2o policies; without, those policies are removed.
+func (s *Controller) ensureUnderlayRows(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network, tag vlanTag, u2o []netip.Addr) error {
+	switch {
+	case len(u2o) > 0:
+		if err := s.ensureU2ORows(ctx, sn, net, u2o); err != nil {
+			return err
+		}
+	case sn.Spec.LogicalGateway:
 		if err := s.ensureRows(ctx, sn.Name, net); err != nil {
 			return err
 		}
 	}
 	err := s.req.NB.EnsureLocalnet(ctx, northbound.LocalnetSpec{Switch: sn.Name, Router: s.req.Router, CIDRs: net.CIDRs,
-		Provider: tag.provider, Tag: tag.id, LogicalGateway: sn.Spec.LogicalGateway})
+		Provider: tag.provider, Tag: tag.id, LogicalGateway: sn.Spec.LogicalGateway || len(u2o) > 0})
 	if err != nil {
 		return err
+	}
+	if len(u2o) == 0 {
+		if err := s.removeU2ORows(ctx, sn.Name); err != nil {
+			return err
+		}
 	}
 	if s.req.Services {
 		return s.req.NB.EnsureLoadBalancerGroup(ctx, northbound.LoadBalancerGroupSpec{Name: northbound.ClusterLoadBalancerGroup,
