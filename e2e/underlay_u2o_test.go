@@ -81,9 +81,25 @@ func TestUnderlayU2O(t *testing.T) {
 	}
 	retryPing(ctx, t, u, siteFar, "underlay pod -> the site's far network, through the site router (u2o reroute)")
 	retryPing(ctx, t, u, siteDevice.Addr(), "underlay pod -> site device, on the LAN")
+
+	// Bad input: the site router's address as the u2o address is refused naming the field;
+	// what is applied stays.
+	w.patchSubnet(ctx, t, "under", `{"spec":{"u2oInterconnectionIP":"192.0.2.1"}}`)
+	waitCondition(ctx, t, w.subnets, "under", "Validated", "False", "spec.u2oInterconnectionIP 192.0.2.1: 192.0.2.1 is spec.gateway")
+	waitCondition(ctx, t, w.subnets, "under", "Ready", "True", "")
+	if st := w.waitU2O(ctx, t, "under", func(kubeovn.SubnetStatus) bool { return true }); st.U2OInterconnectionIP != "192.0.2.11" {
+		t.Errorf("after a refused u2oInterconnectionIP: status %q, want 192.0.2.11 kept", st.U2OInterconnectionIP)
+	}
+	retryPing(ctx, t, o1, u.IP(), "overlay pod -> underlay pod after a refused u2oInterconnectionIP")
+	// Pinned to a free address: the router port moves there.
+	w.patchSubnet(ctx, t, "under", `{"spec":{"u2oInterconnectionIP":"192.0.2.50"}}`)
+	w.waitU2O(ctx, t, "under", func(st kubeovn.SubnetStatus) bool { return st.U2OInterconnectionIP == "192.0.2.50" })
+	eventually(ctx, t, "u2o router port at 192.0.2.50", func() bool {
+		return strings.Contains(nbctl("--columns=networks", "list", "Logical_Router_Port", "ovn-cluster-under"), "192.0.2.50/24")
+	})
 	_ = h1
 
-	w.patchSubnet(ctx, t, "under", `{"spec":{"u2oInterconnection":false}}`)
+	w.patchSubnet(ctx, t, "under", `{"spec":{"u2oInterconnection":false,"u2oInterconnectionIP":null}}`)
 	w.waitU2O(ctx, t, "under", func(st kubeovn.SubnetStatus) bool { return st.U2OInterconnectionIP == "" })
 	eventually(ctx, t, "u2o router port and policies gone", func() bool {
 		p := nbctl("lr-policy-list", "ovn-cluster")
