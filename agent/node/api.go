@@ -34,7 +34,7 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 	g.Go(func() error { return watcher.Run(ctx) })
 	g.Go(func() error { return r.wireHost(ctx, kube) })
 	g.Go(func() error { return r.serveServices(ctx, kube) })
-	g.Go(func() error { return r.serveUnderlay(ctx) })
+	g.Go(func() error { return r.serveUnderlay(ctx, kube) })
 	return g.Wait()
 }
 

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
@@ -54,7 +55,7 @@ type nodeVerdict struct {
 // a ProviderNetwork informer, on each change and every underlayResync. Without a dynamic client
 // nothing is watched. Nothing is given back before the first list arrived: a restart never
 // undoes a bridge whose ProviderNetwork is still there.
-func (r *Role) serveUnderlay(ctx context.Context) error {
+func (r *Role) serveUnderlay(ctx context.Context, kube *kubeapi.Client) error {
 	if r.req.Dynamic == nil {
 		return nil
 	}
@@ -83,7 +84,8 @@ func (r *Role) serveUnderlay(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		return nil
 	}
-	u := &underlay{r: r, dyn: dyn}
+	u := &underlay{r: r, dyn: dyn, kube: kube, stopEvents: func() {}}
+	defer func() { u.stopEvents() }()
 	tick := time.NewTicker(underlayResync)
 	defer tick.Stop()
 	for {
@@ -99,9 +101,14 @@ func (r *Role) serveUnderlay(ctx context.Context) error {
 
 // underlay is the node role's provider networks.
 type underlay struct {
-	r   *Role
-	dyn dynamic.Interface
-	mu  sync.Mutex
+	r    *Role
+	dyn  dynamic.Interface
+	kube *kubeapi.Client // Events (nil: none)
+	// events records the Warning Events of a node not ready, made at the first one
+	// (underlay_status.go).
+	events     record.EventRecorder
+	stopEvents func()
+	mu         sync.Mutex
 	// reported is the last verdict written per provider network.
 	reported map[string]nodeVerdict
 }
@@ -190,8 +197,16 @@ func (u *underlay) plan(objs []runtime.Object, have []vswitch.ProviderBridge) (m
 			verdicts[pn.Name] = nodeVerdict{reason: ReasonBridgeFailed, msg: err.Error()}
 			continue
 		}
+		if pn.Spec.ExchangeLinkName {
+			verdicts[pn.Name] = nodeVerdict{reason: ReasonBridgeFailed, msg: fmt.Sprintf("spec.exchangeLinkName: edgeovn does not rename the host's NIC %s (its bridge is %s): refused on node %s, nothing changed on this host; set it to false", nic, kubeovn.BridgeName(pn.Name), node)}
+			continue
+		}
 		if _, ok := hostnet.LinkMTU(nic); !ok {
-			verdicts[pn.Name] = nodeVerdict{reason: ReasonBridgeFailed, msg: fmt.Sprintf("interface %s not found on node %s (spec.defaultInterface or spec.customInterfaces): nothing changed on this host", nic, node)}
+			msg := fmt.Sprintf("interface %s not found on node %s (spec.defaultInterface or spec.customInterfaces): nothing changed on this host", nic, node)
+			if parent, id, sub := strings.Cut(nic, "."); sub && pn.Spec.AutoCreateVlanSubinterfaces {
+				msg = fmt.Sprintf("interface %s not found on node %s and spec.autoCreateVlanSubinterfaces: edgeovn does not create VLAN subinterfaces: nothing changed on this host; create %s on the host, or name %s and put the Subnet on a Vlan with id %s (OVS tags it)", nic, node, nic, parent, id)
+			}
+			verdicts[pn.Name] = nodeVerdict{reason: ReasonBridgeFailed, msg: msg}
 			continue
 		}
 		if other, ok := byNIC[nic]; ok && other != pn.Name {

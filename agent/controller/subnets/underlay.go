@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -44,6 +45,7 @@ func (s *Controller) registerVlans() (cache.InformerSynced, error) {
 			}
 		}
 		s.enqueueNamingVlan(name)
+		s.pokeVlanStatus()
 	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: onVlan, UpdateFunc: func(_, obj any) { onVlan(obj) }, DeleteFunc: onVlan,
@@ -60,7 +62,8 @@ func (s *Controller) enqueueNamingVlan(vlan string) {
 	}
 	for _, obj := range s.inf.GetStore().List() {
 		if u, ok := obj.(*unstructured.Unstructured); ok {
-			if v, _, _ := unstructured.NestedString(u.Object, "spec", "vlan"); v == vlan {
+			// Every underlay Subnet: a Vlan's change may end another Vlan's conflict.
+			if v, _, _ := unstructured.NestedString(u.Object, "spec", "vlan"); v != "" {
 				s.queue.Add(u.GetName())
 			}
 		}
@@ -92,7 +95,19 @@ func (s *Controller) vlanOf(sn *kubeovn.Subnet) (vlanTag, *refusal) {
 	if err != nil {
 		return vlanTag{}, &refusal{ReasonVlanInvalid, fmt.Errorf("spec.vlan: %w", err)}
 	}
+	all := s.vlanInfos()
+	if i := slices.IndexFunc(all, func(o vlanInfo) bool { return o.name == v.Name }); i >= 0 {
+		if older := conflictOf(all, all[i]); older != "" {
+			return vlanTag{}, &refusal{ReasonVlanConflict, fmt.Errorf("spec.vlan: vlan %s has id %d on provider %s, as vlan %s, which is older or in use: refused (its status.conflict is true)", v.Name, id, provider, older)}
+		}
+	}
 	return vlanTag{id: id, provider: provider}, nil
+}
+
+// underlaySpec says whether the Subnet object names a Vlan.
+func underlaySpec(u *unstructured.Unstructured) bool {
+	v, _, _ := unstructured.NestedString(u.Object, "spec", "vlan")
+	return v != ""
 }
 
 // underlayReserved is what an underlay Subnet must not overlap: only the Service CIDRs (and
