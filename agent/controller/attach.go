@@ -148,7 +148,6 @@ func (c *Controller) resolveAttachment(pod *corev1.Pod, a multus.Attachment) (po
 	return pa, nil
 }
 
-
 // attachmentFailed reports why the pod's attachments cannot be served; retried when it may
 // clear up by itself.
 func (c *Controller) attachmentFailed(pod *corev1.Pod, err error) error {
