@@ -44,8 +44,13 @@
 // ovn-bridge-mappings entry; a network gone or excluding this node gets its NIC back, and so
 // does every provider bridge at `edgeovn cleanup --ovs`. Nothing is given back before the first
 // list of ProviderNetworks arrived, and a bad spec of a wired network leaves it wired; a NIC in
-// a bridge stays that network's. Each node writes its own Ready condition in the network's
-// status.
+// a bridge stays that network's; ovn-chassis-mac-mappings gets a per-node, per-provider MAC
+// (routed traffic on the provider network leaves with it). Each node writes its own Ready
+// condition in the network's status, and a Warning Event on the network when it is not ready;
+// exchangeLinkName, and autoCreateVlanSubinterfaces for a missing subinterface, are refused
+// per node naming the field. An underlay Subnet with u2oInterconnection (u2o.go) is routed
+// through ovn0, and its pods' default gateway is its status.u2oInterconnectionIP; the CNI ADD
+// of such a pod fails until the controller has written it.
 // Invariants: files are replaced atomically (temporary file and rename in the same directory,
 // so containerd's watcher sees a whole file) and only when their content changes; a plugin
 // another package installed is never replaced, one edgeovn installed (recorded with its
