@@ -76,6 +76,19 @@ func TestUnderlayU2O(t *testing.T) {
 	if err := podsim.TCP(ctx, u, o1); err != nil {
 		t.Errorf("tcp underlay pod -> overlay pod: %v", err)
 	}
+	// o1's reply is routed on h1 and crosses the site's LAN tagged 100: with h1's chassis MAC
+	// (ovn-chassis-mac-mappings), not the router port's MAC, which every host would send.
+	mapping := h1.vsctl(ctx, t, "get", "Open_vSwitch", ".", "external_ids:ovn-chassis-mac-mappings")
+	_, h1MAC, _ := strings.Cut(strings.Trim(strings.TrimSpace(mapping), `"`), "site:")
+	_, wire := captureOut(ctx, t, w.site.Switch.Netns, w.site.Leg(h1.rig), "vlan 100 and icmp", func() {
+		if _, err := podsim.Ping(ctx, u, o1.IP()); err != nil {
+			t.Error(err)
+		}
+	})
+	if h1MAC == "" || !strings.Contains(wire, h1MAC+" > ") || strings.Contains(wire, st.U2OInterconnectionMAC+" >") {
+		t.Errorf("routed replies on %s's site leg: want from its chassis MAC %q (mapping %s), never from the router port's %s:\n%s",
+			w.cl.names[1], h1MAC, mapping, st.U2OInterconnectionMAC, wire)
+	}
 	for i, h := range w.cl.hosts {
 		hostPing(ctx, t, h, u.IP(), w.cl.names[i]+" -> underlay pod (u2o, through ovn0)")
 	}
@@ -97,7 +110,6 @@ func TestUnderlayU2O(t *testing.T) {
 	eventually(ctx, t, "u2o router port at 192.0.2.50", func() bool {
 		return strings.Contains(nbctl("--columns=networks", "list", "Logical_Router_Port", "ovn-cluster-under"), "192.0.2.50/24")
 	})
-	_ = h1
 
 	w.patchSubnet(ctx, t, "under", `{"spec":{"u2oInterconnection":false,"u2oInterconnectionIP":null}}`)
 	w.waitU2O(ctx, t, "under", func(st kubeovn.SubnetStatus) bool { return st.U2OInterconnectionIP == "" })
