@@ -222,13 +222,13 @@ func (s *Controller) OnPhysicalGateway(name string) bool {
 // requests (northbound.OptionUseCtInvMatch).
 func (s *Controller) syncCtInvMatch(ctx context.Context) error {
 	s.mu.RLock()
-	any := false
+	needed := false
 	for _, a := range s.applied {
-		any = any || len(a.u2o) > 0
+		needed = needed || len(a.u2o) > 0
 	}
 	s.mu.RUnlock()
 	value := ""
-	if any {
+	if needed {
 		value = "false"
 	}
 	if err := s.req.NB.SetGlobalOption(ctx, northbound.OptionUseCtInvMatch, value); err != nil {
