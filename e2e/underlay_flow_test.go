@@ -47,6 +47,9 @@ func TestUnderlay(t *testing.T) {
 		if got := e.vsctl(ctx, t, "get", "Open_vSwitch", ".", "external_ids:ovn-bridge-mappings"); !strings.Contains(got, "site:br-site") {
 			t.Errorf("%s: ovn-bridge-mappings %s", w.cl.names[i], got)
 		}
+		if got := e.vsctl(ctx, t, "get", "Open_vSwitch", ".", "external_ids:ovn-chassis-mac-mappings"); !strings.Contains(got, "site:") {
+			t.Errorf("%s: ovn-chassis-mac-mappings %s", w.cl.names[i], got)
+		}
 	}
 
 	applyYAML(ctx, t, w.vlans, "apiVersion: kubeovn.io/v1\nkind: Vlan\nmetadata:\n  name: v100\nspec:\n  id: 100\n  provider: site\n")
@@ -126,8 +129,8 @@ func TestUnderlay(t *testing.T) {
 	if out, err := h1.rig.Run(ctx, "ping", "-c3", "-i0.2", "-W1", siteFar.String()); err != nil {
 		t.Fatalf("host -> %s after the ProviderNetwork's deletion: %v\n%s\nbefore:\n%s", siteFar, err, out, before)
 	}
-	if got := h1.vsctl(ctx, t, "get", "Open_vSwitch", ".", "external_ids"); strings.Contains(got, "ovn-bridge-mappings") {
-		t.Errorf("ovn-bridge-mappings left: %s", got)
+	if got := h1.vsctl(ctx, t, "get", "Open_vSwitch", ".", "external_ids"); strings.Contains(got, "ovn-bridge-mappings") || strings.Contains(got, "ovn-chassis-mac-mappings") {
+		t.Errorf("ovn-bridge-mappings or ovn-chassis-mac-mappings left: %s", got)
 	}
 	_ = harness.SiteNIC
 }

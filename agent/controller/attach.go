@@ -148,19 +148,6 @@ func (c *Controller) resolveAttachment(pod *corev1.Pod, a multus.Attachment) (po
 	return pa, nil
 }
 
-// ReasonDefaultNetworkUnsupported is the Event of a new pod whose
-// v1.multus-cni.io/default-network edgeovn does not serve: its primary interface stays on its
-// namespace's Subnet.
-const ReasonDefaultNetworkUnsupported = "DefaultNetworkUnsupported"
-
-// reportDefaultNetwork says, once per new pod, that its default-network is not served.
-func (c *Controller) reportDefaultNetwork(pod *corev1.Pod) {
-	if v := pod.Annotations[multus.DefaultNetworkAnnotation]; v != "" {
-		c.events.Eventf(pod, corev1.EventTypeWarning, ReasonDefaultNetworkUnsupported,
-			"%s %q is not served by edgeovn: the pod's primary interface is on its namespace's Subnet (Multus still calls the plugin that network names for eth0)", multus.DefaultNetworkAnnotation, v)
-	}
-}
-
 // attachmentFailed reports why the pod's attachments cannot be served; retried when it may
 // clear up by itself.
 func (c *Controller) attachmentFailed(pod *corev1.Pod, err error) error {

@@ -51,8 +51,12 @@
 // AttachmentFailed Event naming the attachment and leave nothing allocated. Reconcile claims
 // every "<provider>.kubernetes.io/allocated" attachment like the primary (a conflict there
 // removes only that attachment's port), and adopts attachment ports no annotation names.
-// v1.multus-cni.io/default-network is not served: a new pod that carries it gets a
-// DefaultNetworkUnsupported Event and its primary network as usual.
+// v1.multus-cni.io/default-network naming a kube-ovn NAD puts the pod's primary allocation on
+// the Subnet of that NAD's provider (defaultnet.go; a logical_switch annotation still wins); a
+// missing NAD or Subnet waits with an AttachmentFailed Event; another plugin's network gets a
+// DefaultNetworkUnsupported Event and the namespace's Subnet. Pods of an underlay Subnet
+// without logicalGateway are kept out of the nodes' address sets (their traffic leaves
+// through the site's router, not their host).
 //
 // Invariants: before the first allocation, every pod that already carries an allocation is
 // adopted into the IPAM, so a database that lost writes (a crash, a new leader) never hands an

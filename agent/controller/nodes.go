@@ -127,7 +127,7 @@ func (c *Controller) podIPsOn(node string, v4, v6 bool) ([]netip.Addr, error) {
 		if !ok || !podnet.HoldsNetwork(p) {
 			continue
 		}
-		if a, ok := c.ipam.Get(owner(p.Namespace + "/" + p.Name)); ok {
+		if a, ok := c.ipam.Get(owner(p.Namespace + "/" + p.Name)); ok && !c.subnets.OnPhysicalGateway(a.Subnet) {
 			for _, ip := range a.IPs {
 				if ip.Is4() && v4 || ip.Is6() && v6 {
 					ips = append(ips, ip)

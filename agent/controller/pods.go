@@ -65,7 +65,13 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 		c.events.Event(pod, corev1.EventTypeWarning, ReasonAllocationFailed, err.Error())
 		return nil // the pod's own annotation is wrong: its next update requeues it
 	}
-	subnet, err := c.subnets.PodSubnet(pod, pins.Switch)
+	asked := pins.Switch
+	if asked == "" {
+		if asked, err = c.defaultNetworkSubnet(ctx, pod); err != nil {
+			return c.attachmentFailed(pod, err)
+		}
+	}
+	subnet, err := c.subnets.PodSubnet(pod, asked)
 	if err != nil {
 		c.events.Eventf(pod, corev1.EventTypeWarning, ReasonAllocationFailed, "no subnet for this pod: %v", err)
 		return nil // queued again when a subnet is applied, or the pod changes
@@ -76,7 +82,6 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 	if err != nil {
 		return c.attachmentFailed(pod, err)
 	}
-	c.reportDefaultNetwork(pod)
 	a, err := c.allocateAddress(ctx, pod, subnet, pins)
 	if err != nil {
 		return c.allocationFailed(pod, pins, err) // the IPAM's error names the subnet

@@ -56,6 +56,9 @@ type SubnetSpec struct {
 	Vlan               string `json:"vlan,omitempty"`
 	LogicalGateway     bool   `json:"logicalGateway,omitempty"`
 	U2OInterconnection bool   `json:"u2oInterconnection,omitempty"`
+	// U2OInterconnectionIP pins the router's address on an underlay switch with
+	// u2oInterconnection (empty: edgeovn picks one, as Kube-OVN's IPAM does).
+	U2OInterconnectionIP string `json:"u2oInterconnectionIP,omitempty"`
 }
 
 // SubnetStatus is Kube-OVN's status shape: conditions and address counts per family.
@@ -65,6 +68,12 @@ type SubnetStatus struct {
 	V4UsingIPs     float64     `json:"v4usingIPs"`
 	V6AvailableIPs float64     `json:"v6availableIPs"`
 	V6UsingIPs     float64     `json:"v6usingIPs"`
+	// U2OInterconnectionIP and U2OInterconnectionMAC are the router port's address and MAC on
+	// an underlay switch with u2oInterconnection, U2OInterconnectionVPC its router (Kube-OVN's
+	// fields; empty when off).
+	U2OInterconnectionIP  string `json:"u2oInterconnectionIP"`
+	U2OInterconnectionMAC string `json:"u2oInterconnectionMAC"`
+	U2OInterconnectionVPC string `json:"u2oInterconnectionVPC"`
 }
 
 // Condition is one of Kube-OVN's Subnet conditions (Ready, Validated, Error) or edgeovn's

@@ -12,7 +12,7 @@ import (
 var implemented = map[string]bool{
 	"default": true, "protocol": true, "namespaces": true, "cidrBlock": true, "gateway": true,
 	"excludeIps": true, "gatewayType": true, "natOutgoing": true, "private": true, "allowSubnets": true,
-	"vlan": true, "logicalGateway": true,
+	"vlan": true, "logicalGateway": true, "u2oInterconnection": true, "u2oInterconnectionIP": true,
 }
 
 // harmless are fields whose value is what edgeovn does anyway: Kube-OVN writes them on its own

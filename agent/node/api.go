@@ -30,7 +30,7 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 		return err
 	}
 	r.shaper.watcher.Store(watcher)
-	pods.set(watcher)
+	pods.set(u2oPods{Pods: watcher, view: r.subnetView})
 	podsChanged := watcher.Subscribe()
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return r.serveMirror(ctx, kube, watcher, podsChanged) })
@@ -41,7 +41,7 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 	g.Go(func() error { return r.shaper.run(ctx, kube, r.req.NodeName, watcher) })
 	g.Go(func() error { return r.wireHost(ctx, kube) })
 	g.Go(func() error { return r.serveServices(ctx, kube) })
-	g.Go(func() error { return r.serveUnderlay(ctx) })
+	g.Go(func() error { return r.serveUnderlay(ctx, kube) })
 	return g.Wait()
 }
 

@@ -50,6 +50,7 @@ func (f *fakeOVS) Close() { f.closed = true }
 // real addresses).
 func (f *fakeOVS) ProviderBridges(context.Context) ([]vswitch.ProviderBridge, error) { return nil, nil }
 func (f *fakeOVS) SetBridgeMapping(context.Context, string, string) error            { return nil }
+func (f *fakeOVS) SetChassisMACMapping(context.Context, string, string) error        { return nil }
 func (f *fakeOVS) DeleteProviderBridge(context.Context, string) error                { return nil }
 
 // cleanupHost is a host edgeovn ran on: its CNI files beside others', a state directory and

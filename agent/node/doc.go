@@ -48,8 +48,13 @@
 // ovn-bridge-mappings entry; a network gone or excluding this node gets its NIC back, and so
 // does every provider bridge at `edgeovn cleanup --ovs`. Nothing is given back before the first
 // list of ProviderNetworks arrived, and a bad spec of a wired network leaves it wired; a NIC in
-// a bridge stays that network's. Each node writes its own Ready condition in the network's
-// status.
+// a bridge stays that network's; ovn-chassis-mac-mappings gets a per-node, per-provider MAC
+// (routed traffic on the provider network leaves with it). Each node writes its own Ready
+// condition in the network's status, and a Warning Event on the network when it is not ready;
+// exchangeLinkName, and autoCreateVlanSubinterfaces for a missing subinterface, are refused
+// per node naming the field. An underlay Subnet with u2oInterconnection (u2o.go) is routed
+// through ovn0, and its pods' default gateway is its status.u2oInterconnectionIP; the CNI ADD
+// of such a pod fails until the controller has written it.
 // Pod QoS (podqos.go, agent/podqos): Kube-OVN's ingress_rate, egress_rate, bursts and netem
 // annotations are applied by the CNI server's Shaper at ADD and at each change of a pod of
 // this node (the pod watch's OnChange); bad values change nothing and are Warning Events.

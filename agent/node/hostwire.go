@@ -52,6 +52,7 @@ func (r *Role) wireHost(ctx context.Context, kube *kubeapi.Client) error {
 	if err != nil {
 		return err
 	}
+	r.subnets.Store(subnets)
 	fctx, stop := context.WithCancel(ctx)
 	// The host's addresses too: the networks this host publishes (edgeovn.io/host-networks,
 	// what the controller checks Subnets against) follow an address added or removed after the

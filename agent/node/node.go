@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -77,6 +78,8 @@ type Role struct {
 	// started is closed once the start has its first verdict (markStarted).
 	started     chan struct{}
 	startedOnce sync.Once
+	// subnets is the view of the Subnets once the host wiring watches them (u2o.go reads it).
+	subnets atomic.Pointer[subnetView]
 }
 
 // Run runs the node role until ctx ends.

@@ -30,6 +30,9 @@ type subnetView struct {
 	masq   []netip.Prefix
 	// defaultNAT is ovn-default's natOutgoing; true until its object says otherwise.
 	defaultNAT bool
+	// u2o are the underlay subnets with u2oInterconnection, by name: their pods' gateways
+	// (u2o.go).
+	u2o map[string]u2oGateway
 }
 
 // watchSubnets keeps the view current from a Subnet informer and calls poke on each change.
@@ -71,6 +74,7 @@ var subnetListWait = 5 * time.Second
 func (v *subnetView) refresh(objs []any) {
 	var routes, masq []netip.Prefix
 	defaultNAT := true
+	u2o := map[string]u2oGateway{}
 	for _, obj := range objs {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok || u.GetName() == "join" {
@@ -83,11 +87,20 @@ func (v *subnetView) refresh(objs []any) {
 		if sn.Name == "ovn-default" {
 			defaultNAT = sn.Spec.NatOutgoing
 		}
-		if sn.Spec.Vlan != "" {
-			continue // an underlay subnet is on the site's network, reached through its router
-		}
 		cidrs, err := kubeovn.CIDRs(sn.Spec)
 		if err != nil {
+			continue
+		}
+		if sn.Spec.Vlan != "" {
+			// An underlay subnet is on the site's network, reached through its router; with
+			// u2oInterconnection the hosts reach it through ovn0 and the cluster router, as
+			// in Kube-OVN.
+			if g, ok := u2oGatewayOf(sn); ok {
+				u2o[sn.Name] = g
+				if len(g.ips) > 0 {
+					routes = append(routes, cidrs...)
+				}
+			}
 			continue
 		}
 		routes = append(routes, cidrs...)
@@ -97,7 +110,7 @@ func (v *subnetView) refresh(objs []any) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.routes, v.masq, v.defaultNAT = routes, masq, defaultNAT
+	v.routes, v.masq, v.defaultNAT, v.u2o = routes, masq, defaultNAT, u2o
 }
 
 // wiring returns the prefixes to route through ovn0, those of the families ovn0 has a join

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
@@ -53,7 +55,7 @@ type nodeVerdict struct {
 // a ProviderNetwork informer, on each change and every underlayResync. Without a dynamic client
 // nothing is watched. Nothing is given back before the first list arrived: a restart never
 // undoes a bridge whose ProviderNetwork is still there.
-func (r *Role) serveUnderlay(ctx context.Context) error {
+func (r *Role) serveUnderlay(ctx context.Context, kube *kubeapi.Client) error {
 	if r.req.Dynamic == nil {
 		return nil
 	}
@@ -82,7 +84,8 @@ func (r *Role) serveUnderlay(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		return nil
 	}
-	u := &underlay{r: r, dyn: dyn}
+	u := &underlay{r: r, dyn: dyn, kube: kube, stopEvents: func() {}}
+	defer func() { u.stopEvents() }()
 	tick := time.NewTicker(underlayResync)
 	defer tick.Stop()
 	for {
@@ -98,9 +101,14 @@ func (r *Role) serveUnderlay(ctx context.Context) error {
 
 // underlay is the node role's provider networks.
 type underlay struct {
-	r   *Role
-	dyn dynamic.Interface
-	mu  sync.Mutex
+	r    *Role
+	dyn  dynamic.Interface
+	kube *kubeapi.Client // Events (nil: none)
+	// events records the Warning Events of a node not ready, made at the first one
+	// (underlay_status.go).
+	events     record.EventRecorder
+	stopEvents func()
+	mu         sync.Mutex
 	// reported is the last verdict written per provider network.
 	reported map[string]nodeVerdict
 }
@@ -189,8 +197,16 @@ func (u *underlay) plan(objs []runtime.Object, have []vswitch.ProviderBridge) (m
 			verdicts[pn.Name] = nodeVerdict{reason: ReasonBridgeFailed, msg: err.Error()}
 			continue
 		}
+		if pn.Spec.ExchangeLinkName {
+			verdicts[pn.Name] = nodeVerdict{reason: ReasonBridgeFailed, msg: fmt.Sprintf("spec.exchangeLinkName: edgeovn does not rename the host's NIC %s (its bridge is %s): refused on node %s, nothing changed on this host; set it to false", nic, kubeovn.BridgeName(pn.Name), node)}
+			continue
+		}
 		if _, ok := hostnet.LinkMTU(nic); !ok {
-			verdicts[pn.Name] = nodeVerdict{reason: ReasonBridgeFailed, msg: fmt.Sprintf("interface %s not found on node %s (spec.defaultInterface or spec.customInterfaces): nothing changed on this host", nic, node)}
+			msg := fmt.Sprintf("interface %s not found on node %s (spec.defaultInterface or spec.customInterfaces): nothing changed on this host", nic, node)
+			if parent, id, sub := strings.Cut(nic, "."); sub && pn.Spec.AutoCreateVlanSubinterfaces {
+				msg = fmt.Sprintf("interface %s not found on node %s and spec.autoCreateVlanSubinterfaces: edgeovn does not create VLAN subinterfaces: nothing changed on this host; create %s on the host, or name %s and put the Subnet on a Vlan with id %s (OVS tags it)", nic, node, nic, parent, id)
+			}
+			verdicts[pn.Name] = nodeVerdict{reason: ReasonBridgeFailed, msg: msg}
 			continue
 		}
 		if other, ok := byNIC[nic]; ok && other != pn.Name {
@@ -230,6 +246,9 @@ func (u *underlay) take(ctx context.Context, w wantedUplink) nodeVerdict {
 	if err := r.ovs.SetBridgeMapping(ctx, w.pn.Name, br); err != nil {
 		return fail(err)
 	}
+	if err := r.ovs.SetChassisMACMapping(ctx, w.pn.Name, chassisMAC(r.req.NodeName, w.pn.Name).String()); err != nil {
+		return fail(err)
+	}
 	return nodeVerdict{ready: true, reason: ReasonBridgeReady, mtu: moved.MTU}
 }
 
@@ -242,6 +261,7 @@ func (u *underlay) giveBack(ctx context.Context, b vswitch.ProviderBridge) error
 // uplinkOVS is what giving a bridge's NIC back needs of the Open_vSwitch database.
 type uplinkOVS interface {
 	SetBridgeMapping(ctx context.Context, provider, bridge string) error
+	SetChassisMACMapping(ctx context.Context, provider, mac string) error
 	DeleteProviderBridge(ctx context.Context, name string) error
 }
 
@@ -258,6 +278,9 @@ func giveBackBridge(ctx context.Context, ovs uplinkOVS, b vswitch.ProviderBridge
 		return errors.Join(errs...) // the bridge stays while it holds the host's addresses
 	}
 	if err := ovs.SetBridgeMapping(ctx, b.Provider, ""); err != nil {
+		return err
+	}
+	if err := ovs.SetChassisMACMapping(ctx, b.Provider, ""); err != nil {
 		return err
 	}
 	if err := ovs.DeleteProviderBridge(ctx, b.Name); err != nil {
@@ -294,5 +317,15 @@ func bridgeMAC(nic net.HardwareAddr, datapath string) net.HardwareAddr {
 	if datapath == vswitch.DatapathNetdev {
 		mac[0] ^= 0x02
 	}
+	return mac
+}
+
+// chassisMAC is this host's MAC for routed traffic on provider's network
+// (ovn-chassis-mac-mappings): derived from the node and the provider, so a restart keeps it,
+// unicast and locally administered. Kube-OVN generates a random one per provider.
+func chassisMAC(node, provider string) net.HardwareAddr {
+	sum := sha256.Sum256([]byte(node + "/" + provider))
+	mac := net.HardwareAddr(sum[:6])
+	mac[0] = mac[0]&0xfe | 0x02
 	return mac
 }

@@ -28,13 +28,15 @@ func (u *underlay) report(ctx context.Context, verdicts map[string]nodeVerdict) 
 		if u.reported[name] == v {
 			continue
 		}
-		if err := u.writeCondition(ctx, name, v); err != nil {
+		obj, err := u.writeCondition(ctx, name, v)
+		if err != nil {
 			u.r.log.Warn("report provider network status", "provider", name, "err", err)
 			continue
 		}
 		u.reported[name] = v
 		if !v.ready {
 			u.r.log.Warn("provider network not ready on this node", "provider", name, "reason", v.msg)
+			u.event(ctx, obj, v)
 		}
 	}
 	for name := range u.reported {
@@ -44,13 +46,16 @@ func (u *underlay) report(ctx context.Context, verdicts map[string]nodeVerdict) 
 	}
 }
 
-func (u *underlay) writeCondition(ctx context.Context, name string, v nodeVerdict) error {
+// writeCondition returns the object it read (nil when gone), for the Event.
+func (u *underlay) writeCondition(ctx context.Context, name string, v nodeVerdict) (*unstructured.Unstructured, error) {
 	res := u.dyn.Resource(kubeovn.ProviderNetworkResource)
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	var read *unstructured.Unstructured
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		obj, err := res.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
+		read = obj
 		if err != nil {
 			return err
 		}
@@ -76,6 +81,19 @@ func (u *underlay) writeCondition(ctx context.Context, name string, v nodeVerdic
 		_, err = res.UpdateStatus(ctx, obj, metav1.UpdateOptions{})
 		return err
 	})
+	return read, err
+}
+
+// event records a Warning Event on the ProviderNetwork naming this node and why it is not
+// ready (Kube-OVN's reason), once per change of the verdict; the recorder is made at the first.
+func (u *underlay) event(ctx context.Context, obj *unstructured.Unstructured, v nodeVerdict) {
+	if obj == nil || u.kube == nil {
+		return
+	}
+	if u.events == nil {
+		u.events, u.stopEvents = newNodeRecorder(ctx, u.kube, u.r.req.NodeName)
+	}
+	u.events.Event(obj, corev1.EventTypeWarning, v.reason, "node "+u.r.req.NodeName+": "+v.msg)
 }
 
 // summarize derives readyNodes, notReadyNodes and ready from the nodes' Ready conditions.

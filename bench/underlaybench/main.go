@@ -3,7 +3,8 @@
 // VLAN 100): the pings a host loses through its own eth1 route while a ProviderNetwork takes
 // eth1 into br-site, the time from the ProviderNetwork's creation to Ready on both hosts, and,
 // in the same run, ping p50/p99 and TCP throughput (iperf3) between pods on the two hosts over
-// the underlay (VLAN 100 through the site switch) and over Geneve, alternating round by round.
+// the underlay (VLAN 100 through the site switch), over Geneve, and from an underlay pod to an
+// overlay pod through the cluster router (u2oInterconnection), alternating round by round.
 //
 //	go run ./bench/underlaybench -bin bin      (as root, after make build; needs iperf3)
 package main

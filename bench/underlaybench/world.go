@@ -142,8 +142,9 @@ func (w *world) create(ctx context.Context, gvr schema.GroupVersionResource, obj
 	return nil
 }
 
-// pods makes the underlay (Vlan 100, Subnet under) and the Geneve pairs, one pod of each on
-// each host, and warms both paths up.
+// pods makes the underlay (Vlan 100, Subnet under, with u2oInterconnection) and the Geneve
+// pairs, one pod of each on each host, and warms the three paths up: underlay, Geneve, and
+// underlay pod to overlay pod through the cluster router (u2o).
 func (w *world) pods(ctx context.Context) ([]*path, error) {
 	if err := w.create(ctx, kubeovn.VlanResource, map[string]any{"apiVersion": "kubeovn.io/v1", "kind": "Vlan",
 		"metadata": map[string]any{"name": "v100"}, "spec": map[string]any{"id": int64(100), "provider": "site"}}); err != nil {
@@ -151,7 +152,7 @@ func (w *world) pods(ctx context.Context) ([]*path, error) {
 	}
 	if err := w.create(ctx, kubeovn.SubnetResource, map[string]any{"apiVersion": "kubeovn.io/v1", "kind": "Subnet",
 		"metadata": map[string]any{"name": "under"}, "spec": map[string]any{"cidrBlock": "192.0.2.0/24", "gateway": "192.0.2.1",
-			"vlan": "v100", "excludeIps": []any{"192.0.2.200"}}}); err != nil {
+			"vlan": "v100", "excludeIps": []any{"192.0.2.200"}, "u2oInterconnection": true}}); err != nil {
 		return nil, err
 	}
 	if err := w.subnetReady(ctx, "under"); err != nil {
@@ -168,7 +169,8 @@ func (w *world) pods(ctx context.Context) ([]*path, error) {
 		}
 		sbs = append(sbs, sb)
 	}
-	paths := []*path{{name: "underlay (VLAN 100, site switch)", from: sbs[0], to: sbs[1]}, {name: "overlay (Geneve)", from: sbs[2], to: sbs[3]}}
+	paths := []*path{{name: "underlay (VLAN 100, site switch)", from: sbs[0], to: sbs[1]}, {name: "overlay (Geneve)", from: sbs[2], to: sbs[3]},
+		{name: "u2oInterconnection (underlay pod -> overlay pod on the other host)", from: sbs[0], to: sbs[3]}}
 	for _, p := range paths {
 		if err := warmUp(ctx, p); err != nil {
 			return nil, err

@@ -14,12 +14,19 @@ const primaryProvider = "ovn"
 
 // attachmentProvider is the request's attachment provider, "" for the primary network
 // (no provider, or "ovn").
+//
+// eth0 is always the primary network: a pod whose v1.multus-cni.io/default-network names a
+// kube-ovn NAD has Multus call this plugin for eth0 with that NAD's provider, and the
+// controller put its primary allocation on that NAD's Subnet (agent/controller, defaultnet.go).
 func attachmentProvider(req protocol.PodRequest) string {
-	if req.Provider == primaryProvider {
+	if req.Provider == primaryProvider || req.IfName == primaryIfName {
 		return ""
 	}
 	return req.Provider
 }
+
+// primaryIfName is the pod's primary interface, which Multus names eth0.
+const primaryIfName = "eth0"
 
 // hostIfName names the host end of the request's veth: the container's for the primary
 // network, the container's and interface's for an attachment (a pod has one per network).

@@ -219,22 +219,39 @@ func (c *Client) BridgeMappings(ctx context.Context) (map[string]string, error) 
 // SetBridgeMapping sets (bridge != "") or removes (bridge == "") provider's entry in
 // ovn-bridge-mappings, keeping the others (an administrator's among them).
 func (c *Client) SetBridgeMapping(ctx context.Context, provider, bridge string) error {
-	m, err := c.BridgeMappings(ctx)
+	return c.setMapping(ctx, KeyBridgeMappings, provider, bridge)
+}
+
+// KeyChassisMACMappings is ovn-controller's per-provider chassis MAC: routed traffic leaves
+// through a localnet port with this MAC instead of the (distributed) router port's, so the
+// site's switch does not see one router MAC from every host (Kube-OVN sets it per provider).
+const KeyChassisMACMappings = "ovn-chassis-mac-mappings"
+
+// SetChassisMACMapping sets (mac != "") or removes (mac == "") provider's entry in
+// ovn-chassis-mac-mappings, keeping the others.
+func (c *Client) SetChassisMACMapping(ctx context.Context, provider, mac string) error {
+	return c.setMapping(ctx, KeyChassisMACMappings, provider, mac)
+}
+
+// setMapping sets or removes provider's entry of the "provider:value,..." external_id key.
+func (c *Client) setMapping(ctx context.Context, key, provider, value string) error {
+	root, err := c.root(ctx)
 	if err != nil {
-		return fmt.Errorf("set bridge mapping of %s: %w", provider, err)
+		return fmt.Errorf("set %s of %s: %w", key, provider, err)
 	}
-	if m[provider] == bridge {
+	m := ParseBridgeMappings(root.ExternalIDs[key])
+	if m[provider] == value {
 		return nil
 	}
-	if bridge == "" {
+	if value == "" {
 		delete(m, provider)
 	} else {
-		m[provider] = bridge
+		m[provider] = value
 	}
 	if len(m) == 0 {
-		return c.UnsetOVNConfig(ctx, KeyBridgeMappings)
+		return c.UnsetOVNConfig(ctx, key)
 	}
-	return c.SetOVNConfig(ctx, map[string]string{KeyBridgeMappings: FormatBridgeMappings(m)})
+	return c.SetOVNConfig(ctx, map[string]string{key: FormatBridgeMappings(m)})
 }
 
 // ParseBridgeMappings reads "a:br-a,b:br-b".

@@ -42,7 +42,15 @@
 // the Subnets that name it) must exist and be valid, else the Subnet is refused naming
 // spec.vlan; its switch gets a localnet port on the Vlan's provider with its tag, and no router
 // port unless logicalGateway (its pods' gateway is the site's router); it is checked only
-// against the Service CIDRs and special ranges (it is usually the hosts' own LAN).
+// against the Service CIDRs and special ranges (it is usually the hosts' own LAN). With
+// u2oInterconnection (u2o.go) the switch also gets a router port at a u2o address (spec's, else
+// the status's, else the first free one; excluded from the IPAM subnet, written in
+// status.u2oInterconnectionIP/MAC/VPC), Kube-OVN's allow (29400) and physical-gateway reroute
+// (29000) policies owned by kind U2OInterconnection, and NB_Global use_ct_inv_match=false while
+// any Subnet has it (removed, only if edgeovn set it, when none has). The controller also writes
+// the underlay statuses (vlanstatus.go): ProviderNetwork status.vlans, Vlan status.subnets and
+// status.conflict (a Vlan with the id of one in use or older on its provider; its Subnets are
+// refused VlanConflict).
 //
 // Concurrency: the applied set is read by the pod workers and written by the Subnet worker,
 // under a read-write lock; one worker syncs Subnets, one namespaces.

@@ -53,6 +53,7 @@ func (s *Controller) writeStatus(ctx context.Context, u *unstructured.Unstructur
 		s.event(u, ref.reason, ref.Error())
 	}
 	counted := s.count(sn.Name, &st)
+	counted = s.setU2OStatus(sn.Name, &st) || counted
 	if !changed && !counted {
 		return nil
 	}

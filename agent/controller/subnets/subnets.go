@@ -71,12 +71,15 @@ type Controller struct {
 	log    *slog.Logger
 	lister cache.GenericLister
 	vlans  cache.GenericLister // kubeovn.io/v1 Vlans (underlay.go)
-	inf    cache.SharedIndexInformer
-	nsList corelisters.NamespaceLister
-	queue  workqueue.TypedRateLimitingInterface[string] // Subnet names
-	nsQ    workqueue.TypedRateLimitingInterface[string] // Namespace names
-	stop   chan struct{}
-	once   sync.Once
+	pns    cache.GenericLister // kubeovn.io/v1 ProviderNetworks (vlanstatus.go)
+	// vlanPoke asks for the underlay statuses to be written again (vlanstatus.go).
+	vlanPoke chan struct{}
+	inf      cache.SharedIndexInformer
+	nsList   corelisters.NamespaceLister
+	queue    workqueue.TypedRateLimitingInterface[string] // Subnet names
+	nsQ      workqueue.TypedRateLimitingInterface[string] // Namespace names
+	stop     chan struct{}
+	once     sync.Once
 	// unannounced: isolation ACLs were written and nb_cfg not bumped since (acls.go).
 	unannounced atomic.Bool
 
@@ -92,12 +95,15 @@ type appliedSubnet struct {
 	spec     kubeovn.SubnetSpec
 	created  time.Time
 	deleting bool
+	// u2o are the router's addresses on an underlay switch with u2oInterconnection (u2o.go).
+	u2o []netip.Addr
 }
 
 // New is the Subnets of one term; the controller prepares, registers, applies and runs them.
 func New(req Request) *Controller {
 	return &Controller{req: req, dyn: req.Dynamic, log: req.Log.With("feature", "subnets"), queue: queue.New("subnets"),
-		nsQ: queue.New("namespaces"), stop: make(chan struct{}), applied: map[string]appliedSubnet{}}
+		nsQ: queue.New("namespaces"), stop: make(chan struct{}), applied: map[string]appliedSubnet{},
+		vlanPoke: make(chan struct{}, 1)}
 }
 
 // Prepare installs the CRD when absent and starts creating the ovn-default and join Subnet
@@ -142,6 +148,9 @@ func (s *Controller) Register(f *kubeapi.Informers) ([]cache.InformerSynced, err
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
 			s.queue.Add(key)
 		}
+		if u, ok := obj.(*unstructured.Unstructured); !ok || underlaySpec(u) {
+			s.pokeVlanStatus() // a Vlan's status.subnets
+		}
 	}
 	if _, err := s.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: onSubnet, UpdateFunc: func(_, obj any) { onSubnet(obj) }, DeleteFunc: onSubnet,
@@ -165,7 +174,11 @@ func (s *Controller) Register(f *kubeapi.Informers) ([]cache.InformerSynced, err
 	if err != nil {
 		return nil, err
 	}
-	return []cache.InformerSynced{s.inf.HasSynced, ns.Informer().HasSynced, vlansSynced}, nil
+	pnsSynced, err := s.registerProviderNetworks()
+	if err != nil {
+		return nil, err
+	}
+	return []cache.InformerSynced{s.inf.HasSynced, ns.Informer().HasSynced, vlansSynced, pnsSynced}, nil
 }
 
 // ApplyAll applies every Subnet before the pods are reconciled: their claims name subnets
@@ -218,6 +231,8 @@ func (s *Controller) Run(ctx context.Context) {
 		s.nsQ.ShutDown()
 	}()
 	go queue.Work(ctx, s.nsQ, queue.Worker{Kind: "namespace", Sync: s.syncNamespace, Log: s.req.Log, Metrics: s.req.Metrics})
+	go s.runVlanStatus(ctx)
+	s.pokeVlanStatus()
 	queue.Work(ctx, s.queue, queue.Worker{Kind: "subnet", Sync: s.sync, Log: s.req.Log, Metrics: s.req.Metrics})
 }
 

@@ -185,22 +185,41 @@ func (s *Controller) previousCIDRs(name string) []netip.Prefix {
 // reroutes, and the Services' load balancer group. join's rows come from the cluster topology.
 func (s *Controller) apply(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network) error {
 	prev, had := s.get(sn.Name)
+	var u2o []netip.Addr
 	if sn.Name != kubeovn.JoinSubnet {
-		err := s.req.IPAM.EnsureSubnet(ctx, ipam.Subnet{Name: sn.Name, CIDRs: net.CIDRs, Gateways: net.Gateways, Excludes: net.Excludes})
+		ipamNet := net
+		if u2oEnabled(sn.Spec) {
+			var ref *refusal
+			if u2o, ref = s.u2oAddresses(sn, net); ref != nil {
+				return ref
+			}
+			ipamNet = withU2OExcluded(net, u2o)
+		}
+		err := s.req.IPAM.EnsureSubnet(ctx, ipam.Subnet{Name: sn.Name, CIDRs: net.CIDRs, Gateways: net.Gateways, Excludes: ipamNet.Excludes})
 		if errors.Is(err, ipam.ErrConflict) || errors.Is(err, ipam.ErrInvalid) {
 			return &refusal{ReasonInvalidSpec, err}
 		}
 		if err != nil {
 			return fmt.Errorf("ensure ipam subnet %s: %w", sn.Name, err)
 		}
-		if err := s.ensureSubnetRows(ctx, sn, net); err != nil {
+		for _, a := range u2o { // a pod took it between the choice and its exclusion: choose again
+			if o, held := s.req.IPAM.Owner(sn.Name, a); held {
+				return fmt.Errorf("u2o address %s of subnet %s was taken by %s meanwhile: retried", a, sn.Name, o.Pod)
+			}
+		}
+		if err := s.ensureSubnetRows(ctx, sn, net, u2o); err != nil {
 			return err
 		}
 		if err := s.isolate(ctx, sn, net); err != nil {
 			return err
 		}
 	}
-	s.set(sn.Name, appliedSubnet{net: net, spec: sn.Spec, created: sn.CreationTimestamp.Time})
+	s.set(sn.Name, appliedSubnet{net: net, spec: sn.Spec, created: sn.CreationTimestamp.Time, u2o: u2o})
+	if len(u2o) > 0 || len(prev.u2o) > 0 {
+		if err := s.syncCtInvMatch(ctx); err != nil {
+			return err
+		}
+	}
 	if !had {
 		s.log.Info("subnet applied", "subnet", sn.Name, "cidr", fmt.Sprint(net.CIDRs), "gateway", fmt.Sprint(net.Gateways))
 		s.req.EnqueueUnallocated()
@@ -213,7 +232,8 @@ func (s *Controller) apply(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.
 }
 
 // ensureSubnetRows writes an overlay Subnet's rows, or an underlay one's (spec.vlan).
-func (s *Controller) ensureSubnetRows(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network) error {
+// u2o are the router's addresses on an underlay switch with u2oInterconnection (u2o.go).
+func (s *Controller) ensureSubnetRows(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network, u2o []netip.Addr) error {
 	if sn.Spec.Vlan == "" {
 		return s.ensureRows(ctx, sn.Name, net)
 	}
@@ -221,7 +241,7 @@ func (s *Controller) ensureSubnetRows(ctx context.Context, sn *kubeovn.Subnet, n
 	if ref != nil {
 		return ref
 	}
-	return s.ensureUnderlayRows(ctx, sn, net, tag)
+	return s.ensureUnderlayRows(ctx, sn, net, tag, u2o)
 }
 
 func (s *Controller) ensureRows(ctx context.Context, name string, net kubeovn.Network) error {
@@ -294,11 +314,19 @@ func (s *Controller) remove(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
+	if err := s.removeU2ORows(ctx, name); err != nil {
+		return err
+	}
 	if err := s.req.IPAM.DeleteSubnet(ctx, name); err != nil {
 		return fmt.Errorf("delete ipam subnet %s: %w", name, err)
 	}
-	_, had := s.get(name)
+	a, had := s.get(name)
 	s.forget(name)
+	if len(a.u2o) > 0 {
+		if err := s.syncCtInvMatch(ctx); err != nil {
+			return err
+		}
+	}
 	if had || n > 0 {
 		s.log.Info("subnet removed", "subnet", name, "rows", n)
 		s.enqueueNamespaces()

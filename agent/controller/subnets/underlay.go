@@ -3,6 +3,8 @@ package subnets
 import (
 	"context"
 	"fmt"
+	"net/netip"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,6 +45,7 @@ func (s *Controller) registerVlans() (cache.InformerSynced, error) {
 			}
 		}
 		s.enqueueNamingVlan(name)
+		s.pokeVlanStatus()
 	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: onVlan, UpdateFunc: func(_, obj any) { onVlan(obj) }, DeleteFunc: onVlan,
@@ -59,7 +62,8 @@ func (s *Controller) enqueueNamingVlan(vlan string) {
 	}
 	for _, obj := range s.inf.GetStore().List() {
 		if u, ok := obj.(*unstructured.Unstructured); ok {
-			if v, _, _ := unstructured.NestedString(u.Object, "spec", "vlan"); v == vlan {
+			// Every underlay Subnet: a Vlan's change may end another Vlan's conflict.
+			if v, _, _ := unstructured.NestedString(u.Object, "spec", "vlan"); v != "" {
 				s.queue.Add(u.GetName())
 			}
 		}
@@ -91,7 +95,19 @@ func (s *Controller) vlanOf(sn *kubeovn.Subnet) (vlanTag, *refusal) {
 	if err != nil {
 		return vlanTag{}, &refusal{ReasonVlanInvalid, fmt.Errorf("spec.vlan: %w", err)}
 	}
+	all := s.vlanInfos()
+	if i := slices.IndexFunc(all, func(o vlanInfo) bool { return o.name == v.Name }); i >= 0 {
+		if older := conflictOf(all, all[i]); older != "" {
+			return vlanTag{}, &refusal{ReasonVlanConflict, fmt.Errorf("spec.vlan: vlan %s has id %d on provider %s, as vlan %s, which is older or in use: refused (its status.conflict is true)", v.Name, id, provider, older)}
+		}
+	}
 	return vlanTag{id: id, provider: provider}, nil
+}
+
+// underlaySpec says whether the Subnet object names a Vlan.
+func underlaySpec(u *unstructured.Unstructured) bool {
+	v, _, _ := unstructured.NestedString(u.Object, "spec", "vlan")
+	return v != ""
 }
 
 // underlayReserved is what an underlay Subnet must not overlap: only the Service CIDRs (and
@@ -104,16 +120,28 @@ func (s *Controller) underlayReserved() []subnetcheck.Reserved {
 // ensureUnderlayRows gives the Subnet's switch its localnet port on the Vlan's provider with
 // its tag; without logicalGateway the switch has no router port (the pods' gateway is the
 // site's router at spec.gateway), with it the router port is kept as for an overlay subnet.
-func (s *Controller) ensureUnderlayRows(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network, tag vlanTag) error {
-	if sn.Spec.LogicalGateway {
+// With u2o addresses (u2oInterconnection, u2o.go) the router port is at them instead, with the
+// u2o policies; without, those policies are removed.
+func (s *Controller) ensureUnderlayRows(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network, tag vlanTag, u2o []netip.Addr) error {
+	switch {
+	case len(u2o) > 0:
+		if err := s.ensureU2ORows(ctx, sn, net, u2o); err != nil {
+			return err
+		}
+	case sn.Spec.LogicalGateway:
 		if err := s.ensureRows(ctx, sn.Name, net); err != nil {
 			return err
 		}
 	}
 	err := s.req.NB.EnsureLocalnet(ctx, northbound.LocalnetSpec{Switch: sn.Name, Router: s.req.Router, CIDRs: net.CIDRs,
-		Provider: tag.provider, Tag: tag.id, LogicalGateway: sn.Spec.LogicalGateway})
+		Provider: tag.provider, Tag: tag.id, LogicalGateway: sn.Spec.LogicalGateway || len(u2o) > 0})
 	if err != nil {
 		return err
+	}
+	if len(u2o) == 0 {
+		if err := s.removeU2ORows(ctx, sn.Name); err != nil {
+			return err
+		}
 	}
 	if s.req.Services {
 		return s.req.NB.EnsureLoadBalancerGroup(ctx, northbound.LoadBalancerGroupSpec{Name: northbound.ClusterLoadBalancerGroup,

@@ -85,7 +85,7 @@ func NewDynamic(t testing.TB, subnets []*kubeovn.Subnet, others ...runtime.Objec
 		objs = append(objs, u)
 	}
 	f := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{kubeovn.SubnetResource: "SubnetList", kubeovn.VlanResource: "VlanList",
+		map[schema.GroupVersionResource]string{kubeovn.SubnetResource: "SubnetList", kubeovn.VlanResource: "VlanList", kubeovn.ProviderNetworkResource: "ProviderNetworkList",
 			NADResource: "NetworkAttachmentDefinitionList"}, objs...)
 	for _, o := range others {
 		// Created under their resource: the tracker would guess "networkattachmentdefinitions".
