@@ -56,6 +56,9 @@ type SubnetSpec struct {
 	Vlan               string `json:"vlan,omitempty"`
 	LogicalGateway     bool   `json:"logicalGateway,omitempty"`
 	U2OInterconnection bool   `json:"u2oInterconnection,omitempty"`
+	// Vpc names the Vpc whose router the Subnet's switch is on; empty or DefaultVpc: the
+	// cluster router (vpc.go).
+	Vpc string `json:"vpc,omitempty"`
 }
 
 // SubnetStatus is Kube-OVN's status shape: conditions and address counts per family.

@@ -86,6 +86,9 @@ func (v *subnetView) refresh(objs []any) {
 		if sn.Spec.Vlan != "" {
 			continue // an underlay subnet is on the site's network, reached through its router
 		}
+		if kubeovn.VpcOf(sn.Spec) != kubeovn.DefaultVpc {
+			continue // a custom VPC's router is not linked to join: no host reaches it (docs/vpc.md)
+		}
 		cidrs, err := kubeovn.CIDRs(sn.Spec)
 		if err != nil {
 			continue

@@ -71,6 +71,7 @@ type Controller struct {
 	log    *slog.Logger
 	lister cache.GenericLister
 	vlans  cache.GenericLister // kubeovn.io/v1 Vlans (underlay.go)
+	vpcs   cache.GenericLister // kubeovn.io/v1 Vpcs (vpc.go)
 	inf    cache.SharedIndexInformer
 	nsList corelisters.NamespaceLister
 	queue  workqueue.TypedRateLimitingInterface[string] // Subnet names
@@ -165,7 +166,11 @@ func (s *Controller) Register(f *kubeapi.Informers) ([]cache.InformerSynced, err
 	if err != nil {
 		return nil, err
 	}
-	return []cache.InformerSynced{s.inf.HasSynced, ns.Informer().HasSynced, vlansSynced}, nil
+	vpcsSynced, err := s.registerVpcs()
+	if err != nil {
+		return nil, err
+	}
+	return []cache.InformerSynced{s.inf.HasSynced, ns.Informer().HasSynced, vlansSynced, vpcsSynced}, nil
 }
 
 // ApplyAll applies every Subnet before the pods are reconciled: their claims name subnets

@@ -106,7 +106,7 @@ func (s *Controller) underlayReserved() []subnetcheck.Reserved {
 // site's router at spec.gateway), with it the router port is kept as for an overlay subnet.
 func (s *Controller) ensureUnderlayRows(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network, tag vlanTag) error {
 	if sn.Spec.LogicalGateway {
-		if err := s.ensureRows(ctx, sn.Name, net); err != nil {
+		if err := s.ensureRows(ctx, sn.Name, s.req.Router, net); err != nil {
 			return err
 		}
 	}
