@@ -39,7 +39,7 @@ func TestSubnetVpc(t *testing.T) {
 		routers: append([]string{"router vpc-a", "router vpc-b", "lrp vpc-a vpc-a-a1 10.50.0.1/24", "lrp vpc-b vpc-b-b1 10.50.0.1/24"}, clusterLRPs...),
 		notLRP:  []string{"lrp ovn-cluster ovn-cluster-a1 10.50.0.1/24"},
 	}, {
-		name: "a custom VPC's Subnet may share ovn-default's addresses",
+		name:   "a custom VPC's Subnet may share ovn-default's addresses",
 		before: world{vpcs: vpcs, subnets: []*kubeovn.Subnet{ctltest.Subnet("a1", inVpc("vpc-a", "10.42.0.0/24", "10.42.0.1"))}},
 		want: subnetAfter{
 			conds:       map[string][]string{"a1": appliedConds},
