@@ -154,3 +154,19 @@ func wantsPolicy(specs []RouterPolicySpec, p *nbdb.LogicalRouterPolicy) bool {
 	}
 	return false
 }
+
+// VpcRouters lists the names of the routers a Vpc owns (kind Vpc), for the clean-up of Vpcs
+// deleted while no controller ran.
+func (c *Client) VpcRouters(ctx context.Context) ([]string, error) {
+	var routers []*nbdb.LogicalRouter
+	if err := c.nb.List(ctx, &routers); err != nil {
+		return nil, fmt.Errorf("list routers from cache: %w", err)
+	}
+	var out []string
+	for _, lr := range routers {
+		if ovn.IsOwned(lr.ExternalIDs) && lr.ExternalIDs[ovn.OwnerKindKey] == ovn.KindVpc {
+			out = append(out, lr.ExternalIDs[ovn.OwnerKey])
+		}
+	}
+	return out, nil
+}
