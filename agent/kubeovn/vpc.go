@@ -187,3 +187,17 @@ func (st *VpcStatus) SetCondition(t, status, reason, message string, now metav1.
 	st.Conditions = s.Conditions
 	return changed
 }
+
+// ParsePeering reads vpcPeerings[i]: remoteVpc another Vpc's name, localConnectIP an address
+// with its prefix ("169.254.0.1/30"), as Kube-OVN requires.
+func ParsePeering(i int, name string, p VpcPeering) (netip.Prefix, error) {
+	field := fmt.Sprintf("vpcPeerings[%d]", i)
+	if p.RemoteVpc == "" || p.RemoteVpc == name {
+		return netip.Prefix{}, fmt.Errorf("%w: %s.remoteVpc %q: want another Vpc's name", ErrInvalidVpc, field, p.RemoteVpc)
+	}
+	local, err := netip.ParsePrefix(p.LocalConnectIP)
+	if err != nil || local.Bits() == local.Addr().BitLen() {
+		return netip.Prefix{}, fmt.Errorf("%w: %s.localConnectIP %q: want an address with its prefix (169.254.0.1/30)", ErrInvalidVpc, field, p.LocalConnectIP)
+	}
+	return local, nil
+}

@@ -17,6 +17,7 @@ type VpcSpec struct {
 	Name     string
 	Routes   []StaticRouteSpec
 	Policies []RouterPolicySpec
+	Peerings []PeeringSpec
 }
 
 func (s VpcSpec) owner() OwnerRef { return OwnerRef{Kind: ovn.KindVpc, Name: s.Name} }
@@ -91,6 +92,9 @@ func (c *Client) vpcOps(ctx context.Context, spec VpcSpec) ([]ovsdb.Operation, e
 		if ops, err = c.routerPolicyOps(ctx, p, ops); err != nil {
 			return nil, err
 		}
+	}
+	if ops, err = c.peeringOps(ctx, spec, ops); err != nil {
+		return nil, err
 	}
 	stale, err := c.staleVpcRows(ctx, spec)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 )
 
 // unsupportedVpc are the Vpc spec fields edgeovn does not implement yet.
-var unsupportedVpc = []string{"vpcPeerings", "enableExternal", "enableBfd", "bfdPort", "extraExternalSubnets"}
+var unsupportedVpc = []string{"enableExternal", "enableBfd", "bfdPort", "extraExternalSubnets"}
 
 // writeStatus sets Kube-OVN's status fields (standby, default, router, defaultLogicalSwitch,
 // subnets, vpcPeerings, enableExternal) and the conditions Ready, Validated, Error and
@@ -59,8 +59,13 @@ func (c *Controller) writeStatus(ctx context.Context, u *unstructured.Unstructur
 	for _, sn := range subnets {
 		st.Subnets = append(st.Subnets, sn.name)
 	}
-	if st.VpcPeerings == nil {
+	if ref == nil {
 		st.VpcPeerings = []string{}
+		for _, p := range v.Spec.VpcPeerings {
+			st.VpcPeerings = append(st.VpcPeerings, p.RemoteVpc)
+		}
+	} else if st.VpcPeerings == nil {
+		st.VpcPeerings = []string{} // a refused spec leaves the peerings applied before
 	}
 	after, _ := json.Marshal(st)
 	if string(before) == string(after) {

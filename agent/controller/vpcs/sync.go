@@ -19,12 +19,13 @@ import (
 
 // Reasons in a Vpc's conditions and Events.
 const (
-	ReasonReady       = "VpcReady"
-	ReasonInvalidSpec = "InvalidSpec"
-	ReasonNextHop     = "NextHopOutsideVpc"
-	ReasonBadMatch    = "InvalidMatch"
-	ReasonInUse       = "VpcInUse"
-	ReasonApplyError  = "ApplyFailed"
+	ReasonReady        = "VpcReady"
+	ReasonInvalidSpec  = "InvalidSpec"
+	ReasonNextHop      = "NextHopOutsideVpc"
+	ReasonBadMatch     = "InvalidMatch"
+	ReasonInUse        = "VpcInUse"
+	ReasonPeerNotFound = "VpcPeerNotFound"
+	ReasonApplyError   = "ApplyFailed"
 )
 
 // refusal is a Vpc spec edgeovn will not apply as it stands: reported in its status, not
@@ -70,7 +71,7 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if name == kubeovn.DefaultVpc {
 		return c.writeStatus(ctx, u, v, subnets, nil) // the cluster router is the core's
 	}
-	spec, ref := validate(v, subnets)
+	spec, ref := c.validate(v, subnets)
 	if ref == nil {
 		if err := c.req.NB.EnsureVpc(ctx, spec); err != nil {
 			_ = c.writeStatus(ctx, u, v, subnets, &refusal{ReasonApplyError, err})
@@ -83,8 +84,20 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 // validate parses the Vpc's static and policy routes: each field as Kube-OVN defines it, each
 // match as OVN would parse it (package ovnmatch: a match northd cannot parse would leave the
 // router without the rule), each next hop inside a validated Subnet of this VPC.
-func validate(v *kubeovn.Vpc, subnets []vpcSubnet) (northbound.VpcSpec, *refusal) {
+func (c *Controller) validate(v *kubeovn.Vpc, subnets []vpcSubnet) (northbound.VpcSpec, *refusal) {
 	spec := northbound.VpcSpec{Name: v.Name}
+	for i, p := range v.Spec.VpcPeerings {
+		local, err := kubeovn.ParsePeering(i, v.Name, p)
+		if err != nil {
+			return spec, &refusal{ReasonInvalidSpec, err}
+		}
+		if _, err := c.vpcs.Get(p.RemoteVpc); err != nil {
+			return spec, &refusal{ReasonPeerNotFound, fmt.Errorf("vpcPeerings[%d].remoteVpc: vpc %s not found: refused until it exists", i, p.RemoteVpc)}
+		}
+		spec.Peerings = append(spec.Peerings, northbound.PeeringSpec{Remote: p.RemoteVpc, Local: local})
+		// A route's next hop may be the peer's end of the link.
+		subnets = append(subnets, vpcSubnet{name: "vpcPeerings[" + fmt.Sprint(i) + "]", cidrs: []netip.Prefix{local.Masked()}})
+	}
 	for i, r := range v.Spec.StaticRoutes {
 		route, err := kubeovn.ParseStaticRoute(i, r)
 		if err != nil {

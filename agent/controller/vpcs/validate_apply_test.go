@@ -69,6 +69,24 @@ func TestVpcValidateApply(t *testing.T) {
 		rows:   []string{"router vpc-a", "rpolicy vpc-a 31000 ip4.dst == 10.60.0.0/24 drop"},
 		conds:  readyConds,
 	}, {
+		name: "a peering with vpc-b: a port at localConnectIP peered with vpc-b's, a route through it",
+		spec: kubeovn.VpcSpec{VpcPeerings: []kubeovn.VpcPeering{{RemoteVpc: "vpc-b", LocalConnectIP: "169.254.0.1/30"}},
+			StaticRoutes: []kubeovn.StaticRoute{{CIDR: "10.70.0.0/24", NextHopIP: "169.254.0.2"}}},
+		rows:  []string{"router vpc-a", "lrp vpc-a vpc-a-vpc-b 169.254.0.1/30", "route vpc-a 10.70.0.0/24 169.254.0.2 dst-ip"},
+		conds: readyConds,
+	}, {
+		name:   "a removed peering takes its port",
+		spec:   kubeovn.VpcSpec{VpcPeerings: []kubeovn.VpcPeering{{RemoteVpc: "vpc-b", LocalConnectIP: "169.254.0.1/30"}}},
+		change: func(s *kubeovn.VpcSpec) { s.VpcPeerings = nil },
+		rows:   []string{"router vpc-a"},
+		conds:  readyConds,
+	}, {
+		name:   "a peering with a missing Vpc is refused naming the field",
+		spec:   kubeovn.VpcSpec{VpcPeerings: []kubeovn.VpcPeering{{RemoteVpc: "nope", LocalConnectIP: "169.254.0.1/30"}}},
+		rows:   []string{"router vpc-a"},
+		conds:  refused(ReasonPeerNotFound),
+		events: []string{"Warning VpcPeerNotFound vpc-a: vpcPeerings[0].remoteVpc: vpc nope not found"},
+	}, {
 		name:   "ecmpMode is refused naming the field",
 		spec:   kubeovn.VpcSpec{StaticRoutes: []kubeovn.StaticRoute{{CIDR: "0.0.0.0/0", NextHopIP: "10.50.0.254", ECMPMode: "ecmp_symmetric_reply"}}},
 		rows:   []string{"router vpc-a"},

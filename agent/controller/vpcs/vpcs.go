@@ -63,6 +63,10 @@ func (c *Controller) Register(f *kubeapi.Informers) ([]cache.InformerSynced, err
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
 			c.queue.Add(key)
 		}
+		// A Vpc peering with it may have waited for it (few Vpcs: all of them are queued).
+		for _, key := range c.infs[0].GetStore().ListKeys() {
+			c.queue.Add(key)
+		}
 	}
 	onSubnet := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
