@@ -178,6 +178,28 @@ func TestVpc(t *testing.T) {
 	setVpcSpec(ctx, t, vpcs, "test-vpc-1", "staticRoutes", []any{map[string]any{
 		"cidr": "192.168.77.0/24", "nextHopIP": "10.9.9.9"}})
 	waitCondition(ctx, t, vpcs, "test-vpc-1", kubeovn.ConditionValidated, "False", "staticRoutes[0].nextHopIP 10.9.9.9 is outside every subnet")
+	setVpcSpec(ctx, t, vpcs, "test-vpc-1", "staticRoutes", nil)
+
+	// vpcPeerings connect test-vpc-1 and test-vpc-3, and only those two.
+	if _, err := env.rig.Kube().CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns4"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	applyYAML(ctx, t, vpcs, "apiVersion: kubeovn.io/v1\nkind: Vpc\nmetadata:\n  name: test-vpc-3\nspec:\n  vpcPeerings:\n  - {remoteVpc: test-vpc-1, localConnectIP: 169.254.0.2/30}\n"+
+		"  staticRoutes:\n  - {cidr: 10.0.1.0/24, nextHopIP: 169.254.0.1, policy: policyDst}\n")
+	applyYAML(ctx, t, subnets, "apiVersion: kubeovn.io/v1\nkind: Subnet\nmetadata:\n  name: net3\nspec:\n  vpc: test-vpc-3\n  cidrBlock: 10.0.3.0/24\n  namespaces: [ns4]\n")
+	waitCondition(ctx, t, subnets, "net3", kubeovn.ConditionReady, "True", "")
+	setVpcSpec(ctx, t, vpcs, "test-vpc-1", "vpcPeerings", []any{map[string]any{"remoteVpc": "test-vpc-3", "localConnectIP": "169.254.0.1/30"}})
+	setVpcSpec(ctx, t, vpcs, "test-vpc-1", "staticRoutes", []any{map[string]any{"cidr": "10.0.3.0/24", "nextHopIP": "169.254.0.2", "policy": "policyDst"}})
+	e1 := runPodIn(ctx, t, env, "ns4", "e1")
+	eventually(ctx, t, "a1 (test-vpc-1) reaches e1 (test-vpc-3) over the peering", func() bool {
+		_, err := podsim.Ping(ctx, a1, e1.IP())
+		return err == nil
+	})
+	if err := podsim.TCP(ctx, a1, e1); err != nil {
+		t.Fatalf("tcp a1 -> e1 over the peering: %v", err)
+	}
+	mustNotReach(ctx, t, b1, e1.IP(), "test-vpc-2, not peered, reached test-vpc-3")
+	mustNotReach(ctx, t, d, e1.IP(), "the default VPC reached test-vpc-3")
 }
 
 // mustNotReach fails the test if from reaches addr (three pings, none answered).
