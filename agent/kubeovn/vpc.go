@@ -170,16 +170,6 @@ func ParsePolicyRoute(i int, r PolicyRoute) (Policy, error) {
 	return out, nil
 }
 
-// FindCondition returns the condition of type t, or nil.
-func (st *VpcStatus) FindCondition(t string) *Condition {
-	for i := range st.Conditions {
-		if st.Conditions[i].Type == t {
-			return &st.Conditions[i]
-		}
-	}
-	return nil
-}
-
 // SetCondition sets condition t as SubnetStatus.SetCondition does.
 func (st *VpcStatus) SetCondition(t, status, reason, message string, now metav1.Time) bool {
 	s := SubnetStatus{Conditions: st.Conditions}
