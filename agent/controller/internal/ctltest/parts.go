@@ -54,12 +54,6 @@ type SubnetClient struct {
 	Watches *Watches
 }
 
-// NewSubnetClient serves the Subnet objects.
-func NewSubnetClient(t testing.TB, subnets ...*kubeovn.Subnet) SubnetClient {
-	t.Helper()
-	return NewDynamic(t, subnets)
-}
-
 // NADResource is Multus's NetworkAttachmentDefinition (its CRD is Multus's; the fake serves
 // it as the API server does once that CRD is installed).
 var NADResource = schema.GroupVersionResource{Group: "k8s.cni.cncf.io", Version: "v1", Resource: "network-attachment-definitions"}
