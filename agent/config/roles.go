@@ -55,6 +55,9 @@ type Node struct {
 	CNIBinarySource string
 	// CNITimeout bounds one CNI ADD, waiting for allocation and OVN binding included.
 	CNITimeout time.Duration
+
+	Mirror // traffic mirroring (config_observe.go)
+	Pinger // the in-process pinger (config_observe.go)
 }
 
 // Controller are the controller role's options (controller.Request embeds them).

@@ -31,6 +31,8 @@ type Metrics struct {
 	ipam UsageSource // the leading term's IPAM, or nil
 	// state and stateReason: see SetControllerState.
 	state, stateReason string
+	// pinger reports the pinger's last round (SetPingerReport).
+	pinger func() string
 }
 
 // UsageSource is the IPAM whose subnets' usage is exported.

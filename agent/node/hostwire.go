@@ -183,7 +183,7 @@ func (r *Role) hostSpec(node *corev1.Node, subnets *subnetView, networks []netip
 			refused = append(refused, c)
 		}
 	}
-	spec.Routes, spec.Masquerade = r.routes(routes, spec.Address.IsValid()), masq
+	spec.Routes, spec.Masquerade = r.routes(routes, spec.Address.IsValid(), spec.Address6.IsValid()), masq
 	return spec, refused, nil
 }
 
@@ -197,16 +197,17 @@ func gatewayOf(p netip.Prefix, gws []netip.Addr) netip.Addr {
 	return netip.Addr{}
 }
 
-// routes are the networks reached through ovn0: the pods' subnets, and the Services' IPv4
-// ClusterIPs when edgeovn serves Services and ovn0 has an IPv4 address (IPv6 Services from
-// the host are not served yet).
-func (r *Role) routes(pods []netip.Prefix, v4 bool) []netip.Prefix {
+// routes are the networks reached through ovn0: the pods' subnets, and the Services'
+// ClusterIP ranges of each family ovn0 has an address of when edgeovn serves Services (the
+// load balancers on the join switch answer the host's traffic to them; node ports are sent
+// there too).
+func (r *Role) routes(pods []netip.Prefix, v4, v6 bool) []netip.Prefix {
 	out := slices.Clone(pods)
-	if !r.req.Services || !v4 {
+	if !r.req.Services {
 		return out
 	}
 	for _, p := range r.req.ServiceCIDRs {
-		if p.Addr().Is4() {
+		if p.Addr().Is4() && v4 || p.Addr().Is6() && v6 {
 			out = append(out, p)
 		}
 	}
