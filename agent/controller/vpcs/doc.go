@@ -1,7 +1,8 @@
 // Package vpcs is the controller role's Vpcs: it turns kubeovn.io/v1 Vpcs (cluster-scoped,
 // Kube-OVN's field names) into logical routers of their own, named as the Vpc, with the
 // static routes (staticRoutes: cidr, nextHopIP, policy policyDst/policySrc) and router
-// policies (policyRoutes: priority, match, action allow/drop/reroute, nextHopIP) the spec
+// policies (policyRoutes: priority, match, action allow/drop/reroute, nextHopIP) and peering
+// ports (vpcPeerings: remoteVpc, localConnectIP; a route may use the peer's end) the spec
 // asks for, and writes Kube-OVN's status (standby, router, defaultLogicalSwitch, subnets). It
 // owns each Vpc's finalizer (edgeovn.io/vpc), status, and its rows in northbound (kind Vpc:
 // the router, its routes and policies); the Subnets (package subnets) own their switches and
@@ -23,8 +24,8 @@
 // name it (Ready False, VpcInUse, naming them, as Kube-OVN waits for its subnets); then its
 // rows go. Reconcile, at the start of a term, syncs every Vpc and removes the rows of Vpcs
 // deleted while no controller ran. The default VPC (ovn-cluster, the cluster router, the core's)
-// gets its status only; vpcPeerings, enableExternal, enableBfd, bfdPort and
-// extraExternalSubnets are not implemented and named in the Unsupported condition.
+// gets its status only; enableExternal, enableBfd, bfdPort and extraExternalSubnets are not
+// implemented and named in the Unsupported condition.
 //
 // Concurrency: one worker syncs Vpcs; the listers are the informers' caches.
 package vpcs
