@@ -21,6 +21,8 @@ const (
 	KindNetworkPolicy = "NetworkPolicy"
 	// KindNamespace owns rows shared by a namespace's policies ("name").
 	KindNamespace = "Namespace"
+	// KindVpc owns a custom VPC's router, its static routes and policies ("name").
+	KindVpc = "Vpc"
 )
 
 // OwnedBy returns the external_ids that tag a row as created by edgeovn for the owner of the

@@ -142,14 +142,23 @@ func TestSyncPodAttachments(t *testing.T) {
 		},
 		attached: []attach{{"default/p", pa + ".x", "att-a 172.17.0.2 0a:58:ac:11:00:02"}, {"default/p", pa + ".y", "att-a 172.17.0.3 0a:58:ac:11:00:03"}},
 	}, {
-		name:   "default-network is not served: an Event says so, the primary stays on the namespace's Subnet",
+		name:   "default-network naming a kube-ovn NAD: the primary interface's allocation is on that NAD's Subnet",
 		before: attachWorld(pod("default/p", 1, selecting("", multus.DefaultNetworkAnnotation, "default/a"))),
+		steps:  []step{syncPodStep("default/p")},
+		want: after{
+			pods:   map[string]string{"default/p": "att-a 172.17.0.2 0a:58:ac:11:00:02"},
+			lsps:   []string{"lsp att-a p.default 0a:58:ac:11:00:02 172.17.0.2"},
+			allocs: []string{"alloc att-a default/p 172.17.0.2 0a:58:ac:11:00:02"},
+		},
+	}, {
+		name:   "default-network naming another plugin's NAD is not served: an Event says so, the primary stays on the namespace's Subnet",
+		before: attachWorld(pod("default/p", 1, selecting("", multus.DefaultNetworkAnnotation, "default/m"))),
 		steps:  []step{syncPodStep("default/p")},
 		want: after{
 			pods:   map[string]string{"default/p": "ovn-default 10.42.0.2 0a:58:0a:2a:00:02"},
 			lsps:   []string{"lsp ovn-default p.default 0a:58:0a:2a:00:02 10.42.0.2"},
 			allocs: []string{"alloc ovn-default default/p 10.42.0.2 0a:58:0a:2a:00:02"},
-			events: []string{`Warning DefaultNetworkUnsupported default/p: v1.multus-cni.io/default-network "default/a" is not served by edgeovn`},
+			events: []string{`Warning DefaultNetworkUnsupported default/p: v1.multus-cni.io/default-network "default/m" is not a kube-ovn network`},
 		},
 	}, {
 		name:   "a missing NAD: Event naming it, nothing allocated, retried",

@@ -12,7 +12,8 @@
 // Subnets: IPAM subnets, switches, isolation ACLs, status, a pod's subnet; applied before the
 // pods are reconciled), and the features with informers of their own that run in the same
 // term (feature.go, enabled.go): services (Services as OVN load balancers) and policies
-// (NetworkPolicies as port groups, address sets and ACLs, translated by agent/netpol). Two
+// (NetworkPolicies as port groups, address sets and ACLs, translated by agent/netpol), and
+// vpcs (kubeovn.io/v1 Vpcs as routers of their own with static routes and policies). Two
 // leaf packages serve them all: queue (the work queues and the worker loop) and podnet (which
 // pods are wired, and which subnets a pod may hold an address in). Each says in its doc.go
 // what it owns.

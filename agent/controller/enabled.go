@@ -5,6 +5,7 @@ import (
 
 	"github.com/edgeovn/edgeovn/agent/controller/policies"
 	"github.com/edgeovn/edgeovn/agent/controller/services"
+	"github.com/edgeovn/edgeovn/agent/controller/vpcs"
 	"github.com/edgeovn/edgeovn/agent/subnetcheck"
 )
 
@@ -12,6 +13,7 @@ var (
 	_ feature = (*services.Controller)(nil)
 	_ feature = (*policies.Controller)(nil)
 	_ feature = policies.RowsOff{}
+	_ feature = (*vpcs.Controller)(nil)
 )
 
 // enabledFeatures returns the parts of the controller role the request turns on.
@@ -34,6 +36,9 @@ func (c *Controller) enabledFeatures() []feature {
 		fs = append(fs, policies.New(pr))
 	} else {
 		fs = append(fs, policies.Off(pr))
+	}
+	if c.req.Dynamic != nil {
+		fs = append(fs, vpcs.New(vpcs.Request{Dynamic: c.req.Dynamic, NB: c.nb, Events: c.events, Log: c.log, Metrics: c.req.Metrics}))
 	}
 	return fs
 }

@@ -23,6 +23,9 @@ var crdYAML []byte
 //go:embed crd_underlay.yaml
 var underlayCRDYAML []byte
 
+//go:embed crd_vpc.yaml
+var vpcCRDYAML []byte
+
 // CRDResource is the API of CustomResourceDefinitions.
 var CRDResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
@@ -31,12 +34,13 @@ const (
 	SubnetCRDName          = "subnets.kubeovn.io"
 	ProviderNetworkCRDName = "provider-networks.kubeovn.io"
 	VlanCRDName            = "vlans.kubeovn.io"
+	VpcCRDName             = "vpcs.kubeovn.io"
 )
 
-// CRDs returns every CRD edgeovn installs: Subnet, ProviderNetwork, Vlan.
+// CRDs returns every CRD edgeovn installs: Subnet, ProviderNetwork, Vlan, Vpc.
 func CRDs() ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	for _, doc := range [][]byte{crdYAML, underlayCRDYAML} {
+	for _, doc := range [][]byte{crdYAML, underlayCRDYAML, vpcCRDYAML} {
 		crds, err := readCRDs(doc)
 		if err != nil {
 			return nil, err

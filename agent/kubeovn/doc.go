@@ -11,7 +11,10 @@
 // networks it serves Kube-OVN's ProviderNetwork and Vlan (underlay.go, crd_underlay.yaml, the
 // CRDs installed by EnsureCRD beside the Subnet's): their structs, their checks (a provider
 // name that fits br-<name> in an interface name, kernel interface names, a node in one
-// customInterfaces entry, a Vlan id 0-4095), and which NIC a network uses on a node.
+// customInterfaces entry, a Vlan id 0-4095), and which NIC a network uses on a node. For
+// custom VPCs it serves Kube-OVN's Vpc (vpc.go, crd_vpc.yaml copied from Kube-OVN's chart):
+// its structs, DefaultVpc ("ovn-cluster", a Subnet with no spec.vpc), and the parsing of
+// staticRoutes and policyRoutes entries, each error naming its field ("staticRoutes[0].cidr").
 //
 // Invariants: parsing never changes the object; a Subnet whose network does not parse is
 // reported, never half applied. The CRD's schema keeps every field a manifest sets

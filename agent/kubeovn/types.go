@@ -59,6 +59,9 @@ type SubnetSpec struct {
 	// U2OInterconnectionIP pins the router's address on an underlay switch with
 	// u2oInterconnection (empty: edgeovn picks one, as Kube-OVN's IPAM does).
 	U2OInterconnectionIP string `json:"u2oInterconnectionIP,omitempty"`
+	// Vpc names the Vpc whose router the Subnet's switch is on; empty or DefaultVpc: the
+	// cluster router (vpc.go).
+	Vpc string `json:"vpc,omitempty"`
 }
 
 // SubnetStatus is Kube-OVN's status shape: conditions and address counts per family.

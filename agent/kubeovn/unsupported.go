@@ -12,14 +12,13 @@ import (
 var implemented = map[string]bool{
 	"default": true, "protocol": true, "namespaces": true, "cidrBlock": true, "gateway": true,
 	"excludeIps": true, "gatewayType": true, "natOutgoing": true, "private": true, "allowSubnets": true,
-	"vlan": true, "logicalGateway": true, "u2oInterconnection": true, "u2oInterconnectionIP": true,
+	"vlan": true, "logicalGateway": true, "u2oInterconnection": true, "u2oInterconnectionIP": true, "vpc": true,
 }
 
 // harmless are fields whose value is what edgeovn does anyway: Kube-OVN writes them on its own
 // Subnets (the default VPC, the overlay provider, load balancers on), so they name nothing
 // edgeovn leaves undone.
 var harmless = map[string][]any{
-	"vpc":      {"ovn-cluster"},
 	"enableLb": {true},
 }
 

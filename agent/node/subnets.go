@@ -87,6 +87,9 @@ func (v *subnetView) refresh(objs []any) {
 		if sn.Name == "ovn-default" {
 			defaultNAT = sn.Spec.NatOutgoing
 		}
+		if kubeovn.VpcOf(sn.Spec) != kubeovn.DefaultVpc {
+			continue // a custom VPC's router is not linked to join: no host reaches it (docs/vpc.md)
+		}
 		cidrs, err := kubeovn.CIDRs(sn.Spec)
 		if err != nil {
 			continue

@@ -4,4 +4,5 @@
 //
 //	go run ./bench/cnibench -bin bin -pods 20      (as root; make deps first)
 //	go run ./bench/cnibench -bin bin -pods 40 -dual (dual-stack pods against IPv4-only ones, one edgeovn)
+//	go run ./bench/cnibench -bin bin -pods 40 -vpc  (pods of a custom VPC against the default VPC's, one edgeovn)
 package main

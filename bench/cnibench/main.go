@@ -25,6 +25,7 @@ func main() {
 	pods := flag.Int("pods", 20, "pods per plugin, one after the other")
 	afterOVN0 := flag.Bool("after-ovn0", false, "start the pods once the host's ovn0 is bound (as on a node that has been up a moment), not as edgeovn starts")
 	flag.BoolVar(&dualRun, "dual", false, "measure dual-stack pods against IPv4-only pods of one edgeovn (a dual-stack cluster CIDR and an IPv4-only Subnet), alternating; no reference plugins")
+	flag.BoolVar(&vpcRun, "vpc", false, "measure pods of a custom VPC (kubeovn.io/v1 Vpc and its Subnet) against pods of the default VPC of one edgeovn, alternating; no reference plugins")
 	flag.BoolVar(&keep, "keep", false, "keep the rig's directory (logs, databases) and run edgeovn at debug level, to read where the time went")
 	flag.Parse()
 	if err := run(*bin, *pods, *afterOVN0); err != nil {
@@ -35,8 +36,8 @@ func main() {
 
 type sample struct{ add, del []time.Duration }
 
-// keep: -keep; dualRun: -dual.
-var keep, dualRun bool
+// keep: -keep; dualRun: -dual; vpcRun: -vpc.
+var keep, dualRun, vpcRun bool
 
 func run(bin string, pods int, afterOVN0 bool) error {
 	if err := harness.Preflight(); err != nil {
@@ -45,12 +46,15 @@ func run(bin string, pods int, afterOVN0 bool) error {
 	bin, _ = filepath.Abs(bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if dualRun {
+	if dualRun || vpcRun {
 		rig, err := harness.Start(ctx, harness.Options{Keep: keep})
 		if err != nil {
 			return err
 		}
 		defer rig.Stop()
+		if vpcRun {
+			return runVpc(ctx, rig, bin, pods)
+		}
 		return runDual(ctx, rig, bin, pods)
 	}
 	work, err := os.MkdirTemp("", "cnibench-")

@@ -9,6 +9,9 @@
 // one group (EnsureLoadBalancerGroup, SyncLoadBalancers). EnsureACLGroup makes one owner's
 // port groups, ACLs and address sets exactly a spec's; EnsureSwitchACLs does the same for one
 // owner's ACLs on a logical switch (a private Subnet's), leaving the switch's other ACLs alone.
+// A custom VPC's router (EnsureVpcRouter, owned by kind Vpc) carries exactly its Vpc's static
+// routes and policies (EnsureVpc: one transaction adds, repairs and removes them; VpcRouters
+// lists the routers for the clean-up of Vpcs gone while no controller ran).
 // DeleteOwned deletes every edgeovn row of one owner (a deleted pod or node).
 // BumpNBCfg increments NB_Global's nb_cfg, so ovn-controllers report when they have installed
 // what northbound holds (`ovn-nbctl --wait=hv`'s mechanism).

@@ -52,6 +52,16 @@
 // status.conflict (a Vlan with the id of one in use or older on its provider; its Subnets are
 // refused VlanConflict).
 //
+// A Subnet with spec.vpc other than ovn-cluster is a custom VPC's (vpc.go): its Vpc (a Vpc
+// informer queues the Subnets that name it) must exist, else it is refused naming spec.vpc
+// (VpcNotFound); its switch's router port is on the Vpc's router (created here when the
+// Subnet comes before its Vpc's own sync; owned by the Vpc, package vpcs), with no allow
+// policy; a change of an applied Subnet's VPC is refused. Overlap is checked only between
+// Subnets of one VPC (the IPAM keys addresses by subnet, so two VPCs' Subnets may share a
+// CIDR), and a custom VPC's Subnet only against the Service CIDRs and special ranges (no host
+// routes to it). A namespace that no Subnet lists and that a Vpc's spec.namespaces lists gets
+// the Vpc's defaultSubnet.
+//
 // Concurrency: the applied set is read by the pod workers and written by the Subnet worker,
 // under a read-write lock; one worker syncs Subnets, one namespaces.
 package subnets

@@ -46,6 +46,9 @@ func (s *Controller) namespaceSubnets(ns *corev1.Namespace) (names []string, use
 	if v := ns.Annotations[annotation.LogicalSwitch]; v != "" && v != ns.Annotations[namespaceWritten] {
 		return strings.Split(v, ","), true
 	}
+	if vs := s.namespaceVpcSubnet(ns.Name); vs != "" {
+		return []string{vs}, false
+	}
 	return []string{s.defaultSubnet()}, false
 }
 

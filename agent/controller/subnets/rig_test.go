@@ -36,6 +36,8 @@ type world struct {
 	subnets []*kubeovn.Subnet
 	// holds are addresses live pods hold from an earlier term.
 	holds []hold
+	// vpcs are kubeovn.io/v1 Vpc objects (ctltest.Vpc).
+	vpcs []*unstructured.Unstructured
 }
 
 type hold struct{ subnet, pod, ip string }
@@ -67,7 +69,11 @@ func newRig(t *testing.T, w world) *rig {
 		objs = append(objs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
 	}
 	kube := ctltest.NewKube(t, objs...)
-	r.dyn = ctltest.NewSubnetClient(t, w.subnets...)
+	var others []runtime.Object
+	for _, v := range w.vpcs {
+		others = append(others, v)
+	}
+	r.dyn = ctltest.NewDynamic(t, w.subnets, others...)
 	r.topology()
 	f := kubeapi.NewInformers(kube.Client, kubeapi.InformerOptions{})
 	pods, nodes := f.Pods(), f.Nodes()

@@ -72,6 +72,7 @@ type Controller struct {
 	lister cache.GenericLister
 	vlans  cache.GenericLister // kubeovn.io/v1 Vlans (underlay.go)
 	pns    cache.GenericLister // kubeovn.io/v1 ProviderNetworks (vlanstatus.go)
+	vpcs   cache.GenericLister // kubeovn.io/v1 Vpcs (vpc.go)
 	// vlanPoke asks for the underlay statuses to be written again (vlanstatus.go).
 	vlanPoke chan struct{}
 	inf      cache.SharedIndexInformer
@@ -178,7 +179,11 @@ func (s *Controller) Register(f *kubeapi.Informers) ([]cache.InformerSynced, err
 	if err != nil {
 		return nil, err
 	}
-	return []cache.InformerSynced{s.inf.HasSynced, ns.Informer().HasSynced, vlansSynced, pnsSynced}, nil
+	vpcsSynced, err := s.registerVpcs()
+	if err != nil {
+		return nil, err
+	}
+	return []cache.InformerSynced{s.inf.HasSynced, ns.Informer().HasSynced, vlansSynced, pnsSynced, vpcsSynced}, nil
 }
 
 // ApplyAll applies every Subnet before the pods are reconciled: their claims name subnets

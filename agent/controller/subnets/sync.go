@@ -111,7 +111,13 @@ func (s *Controller) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 	if err := s.checkFamilies(net); err != nil {
 		return net, &refusal{ReasonFamilies, err}
 	}
+	if ref := s.checkVpc(sn); ref != nil {
+		return net, ref
+	}
 	reserved := s.reserved
+	if customVpc(sn.Spec) {
+		reserved = s.underlayReserved // no host routes to a custom VPC: only Services and special ranges
+	}
 	if sn.Spec.Vlan != "" {
 		if _, ref := s.vlanOf(sn); ref != nil {
 			return net, ref
@@ -130,12 +136,13 @@ func (s *Controller) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 		others[name] = a.net.CIDRs
 	}
 	s.mu.RUnlock()
+	vpc := kubeovn.VpcOf(sn.Spec)
 	for _, name := range sortedKeys(others) {
-		if name == sn.Name {
-			continue
+		if name == sn.Name || s.vpcOfSubnet(name) != vpc {
+			continue // subnets of different VPCs may share addresses: the IPAM keeps them apart by subnet
 		}
 		if mine, theirs, ok := kubeovn.Overlaps(net.CIDRs, others[name]); ok {
-			return net, &refusal{ReasonCIDROverlap, fmt.Errorf("cidrBlock %s overlaps subnet %s (%s): refused, subnets of one router must not share addresses", mine, name, theirs)}
+			return net, &refusal{ReasonCIDROverlap, fmt.Errorf("cidrBlock %s overlaps subnet %s (%s) of vpc %s: refused, subnets of one router must not share addresses", mine, name, theirs, vpc)}
 		}
 	}
 	return net, nil
@@ -234,8 +241,13 @@ func (s *Controller) apply(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.
 // ensureSubnetRows writes an overlay Subnet's rows, or an underlay one's (spec.vlan).
 // u2o are the router's addresses on an underlay switch with u2oInterconnection (u2o.go).
 func (s *Controller) ensureSubnetRows(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network, u2o []netip.Addr) error {
+	if customVpc(sn.Spec) {
+		if err := s.req.NB.EnsureVpcRouter(ctx, sn.Spec.Vpc); err != nil {
+			return fmt.Errorf("ensure router of subnet %s: %w", sn.Name, err)
+		}
+	}
 	if sn.Spec.Vlan == "" {
-		return s.ensureRows(ctx, sn.Name, net)
+		return s.ensureRows(ctx, sn.Name, s.routerOf(sn.Spec), net)
 	}
 	tag, ref := s.vlanOf(sn)
 	if ref != nil {
@@ -244,8 +256,8 @@ func (s *Controller) ensureSubnetRows(ctx context.Context, sn *kubeovn.Subnet, n
 	return s.ensureUnderlayRows(ctx, sn, net, tag, u2o)
 }
 
-func (s *Controller) ensureRows(ctx context.Context, name string, net kubeovn.Network) error {
-	nb, router := s.req.NB, s.req.Router
+func (s *Controller) ensureRows(ctx context.Context, name, router string, net kubeovn.Network) error {
+	nb := s.req.NB
 	spec := northbound.SubnetSpec{Name: name, Router: router, CIDR: net.CIDRs[0], Gateway: net.Gateways[0]}
 	if len(net.CIDRs) == 2 {
 		spec.DualCIDR, spec.DualGateway = net.CIDRs[1], net.Gateways[1]
@@ -254,6 +266,9 @@ func (s *Controller) ensureRows(ctx context.Context, name string, net kubeovn.Ne
 		return fmt.Errorf("ensure subnet %s: %w", name, err)
 	}
 	for _, p := range net.CIDRs {
+		if router != s.req.Router {
+			break // a custom VPC's router has no distributed gateway reroutes to keep off
+		}
 		match := "ip4.dst == " + p.String()
 		if p.Addr().Is6() {
 			match = "ip6.dst == " + p.String()

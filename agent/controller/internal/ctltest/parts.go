@@ -54,12 +54,6 @@ type SubnetClient struct {
 	Watches *Watches
 }
 
-// NewSubnetClient serves the Subnet objects.
-func NewSubnetClient(t testing.TB, subnets ...*kubeovn.Subnet) SubnetClient {
-	t.Helper()
-	return NewDynamic(t, subnets)
-}
-
 // NADResource is Multus's NetworkAttachmentDefinition (its CRD is Multus's; the fake serves
 // it as the API server does once that CRD is installed).
 var NADResource = schema.GroupVersionResource{Group: "k8s.cni.cncf.io", Version: "v1", Resource: "network-attachment-definitions"}
@@ -73,7 +67,7 @@ func NAD(namespace, name, config string) *unstructured.Unstructured {
 	}}
 }
 
-// NewDynamic serves the Subnets and NADs (ctltest.NAD).
+// NewDynamic serves the Subnets, and NADs (ctltest.NAD) and Vpcs (ctltest.Vpc).
 func NewDynamic(t testing.TB, subnets []*kubeovn.Subnet, others ...runtime.Object) SubnetClient {
 	t.Helper()
 	objs := make([]runtime.Object, 0, len(subnets))
@@ -86,15 +80,31 @@ func NewDynamic(t testing.TB, subnets []*kubeovn.Subnet, others ...runtime.Objec
 	}
 	f := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{kubeovn.SubnetResource: "SubnetList", kubeovn.VlanResource: "VlanList", kubeovn.ProviderNetworkResource: "ProviderNetworkList",
-			NADResource: "NetworkAttachmentDefinitionList"}, objs...)
+			kubeovn.VpcResource: "VpcList", NADResource: "NetworkAttachmentDefinitionList"}, objs...)
 	for _, o := range others {
 		// Created under their resource: the tracker would guess "networkattachmentdefinitions".
-		u := o.(*unstructured.Unstructured)
-		if err := f.Tracker().Create(NADResource, u, u.GetNamespace()); err != nil {
+		u, gvr := o.(*unstructured.Unstructured), NADResource
+		if u.GetKind() == "Vpc" {
+			gvr = kubeovn.VpcResource
+		}
+		if err := f.Tracker().Create(gvr, u, u.GetNamespace()); err != nil {
 			t.Fatalf("seed %s: %v", u.GetName(), err)
 		}
 	}
 	return SubnetClient{FakeDynamicClient: f, Watches: countWatches(f)}
+}
+
+// Vpc is a kubeovn.io/v1 Vpc object as a person would create it.
+func Vpc(t testing.TB, name string, spec kubeovn.VpcSpec) *unstructured.Unstructured {
+	t.Helper()
+	v := kubeovn.Vpc{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-vpc-" + name),
+		CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}, Spec: spec}
+	v.APIVersion, v.Kind = kubeovn.VpcResource.GroupVersion().String(), "Vpc"
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&v)
+	if err != nil {
+		t.Fatalf("vpc %s: %v", name, err)
+	}
+	return &unstructured.Unstructured{Object: m}
 }
 
 // Subnet is a Subnet object as a person would create it.

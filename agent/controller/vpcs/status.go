@@ -1,0 +1,134 @@
+package vpcs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
+)
+
+// unsupportedVpc are the Vpc spec fields edgeovn does not implement yet.
+var unsupportedVpc = []string{"enableExternal", "enableBfd", "bfdPort", "extraExternalSubnets"}
+
+// writeStatus sets Kube-OVN's status fields (standby, default, router, defaultLogicalSwitch,
+// subnets, vpcPeerings, enableExternal) and the conditions Ready, Validated, Error and
+// edgeovn's Unsupported, and patches the status only when something changed. A refusal is
+// also a Warning Event, once per change of its message.
+func (c *Controller) writeStatus(ctx context.Context, u *unstructured.Unstructured, v *kubeovn.Vpc, subnets []vpcSubnet, ref *refusal) error {
+	st := v.Status
+	before, _ := json.Marshal(st)
+	st.Conditions = slices.Clone(st.Conditions)
+	now := metav1.Now()
+	changed := false
+	set := func(t, status, reason, msg string) { changed = st.SetCondition(t, status, reason, msg, now) || changed }
+	switch {
+	case ref != nil && ref.reason == ReasonInUse:
+		set(kubeovn.ConditionReady, "False", ref.reason, ref.Error())
+	case ref != nil:
+		set(kubeovn.ConditionValidated, "False", ref.reason, ref.Error())
+		set(kubeovn.ConditionReady, "False", ref.reason, "not applied (the routes applied before stay): "+ref.Error())
+		set(kubeovn.ConditionError, "True", ref.reason, ref.Error())
+	default:
+		set(kubeovn.ConditionValidated, "True", ReasonReady, "")
+		set(kubeovn.ConditionReady, "True", ReasonReady, "")
+		set(kubeovn.ConditionError, "False", "NoError", "")
+	}
+	spec, _, _ := unstructured.NestedMap(u.Object, "spec")
+	if un := unsupported(spec, v.Name); len(un) > 0 {
+		set(kubeovn.ConditionUnsupported, "True", "UnsupportedFields", "edgeovn does not implement "+strings.Join(un, ", ")+": they have no effect")
+	} else {
+		set(kubeovn.ConditionUnsupported, "False", "AllFieldsSupported", "")
+	}
+	if ref != nil && changed {
+		c.event(u, ref.reason, ref.Error())
+	}
+	st.Standby, st.Default, st.Router = true, v.Name == kubeovn.DefaultVpc, v.Name
+	st.DefaultLogicalSwitch, st.EnableExternal = v.Spec.DefaultSubnet, false
+	if st.Default && st.DefaultLogicalSwitch == "" {
+		st.DefaultLogicalSwitch = kubeovn.DefaultSubnet
+	}
+	st.Subnets = []string{}
+	for _, sn := range subnets {
+		st.Subnets = append(st.Subnets, sn.name)
+	}
+	if ref == nil {
+		st.VpcPeerings = []string{}
+		for _, p := range v.Spec.VpcPeerings {
+			st.VpcPeerings = append(st.VpcPeerings, p.RemoteVpc)
+		}
+	} else if st.VpcPeerings == nil {
+		st.VpcPeerings = []string{} // a refused spec leaves the peerings applied before
+	}
+	after, _ := json.Marshal(st)
+	if string(before) == string(after) {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"status": st})
+	if err != nil {
+		return fmt.Errorf("encode status of vpc %s: %w", v.Name, err)
+	}
+	if _, err := c.req.Dynamic.Resource(kubeovn.VpcResource).Patch(ctx, v.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+		return fmt.Errorf("write status of vpc %s: %w", v.Name, err)
+	}
+	return nil
+}
+
+// unsupported lists the set fields of spec edgeovn does not implement; on the default VPC
+// the routes too (the cluster router's routes and policies are the core's).
+func unsupported(spec map[string]any, name string) []string {
+	fields := unsupportedVpc
+	if name == kubeovn.DefaultVpc {
+		fields = append(slices.Clone(fields), "staticRoutes", "policyRoutes")
+	}
+	var out []string
+	for _, f := range fields {
+		switch v := spec[f].(type) {
+		case nil:
+		case bool:
+			if v {
+				out = append(out, f)
+			}
+		case []any:
+			if len(v) > 0 {
+				out = append(out, f)
+			}
+		case map[string]any:
+			if en, _ := v["enabled"].(bool); en {
+				out = append(out, f)
+			}
+		default:
+			out = append(out, f)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// setFinalizer adds or removes VpcFinalizer, guarded by the object's resourceVersion.
+func (c *Controller) setFinalizer(ctx context.Context, u *unstructured.Unstructured, want bool) error {
+	fs := u.GetFinalizers()
+	if slices.Contains(fs, VpcFinalizer) == want {
+		return nil
+	}
+	if want {
+		fs = append(slices.Clone(fs), VpcFinalizer)
+	} else {
+		fs = slices.DeleteFunc(slices.Clone(fs), func(f string) bool { return f == VpcFinalizer })
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": fs, "resourceVersion": u.GetResourceVersion()}})
+	if err != nil {
+		return fmt.Errorf("encode finalizers of vpc %s: %w", u.GetName(), err)
+	}
+	if _, err := c.req.Dynamic.Resource(kubeovn.VpcResource).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("set finalizer of vpc %s: %w", u.GetName(), err)
+	}
+	return nil
+}
