@@ -31,6 +31,7 @@ type Metrics struct {
 	ipam UsageSource // the leading term's IPAM, or nil
 	// state and stateReason: see SetControllerState.
 	state, stateReason string
+	bgp                bgpMetrics // bgp.go
 }
 
 // UsageSource is the IPAM whose subnets' usage is exported.
