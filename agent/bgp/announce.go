@@ -62,7 +62,11 @@ func (b BadValue) Error() string {
 }
 
 // Announcements is what this host announces (Kube-OVN's rules, each node for itself):
-//   - a Subnet "true"/"cluster": its CIDRs (every host can forward to it over the overlay);
+//   - a Subnet "true"/"cluster": its CIDRs (every host can forward to it over the overlay),
+//     and, unlike Kube-OVN, the host routes of this host's pods in it, so that the site
+//     router sends each pod's traffic to the pod's own host: a reply leaves OVN through the
+//     pod's host, and a flow that entered through another host is dropped by OVN's
+//     conntrack there (an echo reply or SYN-ACK it never saw the request of, ct.inv);
 //   - a Subnet "local": the addresses of this host's pods in it, one host route each;
 //   - a pod "true"/"cluster"/"local": its addresses, from its own host only;
 //   - a Service "true"/"cluster"/"local", with ClusterIPs: its ClusterIPs.
@@ -78,6 +82,7 @@ func Announcements(s State) (prefixes []netip.Prefix, bad []BadValue) {
 			for _, p := range sn.CIDRs {
 				set[p.Masked()] = true
 			}
+			local[sn.Name] = true
 		case PolicyLocal:
 			local[sn.Name] = true
 		default:

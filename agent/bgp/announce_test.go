@@ -40,6 +40,9 @@ func TestAnnouncements(t *testing.T) {
 		{name: "cluster and true subnets: their CIDRs; local: this host's pods in it", s: State{Subnets: subnets,
 			Pods: []Pod{{Name: "a", Switch: "lo", IPs: addrs("10.52.0.7")}, {Name: "b", Switch: "off", IPs: addrs("10.53.0.8")}}},
 			want: pfx("10.50.0.0/24", "10.51.0.0/24", "10.52.0.7/32", "fd00:50::/64")},
+		{name: "cluster subnets: also this host's pods in them", s: State{Subnets: subnets,
+			Pods: []Pod{{Name: "a", Switch: "cl", IPs: addrs("10.50.0.7", "fd00:50::7")}, {Name: "b", Switch: "tr", IPs: addrs("10.51.0.8")}}},
+			want: pfx("10.50.0.0/24", "10.50.0.7/32", "10.51.0.0/24", "10.51.0.8/32", "fd00:50::/64", "fd00:50::7/128")},
 		{name: "annotated pods: host routes", s: State{Subnets: subnets[3:],
 			Pods: []Pod{{Name: "a", Switch: "off", IPs: addrs("10.53.0.5", "fd00:53::5"), Policy: PolicyLocal},
 				{Name: "b", Switch: "off", IPs: addrs("10.53.0.6"), Policy: PolicyTrue}}},
@@ -52,6 +55,7 @@ func TestAnnouncements(t *testing.T) {
 			Pods:     []Pod{{Name: "p", Switch: "cl", IPs: addrs("10.50.0.9"), Policy: "True"}, {Name: "q", Switch: "off", IPs: addrs("10.53.0.9"), Policy: PolicyLocal}},
 			Services: []Service{{Name: "s", ClusterIPs: addrs("10.43.0.20"), Policy: "1"}}},
 			want: pfx("10.50.0.0/24", "10.53.0.9/32", "fd00:50::/64"), bad: 3},
+		// p's value is bad: it is not announced even though its Subnet would announce it.
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, bad := Announcements(c.s)

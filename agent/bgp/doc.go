@@ -4,7 +4,11 @@
 //
 // What is announced (Announcements, pure) follows Kube-OVN's ovn.kubernetes.io/bgp
 // annotation: a Subnet "true" or "cluster" is announced as its CIDRs (every host forwards to
-// every pod over the overlay); a Subnet "local" as the host routes (/32, /128) of the pods in
+// every pod over the overlay) and, unlike Kube-OVN, with the host routes of this host's pods
+// in it: OVN sends a pod's replies out through the pod's own host, and its conntrack drops
+// the replies of a flow that entered through another host (measured: ping and TCP from the
+// site fail whenever the router's ECMP picks the other host), so the router must send each
+// pod's traffic to its host; a Subnet "local" as the host routes (/32, /128) of the pods in
 // it that run on this host; a pod "true", "cluster" or "local" as its host routes, from its own
 // host only (Kube-OVN announces a "cluster" pod from every speaker; edgeovn's hosts watch only
 // their own pods); a Service's ClusterIPs with announce-cluster-ip. Each host decides for

@@ -8,18 +8,21 @@ import (
 )
 
 // bgp writes the BGP speaker's peers and announced prefixes, as the daemon reports them on
-// /bgp; nothing when no neighbour is configured.
+// /bgp; nothing when the daemon runs no speaker and none is configured here.
 func (h *Host) bgp(ctx context.Context, w io.Writer) {
-	if !h.Cfg.BGP.Enabled() {
-		return
-	}
 	a := h.Cfg.MetricsAddress
 	if a == "" {
-		fmt.Fprintln(w, "\nbgp: unknown (metrics-address is off: the daemon's /bgp cannot be read)")
+		if h.Cfg.BGP.Enabled() {
+			fmt.Fprintln(w, "\nbgp: unknown (metrics-address is off: the daemon's /bgp cannot be read)")
+		}
 		return
 	}
 	code, body, err := getEndpoint(ctx, a, "/bgp")
-	if err != nil || code != 200 {
+	switch {
+	case err == nil && code == 200:
+	case err == nil && code == 404 && !h.Cfg.BGP.Enabled():
+		return
+	default:
 		fmt.Fprintf(w, "\nbgp: unknown (http://%s/bgp: %d %v %s)\n", a, code, err, body)
 		return
 	}

@@ -10,8 +10,10 @@ import (
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
 )
 
-// bgpRetry is the wait before the speaker is started again after it could not start.
-var bgpRetry = 10 * time.Second
+// bgpRetry is the first wait before the speaker is started again after it could not start
+// (at boot the NIC toward the neighbour may come up after edgeovn); it doubles up to
+// bgpRetryMax.
+var bgpRetry, bgpRetryMax = time.Second, 30 * time.Second
 
 // serveBGP runs the BGP speaker (package bgp) when a neighbour is configured; otherwise
 // nothing of it starts. A speaker that cannot start is logged, said in `edgeovn status`,
@@ -22,6 +24,7 @@ func (r *Role) serveBGP(ctx context.Context, kube *kubeapi.Client) error {
 	}
 	log := r.log.With("component", "bgp")
 	var dyn dynamic.Interface
+	wait := bgpRetry
 	for ctx.Err() == nil {
 		var err error
 		if dyn == nil && r.req.Dynamic != nil {
@@ -34,12 +37,13 @@ func (r *Role) serveBGP(ctx context.Context, kube *kubeapi.Client) error {
 		if err == nil || ctx.Err() != nil {
 			return nil
 		}
-		log.Error("bgp speaker not running, retrying", "err", err, "retry_in", bgpRetry)
+		log.Error("bgp speaker not running, retrying", "err", err, "retry_in", wait)
 		r.req.Metrics.SetBGP(nil, 0, "speaker not running: "+err.Error()+"\n")
 		select {
 		case <-ctx.Done():
-		case <-time.After(bgpRetry):
+		case <-time.After(wait):
 		}
+		wait = min(2*wait, bgpRetryMax)
 	}
 	return nil
 }

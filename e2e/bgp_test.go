@@ -1,0 +1,315 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/edgeovn/edgeovn/agent/bgp"
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
+	"github.com/edgeovn/edgeovn/e2e/harness"
+	"github.com/edgeovn/edgeovn/e2e/podsim"
+	"github.com/edgeovn/edgeovn/e2e/skip"
+)
+
+// The BGP tests' site: the router (FRR, AS 65001) at 198.51.100.1 on the hosts' LAN, the
+// hosts at 198.51.100.11, .12 (AS 65000), and a site device at 192.0.2.200 behind the
+// router, which knows the cluster only from what BGP told it.
+const (
+	bgpRouterAS  = 65001
+	bgpClusterAS = 65000
+)
+
+// bgpWorld is hosts peering with FRR on a site.
+type bgpWorld struct {
+	cl      *cluster
+	site    *harness.Site
+	frr     *harness.FRR
+	subnets dynamic.NamespaceableResourceInterface
+	hosts   []netip.Addr // each host's own address on the LAN (hosts[i] is cl.hosts[i]'s)
+}
+
+// bgpSpec says how the world is set up.
+type bgpSpec struct {
+	hosts int
+	extra []string // edgeovn flags besides the neighbour's
+	// neighbor is the FRR configuration of each host's neighbour statement besides
+	// remote-as (" password x"); one entry per host, or none.
+	neighbor []string
+}
+
+func startBGP(t *testing.T, spec bgpSpec) (*bgpWorld, context.Context) {
+	t.Helper()
+	if err := harness.FRRAvailable(); err != nil {
+		skip.Now(t, "bgp tests: %v", err)
+	}
+	extra := append([]string{"--neighbor-address=" + siteLAN.Addr().String(), fmt.Sprintf("--neighbor-as=%d", bgpRouterAS),
+		fmt.Sprintf("--cluster-as=%d", bgpClusterAS), "--holdtime=9s"}, spec.extra...)
+	cl, ctx := startCluster(t, spec.hosts, extra...)
+	site, err := cl.c.AddSite(ctx, harness.SiteOptions{Gateway: siteGW, Device: siteDevice, LAN: siteLAN})
+	if err != nil {
+		t.Fatalf("site: %v", err)
+	}
+	w := &bgpWorld{cl: cl, site: site}
+	var conf strings.Builder
+	fmt.Fprintf(&conf, "router bgp %d\n bgp router-id %s\n no bgp ebgp-requires-policy\n timers bgp 3 9\n", bgpRouterAS, siteLAN.Addr())
+	for i, e := range cl.hosts {
+		addr := netip.AddrFrom4([4]byte{198, 51, 100, byte(11 + i)})
+		w.hosts = append(w.hosts, addr)
+		if out, err := e.rig.Run(ctx, "ip", "addr", "add", addr.String()+"/24", "dev", harness.SiteNIC); err != nil {
+			t.Fatalf("%s: %v %s", cl.names[i], err, out)
+		}
+		// The way back to the site's devices; nothing else tells the hosts.
+		if out, err := e.rig.Run(ctx, "ip", "route", "add", siteGW.Masked().String(), "via", siteLAN.Addr().String()); err != nil {
+			t.Fatalf("%s: %v %s", cl.names[i], err, out)
+		}
+		fmt.Fprintf(&conf, " neighbor %s remote-as %d\n neighbor %s timers connect 1\n", addr, bgpClusterAS, addr)
+		if i < len(spec.neighbor) && spec.neighbor[i] != "" {
+			fmt.Fprintf(&conf, " neighbor %s%s\n", addr, spec.neighbor[i])
+		}
+	}
+	w.frr, err = site.StartFRR(ctx, harness.FRRSpec{Dir: t.TempDir(), Netns: site.RouterNetns, BGPConfig: conf.String()})
+	if err != nil {
+		t.Fatalf("frr: %v", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			out, _ := w.frr.Vtysh(context.Background(), "show bgp summary")
+			t.Logf("frr:\n%s", out)
+		}
+	})
+	dyn, err := dynamic.NewForConfig(cl.c.Central.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.subnets = dyn.Resource(kubeovn.SubnetResource)
+	return w, ctx
+}
+
+// established waits until FRR has the session with every host in hosts up.
+func (w *bgpWorld) established(ctx context.Context, t *testing.T, hosts ...int) {
+	t.Helper()
+	for _, i := range hosts {
+		eventually(ctx, t, "bgp session with "+w.cl.names[i], func() bool {
+			s, err := w.frr.PeerState(ctx, w.hosts[i])
+			return err == nil && s == "Established"
+		})
+	}
+}
+
+// nextHops are the next hops of FRR's valid paths to p (none: not in its RIB); stale
+// says whether any of them is kept by graceful restart.
+func (w *bgpWorld) nextHops(ctx context.Context, t *testing.T, p netip.Prefix) (hops []netip.Addr, stale bool) {
+	t.Helper()
+	routes, err := w.frr.Routes(ctx, p.Addr().Is6())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range routes {
+		if r.Prefix == p && r.Valid {
+			hops = append(hops, r.NextHop)
+			stale = stale || r.Stale
+		}
+	}
+	slices.SortFunc(hops, func(a, b netip.Addr) int { return a.Compare(b) })
+	return hops, stale
+}
+
+// waitHops waits until FRR's paths to p have exactly the next hops want (none: withdrawn).
+func (w *bgpWorld) waitHops(ctx context.Context, t *testing.T, p netip.Prefix, want ...netip.Addr) time.Duration {
+	t.Helper()
+	start := time.Now()
+	var got []netip.Addr
+	eventually(ctx, t, fmt.Sprintf("%s in the router's RIB via %v", p, want), func() bool {
+		got, _ = w.nextHops(ctx, t, p)
+		return slices.Equal(got, want)
+	})
+	return time.Since(start)
+}
+
+func (w *bgpWorld) subnet(ctx context.Context, t *testing.T, name, cidr, annotation string) {
+	t.Helper()
+	ann := ""
+	if annotation != "" {
+		ann = fmt.Sprintf("\n  annotations:\n    %s: %q", bgp.Annotation, annotation)
+	}
+	doc := fmt.Sprintf("apiVersion: kubeovn.io/v1\nkind: Subnet\nmetadata:\n  name: %s%s\nspec:\n  cidrBlock: %s\n  natOutgoing: false\n", name, ann, cidr)
+	if err := createYAML(ctx, w.subnets, doc); err != nil {
+		t.Fatalf("subnet %s: %v", name, err)
+	}
+	waitCondition(ctx, t, w.subnets, name, kubeovn.ConditionReady, "True", "")
+}
+
+// annotate sets (or, with "", removes) the bgp annotation of a Subnet.
+func (w *bgpWorld) annotate(ctx context.Context, t *testing.T, name, value string) {
+	t.Helper()
+	v := "null"
+	if value != "" {
+		v = fmt.Sprintf("%q", value)
+	}
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%s}}}`, bgp.Annotation, v)
+	if _, err := w.subnets.Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pod runs a pod on host i in subnet, with the bgp annotation value (none: ""), serving TCP
+// on 8080.
+func (w *bgpWorld) pod(ctx context.Context, t *testing.T, i int, name, subnet, value string) (*corev1.Pod, *podsim.Sandbox) {
+	t.Helper()
+	e := w.cl.hosts[i]
+	ann := map[string]string{"ovn.kubernetes.io/logical_switch": subnet}
+	if value != "" {
+		ann[bgp.Annotation] = value
+	}
+	pod, err := e.kubelet.CreatePod(ctx, "default", name, ann)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := e.kubelet.RunSandbox(ctx, pod)
+	if sb != nil {
+		t.Cleanup(func() { _ = podsim.RemoveNetns(sb.Netns) })
+	}
+	if err != nil {
+		t.Fatalf("%v\n%s", err, e.daemonLog())
+	}
+	srv, err := podsim.Serve(ctx, podsim.ServeRequest{Netns: sb.Netns, Port: 8080, Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return pod, sb
+}
+
+// reach checks that the site device pings the pod and opens TCP to it, over the routes the
+// router learned.
+func (w *bgpWorld) reach(ctx context.Context, t *testing.T, sb *podsim.Sandbox, name string) {
+	t.Helper()
+	ip := sb.IP()
+	if out, err := w.site.InDevice(ctx, "ping", "-c", "3", "-i", "0.2", "-w", "5", ip.String()); err != nil {
+		t.Fatalf("site device ping %s (%s): %v\n%s\n%s", name, ip, err, out, w.paths(ctx))
+	}
+	ans, err := podsim.Send(ctx, podsim.SendRequest{Netns: filepath.Join("/run/netns", w.site.DeviceNetns), Protocol: corev1.ProtocolTCP,
+		Addr: netip.AddrPortFrom(ip, 8080), Timeout: 5 * time.Second})
+	if err != nil || ans.Server != name {
+		t.Fatalf("site device TCP to %s (%s): %+v %v", name, ip, ans, err)
+	}
+	if ans.Client.Addr() != siteDevice.Addr() {
+		t.Errorf("the pod saw the site device as %s, want %s (no NAT on the way)", ans.Client.Addr(), siteDevice.Addr())
+	}
+}
+
+// paths is what the router and the hosts route and filter, for a failure's message.
+func (w *bgpWorld) paths(ctx context.Context) string {
+	var b strings.Builder
+	out, _ := w.site.InRouter(ctx, "ip", "route")
+	fmt.Fprintf(&b, "router routes:\n%s", out)
+	for i, e := range w.cl.hosts {
+		for _, args := range [][]string{{"ip", "route"}, {"sysctl", "net.ipv4.ip_forward", "net.ipv4.conf.all.rp_filter", "net.ipv4.conf.eth1.rp_filter"}, {"nft", "list", "ruleset"}} {
+			out, _ := e.rig.Run(ctx, args[0], args[1:]...)
+			fmt.Fprintf(&b, "%s %v:\n%s", w.cl.names[i], args, out)
+		}
+	}
+	return b.String()
+}
+
+// bgpStatus is `edgeovn status`'s bgp section on host i (through its /bgp).
+func (w *bgpWorld) bgpStatus(ctx context.Context, t *testing.T, i int) string {
+	t.Helper()
+	e := w.cl.hosts[i]
+	out, err := e.rig.Run(ctx, e.bin, "status", "--config=/dev/null", "--node-name="+w.cl.names[i], "--kubeconfig="+e.rig.Kubeconfig,
+		"--ovn-nb="+e.rig.NBEndpoint, "--ovn-sb="+e.rig.SBEndpoint, "--ovs-db="+e.rig.OVSEndpoint, "--ipam-db="+e.ipamDB)
+	s := string(out)
+	if i := strings.Index(s, "\nbgp:"); i >= 0 {
+		s = s[i+1:]
+		if j := strings.Index(s, "\n\n"); j >= 0 {
+			s = s[:j]
+		}
+		return s
+	}
+	t.Fatalf("edgeovn status has no bgp section (%v):\n%s", err, out)
+	return ""
+}
+
+// TestBGPSubnetAndPods: an annotated Subnet is announced from every host with the host's own
+// address as next hop and the site device reaches a pod on each host over those routes; a bad
+// value on another Subnet is an Event and withdraws nothing; removing the annotation withdraws
+// the route. A pod annotated "local", and the pods of a Subnet annotated "local", are
+// announced from their own host only, and withdrawn when deleted.
+func TestBGPSubnetAndPods(t *testing.T) {
+	w, ctx := startBGP(t, bgpSpec{hosts: 2})
+	w.established(ctx, t, 0, 1)
+	sn := netip.MustParsePrefix("10.61.0.0/24")
+	w.subnet(ctx, t, "bgp-a", sn.String(), "true")
+	took := w.waitHops(ctx, t, sn, w.hosts...)
+	t.Logf("%s announced by both hosts, in the router's RIB %v after the Subnet was Ready", sn, took)
+	_, a1 := w.pod(ctx, t, 0, "web-a1", "bgp-a", "")
+	_, a2 := w.pod(ctx, t, 1, "web-a2", "bgp-a", "")
+	// Each pod's host route from its own host: replies leave through it, so requests must
+	// enter there (bgp.Announcements says why).
+	w.waitHops(ctx, t, netip.PrefixFrom(a1.IP(), 32), w.hosts[0])
+	w.waitHops(ctx, t, netip.PrefixFrom(a2.IP(), 32), w.hosts[1])
+	w.reach(ctx, t, a1, "web-a1")
+	w.reach(ctx, t, a2, "web-a2")
+
+	st := w.bgpStatus(ctx, t, 0)
+	if !strings.Contains(st, "peer "+siteLAN.Addr().String()+" (as 65001): established") || !strings.Contains(st, sn.String()) {
+		t.Errorf("status does not show the session and the prefix:\n%s", st)
+	}
+
+	// A value that is none of Kube-OVN's: an Event naming it, nothing else withdrawn.
+	w.subnet(ctx, t, "bgp-typo", "10.62.0.0/24", "yes")
+	eventually(ctx, t, "a Warning Event naming the bad value", func() bool {
+		evs, err := w.cl.c.Central.Kube().CoreV1().Events("default").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false
+		}
+		for _, e := range evs.Items {
+			if e.Reason == bgp.ReasonBadAnnotation && e.InvolvedObject.Name == "bgp-typo" && strings.Contains(e.Message, `"yes"`) {
+				return true
+			}
+		}
+		return false
+	})
+	if hops, _ := w.nextHops(ctx, t, netip.MustParsePrefix("10.62.0.0/24")); len(hops) != 0 {
+		t.Errorf("the subnet with a bad value is announced via %v", hops)
+	}
+	if hops, _ := w.nextHops(ctx, t, sn); !slices.Equal(hops, w.hosts) {
+		t.Errorf("a bad value elsewhere changed %s's paths to %v", sn, hops)
+	}
+
+	w.annotate(ctx, t, "bgp-a", "")
+	took = w.waitHops(ctx, t, sn)
+	t.Logf("%s withdrawn %v after the annotation was removed", sn, took)
+	w.waitHops(ctx, t, netip.PrefixFrom(a1.IP(), 32))
+	w.waitHops(ctx, t, netip.PrefixFrom(a2.IP(), 32))
+
+	// local: a pod's /32 from its own host; a Subnet's pods from theirs.
+	_, p1 := w.pod(ctx, t, 0, "web-local", "bgp-a", bgp.PolicyLocal)
+	host1 := netip.PrefixFrom(p1.IP(), 32)
+	w.waitHops(ctx, t, host1, w.hosts[0])
+	w.reach(ctx, t, p1, "web-local")
+	w.annotate(ctx, t, "bgp-a", bgp.PolicyLocal)
+	w.waitHops(ctx, t, netip.PrefixFrom(a2.IP(), 32), w.hosts[1])
+	w.waitHops(ctx, t, netip.PrefixFrom(a1.IP(), 32), w.hosts[0])
+	if hops, _ := w.nextHops(ctx, t, sn); len(hops) != 0 {
+		t.Errorf("Subnet local announced its CIDR via %v", hops)
+	}
+	pod, _ := w.cl.c.Central.Kube().CoreV1().Pods("default").Get(ctx, "web-local", metav1.GetOptions{})
+	if err := w.cl.hosts[0].kubelet.DeletePod(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	took = w.waitHops(ctx, t, host1)
+	t.Logf("%s withdrawn %v after the pod was deleted", host1, took)
+}
+
