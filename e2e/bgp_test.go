@@ -17,6 +17,7 @@ import (
 
 	"github.com/edgeovn/edgeovn/agent/bgp"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
+	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 	"github.com/edgeovn/edgeovn/e2e/skip"
@@ -313,3 +314,88 @@ func TestBGPSubnetAndPods(t *testing.T) {
 	t.Logf("%s withdrawn %v after the pod was deleted", host1, took)
 }
 
+
+// TestBGPMD5: with auth-password the session with a router that has the same password comes
+// up; with a router that has another, it does not, and edgeovn status says why.
+func TestBGPMD5(t *testing.T) {
+	w, ctx := startBGP(t, bgpSpec{hosts: 2, extra: []string{"--auth-password=edge-right"},
+		neighbor: []string{" password edge-right", " password edge-wrong"}})
+	w.established(ctx, t, 0)
+	if st := w.bgpStatus(ctx, t, 0); !strings.Contains(st, ": established") {
+		t.Errorf("host with the right password: status does not say established:\n%s", st)
+	}
+	var st string
+	eventually(ctx, t, "status of the host with the wrong password says why", func() bool {
+		st = w.bgpStatus(ctx, t, 1)
+		return strings.Contains(st, "TCP MD5 signatures do not match")
+	})
+	t.Logf("wrong password: %s", st)
+	if s, _ := w.frr.PeerState(ctx, w.hosts[1]); s == "Established" {
+		t.Errorf("session with the wrong password is up")
+	}
+}
+
+// restart stops edgeovn on host i (SIGTERM, as systemd does) and starts it again with the
+// cluster's flags and extra; between the two, during runs.
+func (w *bgpWorld) restart(ctx context.Context, t *testing.T, i int, during func(), extra ...string) {
+	t.Helper()
+	e := w.cl.hosts[i]
+	if err := e.daemon.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	during()
+	var err error
+	flags := append(append(append([]string{}, daemonFlags...), w.cl.extra...), extra...)
+	e.daemon, err = daemon.Start(ctx, e.rig, daemon.Spec{Node: w.cl.names[i], BinDir: w.cl.bins, Extra: flags})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.kubelet.WaitReady(ctx); err != nil {
+		t.Fatalf("%v\n%s", err, e.daemonLog())
+	}
+}
+
+// TestBGPGracefulRestart: without graceful restart a stopping edgeovn withdraws its routes at
+// once and announces them again when back; with it, the router keeps them (stale) while
+// edgeovn restarts, and the site device's pings to a pod go on.
+func TestBGPGracefulRestart(t *testing.T) {
+	w, ctx := startBGP(t, bgpSpec{hosts: 1})
+	w.established(ctx, t, 0)
+	sn := netip.MustParsePrefix("10.63.0.0/24")
+	w.subnet(ctx, t, "bgp-gr", sn.String(), "true")
+	_, sb := w.pod(ctx, t, 0, "web-gr", "bgp-gr", "")
+	host := netip.PrefixFrom(sb.IP(), 32)
+	w.waitHops(ctx, t, host, w.hosts[0])
+
+	w.restart(ctx, t, 0, func() {
+		if hops, _ := w.nextHops(ctx, t, sn); len(hops) != 0 {
+			t.Errorf("without graceful restart: %s still via %v once edgeovn stopped", sn, hops)
+		}
+	})
+	w.waitHops(ctx, t, sn, w.hosts[0])
+	w.waitHops(ctx, t, host, w.hosts[0])
+
+	// Turn graceful restart on (a restart that withdraws once more), then restart with it.
+	w.restart(ctx, t, 0, func() {}, "--graceful-restart", "--graceful-restart-time=60s")
+	w.established(ctx, t, 0)
+	w.waitHops(ctx, t, host, w.hosts[0])
+	w.reach(ctx, t, sb, "web-gr")
+	p := startPinger(t, w.site.DeviceNetns, sb.IP())
+	w.restart(ctx, t, 0, func() {
+		time.Sleep(2 * time.Second) // longer than a Cease takes to withdraw
+		hops, stale := w.nextHops(ctx, t, host)
+		if !slices.Equal(hops, w.hosts[:1]) || !stale {
+			t.Errorf("with graceful restart: %s via %v (stale %v) while edgeovn is stopped, want kept as stale", host, hops, stale)
+		}
+	}, "--graceful-restart", "--graceful-restart-time=60s")
+	w.established(ctx, t, 0)
+	eventually(ctx, t, "routes fresh again after the restart", func() bool {
+		hops, stale := w.nextHops(ctx, t, host)
+		return slices.Equal(hops, w.hosts[:1]) && !stale
+	})
+	sent, lost := p.stop(t)
+	t.Logf("site device pinged the pod across the graceful restart: %d sent, %d lost", sent, lost)
+	if lost > sent/10 {
+		t.Errorf("%d of %d pings lost across a graceful restart", lost, sent)
+	}
+}
