@@ -314,7 +314,6 @@ func TestBGPSubnetAndPods(t *testing.T) {
 	t.Logf("%s withdrawn %v after the pod was deleted", host1, took)
 }
 
-
 // TestBGPMD5: with auth-password the session with a router that has the same password comes
 // up; with a router that has another, it does not, and edgeovn status says why.
 func TestBGPMD5(t *testing.T) {
@@ -325,9 +324,10 @@ func TestBGPMD5(t *testing.T) {
 		t.Errorf("host with the right password: status does not say established:\n%s", st)
 	}
 	var st string
+	t.Cleanup(func() { t.Logf("last status of the host with the wrong password:\n%s", st) })
 	eventually(ctx, t, "status of the host with the wrong password says why", func() bool {
 		st = w.bgpStatus(ctx, t, 1)
-		return strings.Contains(st, "TCP MD5 signatures do not match")
+		return strings.Contains(st, "TCP MD5 authentication fails")
 	})
 	t.Logf("wrong password: %s", st)
 	if s, _ := w.frr.PeerState(ctx, w.hosts[1]); s == "Established" {

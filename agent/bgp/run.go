@@ -64,7 +64,7 @@ func Run(ctx context.Context, req Request) error {
 	go func() {
 		_ = sp.srv.WatchEvent(ctx, watchPeers(), func(*apiWatchResponse) { poke(peerEvents) })
 	}()
-	d := newDiagnosis()
+	d := newDiagnosis(req.AuthPassword != "")
 	tick := time.NewTicker(statusEvery)
 	defer tick.Stop()
 	for {

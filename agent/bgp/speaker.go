@@ -72,8 +72,9 @@ func (s *Speaker) peer(n netip.Addr) *api.Peer {
 		p.EbgpMultihop = &api.EbgpMultihop{Enabled: true, MultihopTtl: uint32(c.EBGPMultihop)}
 	}
 	if c.GracefulRestart {
-		p.GracefulRestart = &api.GracefulRestart{Enabled: true, RestartTime: uint32(c.GracefulRestartTime / time.Second),
-			DeferralTime: 360, LocalRestarting: true}
+		// Not LocalRestarting (Kube-OVN sets it): with the R bit on every start, FRR 8.4 took
+		// the routes into its table but installed none of them (TestBGPGracefulRestart).
+		p.GracefulRestart = &api.GracefulRestart{Enabled: true, RestartTime: uint32(c.GracefulRestartTime / time.Second)}
 		p.AfiSafis[0].MpGracefulRestart = &api.MpGracefulRestart{Config: &api.MpGracefulRestartConfig{Enabled: true}}
 	}
 	return p

@@ -97,26 +97,31 @@ func (s *Speaker) Status(ctx context.Context, d *diagnosis) Status {
 // diagnosis tells why sessions do not come up from the kernel's TCP MD5 counters of this
 // network namespace (/proc/net/netstat), counted from the speaker's start: a peer with a
 // different password, or none where one is set, is otherwise silent (the kernel drops its
-// segments).
+// segments). Which counter rises depends on which side's socket the segment meets (GoBGP
+// could not put the key on its IPv6 listener here, so a mismatch showed as "unexpected"), so
+// with a password set any of them means the passwords disagree.
 type diagnosis struct {
-	base map[string]uint64
+	password bool
+	base     map[string]uint64
 }
 
-var md5Reasons = []struct{ counter, reason string }{
-	{"TCPMD5Failure", "TCP MD5 signatures do not match: auth-password differs from the peer's"},
-	{"TCPMD5NotFound", "the peer sends no TCP MD5 signature: auth-password is set here and not at the peer"},
-	{"TCPMD5Unexpected", "the peer signs with TCP MD5: it has a password and auth-password is not set here"},
-}
+var md5Counters = []string{"TCPMD5Failure", "TCPMD5NotFound", "TCPMD5Unexpected"}
 
-func newDiagnosis() *diagnosis { return &diagnosis{base: tcpCounters()} }
+func newDiagnosis(password bool) *diagnosis {
+	return &diagnosis{password: password, base: tcpCounters()}
+}
 
 // reason is the MD5 failure seen since the start, or "".
 func (d *diagnosis) reason() string {
 	now := tcpCounters()
-	for _, r := range md5Reasons {
-		if now[r.counter] > d.base[r.counter] {
-			return r.reason
+	for _, c := range md5Counters {
+		if now[c] <= d.base[c] {
+			continue
 		}
+		if d.password {
+			return fmt.Sprintf("TCP MD5 authentication fails (kernel counter %s): auth-password differs from the peer's, or the peer has none", c)
+		}
+		return fmt.Sprintf("the peer signs with TCP MD5 (kernel counter %s): it has a password and auth-password is not set here", c)
 	}
 	return ""
 }

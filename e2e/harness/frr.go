@@ -35,10 +35,16 @@ type FRR struct {
 // StartFRR starts zebra and bgpd in spec.Netns as children of the site's rig (stopped by
 // PID at its Close, or by Stop). It returns once vtysh answers.
 func (s *Site) StartFRR(ctx context.Context, spec FRRSpec) (*FRR, error) {
-	for _, d := range []string{filepath.Dir(spec.Dir), spec.Dir} {
-		if err := os.Chmod(d, 0o777); err != nil {
-			return nil, fmt.Errorf("frr dir: %w", err)
-		}
+	// The frr user must reach Dir (its parent is a test's private directory) and write in it.
+	parent, err := os.Stat(filepath.Dir(spec.Dir))
+	if err != nil {
+		return nil, fmt.Errorf("frr dir: %w", err)
+	}
+	if err := os.Chmod(filepath.Dir(spec.Dir), parent.Mode()|0o011); err != nil {
+		return nil, fmt.Errorf("frr dir: %w", err)
+	}
+	if err := os.Chmod(spec.Dir, 0o777); err != nil {
+		return nil, fmt.Errorf("frr dir: %w", err)
 	}
 	files := map[string]string{"zebra.conf": "hostname site-zebra\n", "bgpd.conf": "hostname site-bgpd\n" + spec.BGPConfig}
 	for name, content := range files {
@@ -47,7 +53,6 @@ func (s *Site) StartFRR(ctx context.Context, spec FRRSpec) (*FRR, error) {
 		}
 	}
 	f := &FRR{Dir: spec.Dir, netns: spec.Netns, site: s.Switch}
-	var err error
 	if f.Zebra, err = f.start(ctx, "zebra", "zebra.vty"); err != nil {
 		return nil, err
 	}
