@@ -230,13 +230,13 @@ func (w *bgpWorld) bgpStatus(ctx context.Context, t *testing.T, i int) string {
 	e := w.cl.hosts[i]
 	out, err := e.rig.Run(ctx, e.bin, "status", "--config=/dev/null", "--node-name="+w.cl.names[i], "--kubeconfig="+e.rig.Kubeconfig,
 		"--ovn-nb="+e.rig.NBEndpoint, "--ovn-sb="+e.rig.SBEndpoint, "--ovs-db="+e.rig.OVSEndpoint, "--ipam-db="+e.ipamDB)
-	s := string(out)
-	if i := strings.Index(s, "\nbgp:"); i >= 0 {
-		s = s[i+1:]
-		if j := strings.Index(s, "\n\n"); j >= 0 {
-			s = s[:j]
+	if i := strings.Index(string(out), "\nbgp:"); i >= 0 {
+		lines := strings.Split(string(out)[i+1:], "\n")
+		n := 1
+		for n < len(lines) && strings.HasPrefix(lines[n], "  ") {
+			n++
 		}
-		return s
+		return strings.Join(lines[:n], "\n")
 	}
 	t.Fatalf("edgeovn status has no bgp section (%v):\n%s", err, out)
 	return ""
@@ -324,7 +324,6 @@ func TestBGPMD5(t *testing.T) {
 		t.Errorf("host with the right password: status does not say established:\n%s", st)
 	}
 	var st string
-	t.Cleanup(func() { t.Logf("last status of the host with the wrong password:\n%s", st) })
 	eventually(ctx, t, "status of the host with the wrong password says why", func() bool {
 		st = w.bgpStatus(ctx, t, 1)
 		return strings.Contains(st, "TCP MD5 authentication fails")
