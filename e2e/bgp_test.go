@@ -398,3 +398,33 @@ func TestBGPGracefulRestart(t *testing.T) {
 		t.Errorf("%d of %d pings lost across a graceful restart", lost, sent)
 	}
 }
+
+// TestBGPClusterIP: with announce-cluster-ip, an annotated Service's ClusterIP is announced
+// from the host and the site device reaches the Service through it; the annotation removed,
+// it is withdrawn.
+func TestBGPClusterIP(t *testing.T) {
+	w, ctx := startBGP(t, bgpSpec{hosts: 1, extra: []string{"--announce-cluster-ip"}})
+	w.established(ctx, t, 0)
+	e := w.cl.hosts[0]
+	_, sb := w.pod(ctx, t, 0, "web-svc", "ovn-default", "")
+	svc := createService(ctx, t, e, "svc-bgp", func(svc *corev1.Service) {
+		svc.Spec.Selector = nil
+		svc.Annotations = map[string]string{bgp.Annotation: bgp.PolicyTrue}
+	})
+	publishEndpointsOn(ctx, t, e, "svc-bgp", map[*podsim.Sandbox]string{sb: w.cl.names[0]})
+	vip := netip.MustParseAddr(svc.Spec.ClusterIP)
+	took := w.waitHops(ctx, t, netip.PrefixFrom(vip, 32), w.hosts[0])
+	t.Logf("ClusterIP %s in the router's RIB %v after the Service was created", vip, took)
+	var ans podsim.Answer
+	eventually(ctx, t, "site device reaches the Service's ClusterIP", func() bool {
+		var err error
+		ans, err = podsim.Send(ctx, podsim.SendRequest{Netns: filepath.Join("/run/netns", w.site.DeviceNetns), Protocol: corev1.ProtocolTCP,
+			Addr: netip.AddrPortFrom(vip, 80), Timeout: 2 * time.Second})
+		return err == nil && ans.Server == "web-svc"
+	})
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, bgp.Annotation)
+	if _, err := e.kubelet.Kube.CoreV1().Services("default").Patch(ctx, "svc-bgp", types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.waitHops(ctx, t, netip.PrefixFrom(vip, 32))
+}

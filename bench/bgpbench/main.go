@@ -24,6 +24,8 @@ type Request struct {
 	Bin    string
 	Pods   int
 	Settle time.Duration // wait before reading RSS
+	// OffOnly measures the RSS without a neighbour only (a build without BGP, for comparison).
+	OffOnly bool
 }
 
 func main() {
@@ -31,6 +33,7 @@ func main() {
 	flag.StringVar(&req.Bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
 	flag.IntVar(&req.Pods, "pods", 50, "pods announced and withdrawn")
 	flag.DurationVar(&req.Settle, "settle", 10*time.Second, "idle time before RSS is read")
+	flag.BoolVar(&req.OffOnly, "off-only", false, "only measure RSS with no neighbour (works with a build that has no BGP)")
 	flag.Parse()
 	if err := run(req); err != nil {
 		fmt.Fprintln(os.Stderr, "bgpbench:", err)
@@ -59,6 +62,10 @@ func run(req Request) error {
 	rssOff, err := w.rss(ctx, req.Settle)
 	if err != nil {
 		return err
+	}
+	if req.OffOnly {
+		fmt.Printf("edgeovn RSS, no neighbour configured: %.1f MiB\n", float64(rssOff)/1024)
+		return nil
 	}
 	fmt.Fprintln(os.Stderr, "BGP off measured; restarting edgeovn with a neighbour")
 	if err := w.enableBGP(ctx); err != nil {
