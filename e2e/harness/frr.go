@@ -33,7 +33,7 @@ type FRR struct {
 }
 
 // StartFRR starts zebra and bgpd in spec.Netns as children of the site's rig (stopped by
-// PID at its Close, or by Stop). It returns once vtysh answers.
+// PID at its Close; FRR.Zebra and FRR.BGPD stop one earlier). It returns once vtysh answers.
 func (s *Site) StartFRR(ctx context.Context, spec FRRSpec) (*FRR, error) {
 	// The frr user must reach Dir (its parent is a test's private directory) and write in it.
 	parent, err := os.Stat(filepath.Dir(spec.Dir))
@@ -143,15 +143,6 @@ func (f *FRR) PeerState(ctx context.Context, neighbor netip.Addr) (string, error
 		return "", fmt.Errorf("frr neighbor %s: %w: %s", neighbor, err, out)
 	}
 	return peers[neighbor.String()].State, nil
-}
-
-// Stop stops bgpd and zebra by PID.
-func (f *FRR) Stop() error {
-	err := f.BGPD.Stop()
-	if zerr := f.Zebra.Stop(); err == nil {
-		err = zerr
-	}
-	return err
 }
 
 // FRRAvailable says whether Debian's frr is installed.
