@@ -14,6 +14,9 @@ export EDGEOVN_CONTAINERD ?= $(CACHE)/bin/containerd
 export EDGEOVN_CONTAINERD_SHIM ?= $(CACHE)/bin/containerd-shim-runc-v2
 export EDGEOVN_CTR ?= $(CACHE)/bin/ctr
 export EDGEOVN_MULTUS ?= $(CACHE)/bin/multus
+export EDGEOVN_METALLB_CONTROLLER ?= $(CACHE)/bin/metallb-controller
+export EDGEOVN_METALLB_SPEAKER ?= $(CACHE)/bin/metallb-speaker
+export EDGEOVN_METALLB_CRDS ?= $(CACHE)/bin/metallb-crds.yaml
 export EDGEOVN_PKGROOT ?= $(CACHE)/pkgroot
 
 .PHONY: help build binaries package test unit e2e deps vet bench conformance conformance-deps generate verify-generate demo demo-down clean
@@ -46,7 +49,7 @@ package: build ## build the .deb and .rpm for amd64 and arm64 into dist/ (nfpm.y
 		for p in deb rpm; do VERSION=$(PKG_VERSION) $(GO) run $(NFPM) pkg --config dist/nfpm-$$a.yaml --packager $$p --target dist/ || exit 1; done; \
 	done
 
-deps: ## install what the tests need (Debian packages; kube-apiserver, controller-manager, scheduler, kube-proxy, kubelet, containerd, CoreDNS, Multus builds cached in .cache/)
+deps: ## install what the tests need (Debian packages; kube-apiserver, controller-manager, scheduler, kube-proxy, kubelet, containerd, CoreDNS, Multus, MetalLB builds cached in .cache/)
 	./e2e/scripts/install-deps.sh $(CACHE)
 
 # Developer tools (staticcheck, deadcode) are pinned in tools.mod, a module file of their own,

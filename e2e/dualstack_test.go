@@ -8,8 +8,10 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
@@ -220,9 +222,10 @@ func addOutside6(ctx context.Context, t *testing.T, env *env) string {
 
 // TestDualStackMultiHost: two hosts of a dual-stack cluster; Geneve over the IPv4 underlay
 // carries IPv6 pod traffic between them: a pod reaches a pod on the other host and that
-// host's IPv6 join address, ping and TCP.
+// host's IPv6 join address, ping and TCP, and an IPv6 ClusterIP whose endpoint is that pod.
 func TestDualStackMultiHost(t *testing.T) {
-	cl, ctx := startCluster(t, 2, "--cluster-cidr="+dualClusterCIDR)
+	cl, ctx := startClusterWith(t, clusterSpec{hosts: 2, extra: []string{"--cluster-cidr=" + dualClusterCIDR, "--service-cidr=10.43.0.0/16,2001:cafe:43::/112"},
+		serviceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.43.0.0/16"), netip.MustParsePrefix("2001:cafe:43::/112")}})
 	a, b := runPod(ctx, t, cl.hosts[0], "pod-a"), runPod(ctx, t, cl.hosts[1], "pod-b")
 	b6 := podIP6(t, b)
 	retryPing(ctx, t, a, b6, "pod-a ("+cl.names[0]+") -> pod-b ("+cl.names[1]+") over IPv6")
@@ -234,6 +237,39 @@ func TestDualStackMultiHost(t *testing.T) {
 	retryPing(ctx, t, a, join6, "pod-a ("+cl.names[0]+") -> host "+cl.names[1]+"'s IPv6 join address")
 	if err := podsim.TCPBetween(ctx, a.Netns, cl.hosts[1].rig.NetnsPath, join6); err != nil {
 		t.Fatalf("tcp pod-a -> host %s's IPv6 join address: %v", cl.names[1], err)
+	}
+	checkClusterIP6Across(ctx, t, cl.hosts[0], a, b, cl.names[1])
+}
+
+// checkClusterIP6Across: an IPv6 single-stack Service whose one endpoint is pod b on another
+// host; pod a reaches it at its ClusterIP (OVN's load balancer on a's switch, then Geneve) and b
+// sees a's own IPv6 address.
+func checkClusterIP6Across(ctx context.Context, t *testing.T, env *env, a, b *podsim.Sandbox, bNode string) {
+	t.Helper()
+	svc := createService(ctx, t, env, "cross6", func(svc *corev1.Service) {
+		svc.Spec.Selector = nil
+		svc.Spec.IPFamilies, svc.Spec.IPFamilyPolicy = []corev1.IPFamily{corev1.IPv6Protocol}, new(corev1.IPFamilyPolicySingleStack)
+	})
+	slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "cross6-test",
+		Labels: map[string]string{discoveryv1.LabelServiceName: "cross6"}}, AddressType: discoveryv1.AddressTypeIPv6,
+		Ports:     []discoveryv1.EndpointPort{{Name: new("http"), Port: new(int32(8080)), Protocol: new(corev1.ProtocolTCP)}},
+		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{podIP6(t, b).String()}, NodeName: new(bNode)}}}
+	if _, err := env.kubelet.Kube.DiscoveryV1().EndpointSlices("default").Create(ctx, slice, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := podsim.Serve(ctx, podsim.ServeRequest{Netns: b.Netns, Port: 8080, Name: "pod-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	vip := netip.AddrPortFrom(netip.MustParseAddr(svc.Spec.ClusterIP), 80)
+	var ans podsim.Answer
+	eventually(ctx, t, "pod-a reaches "+vip.String()+" (endpoint pod-b on "+bNode+")", func() bool {
+		ans, _ = podsim.Send(ctx, podsim.SendRequest{Netns: a.Netns, Protocol: corev1.ProtocolTCP, Addr: vip, Timeout: time.Second})
+		return ans.Server == "pod-b"
+	})
+	if ans.Client.Addr() != podIP6(t, a) {
+		t.Fatalf("IPv6 ClusterIP across hosts: pod-b saw %s, want pod-a's %s", ans.Client, podIP6(t, a))
 	}
 }
 
@@ -250,4 +286,34 @@ func nodeJoinOf(ctx context.Context, t *testing.T, env *env, name string) annota
 		return err == nil && n.Switch == "join" && len(n.IPs) == 2
 	})
 	return n
+}
+
+// TestHostPortIPv6: in a dual-stack cluster a pod's hostPort (TCP and UDP) answers on the
+// host's IPv6 address ("ip6 edgeovn-hostport"): from an IPv6-only outside network with the
+// client's address kept, from the host itself and from another pod over IPv6.
+func TestHostPortIPv6(t *testing.T) {
+	env, ctx := startNodeFlags(t, "--cluster-cidr="+dualClusterCIDR)
+	pod, err := env.kubelet.CreatePod(ctx, "default", "web", nil, func(p *corev1.Pod) {
+		p.Spec.Containers[0].Ports = []corev1.ContainerPort{
+			{ContainerPort: 8080, HostPort: 18080, Protocol: corev1.ProtocolTCP},
+			{ContainerPort: 8080, HostPort: 18080, Protocol: corev1.ProtocolUDP}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostJoin6(ctx, t, env, nodeJoin(ctx, t, env).IPs)
+	sb := runSandbox(ctx, t, env, pod)
+	client := runPod(ctx, t, env, "client")
+	outside := addOutside6(ctx, t, env)
+	srv, err := podsim.Serve(ctx, podsim.ServeRequest{Netns: sb.Netns, Port: 8080, Name: "web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	host := netip.AddrPortFrom(netip.MustParseAddr(outsideV6Host), 18080)
+	reach := hostPortProbe{ctx: ctx, t: t, env: env}
+	reach.answers("IPv6 outside, tcp", outside, corev1.ProtocolTCP, host, netip.MustParseAddr(outsideV6))
+	reach.answers("IPv6 outside, udp", outside, corev1.ProtocolUDP, host, netip.MustParseAddr(outsideV6))
+	reach.answers("the host, its IPv6 address", env.rig.NetnsPath, corev1.ProtocolTCP, host, netip.Addr{})
+	reach.answers("another pod over IPv6, tcp", client.Netns, corev1.ProtocolTCP, host, netip.Addr{})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"os"
 	"slices"
 	"testing"
@@ -53,6 +54,8 @@ type clusterSpec struct {
 	unready []int
 	// databases is where the OVN databases run (default: the central).
 	databases harness.DBLayout
+	// serviceCIDRs is the API server's service range (default: k3s's 10.43.0.0/16).
+	serviceCIDRs []netip.Prefix
 }
 
 // startCluster starts n hosts and edgeovn on each (extra flags on all of them) and waits for
@@ -75,7 +78,7 @@ func startClusterWith(t *testing.T, spec clusterSpec) (*cluster, context.Context
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	start := time.Now()
 	c, err := harness.StartCluster(ctx, harness.ClusterOptions{Hosts: n, Databases: spec.databases,
-		Options: harness.Options{Log: log, Keep: os.Getenv("EDGEOVN_E2E_KEEP") != ""}})
+		Options: harness.Options{Log: log, Keep: os.Getenv("EDGEOVN_E2E_KEEP") != "", ServiceCIDRs: spec.serviceCIDRs}})
 	if err != nil {
 		t.Fatalf("start cluster: %v", err)
 	}

@@ -51,11 +51,17 @@ func buildImages(t *testing.T) []string {
 // with the test.
 func startRealNode(t *testing.T) (*realEnv, context.Context) {
 	t.Helper()
+	return startRealNodeFlags(t)
+}
+
+// startRealNodeFlags is startRealNode with edgeovn flags of the test's own.
+func startRealNodeFlags(t *testing.T, extra ...string) (*realEnv, context.Context) {
+	t.Helper()
 	if err := harness.Preflight(harness.RealNodeParts...); err != nil {
 		skip.Now(t, "real node tests: kubelet or containerd unavailable (run `make deps` as root): %v", err)
 	}
 	tars := buildImages(t)
-	e := startEnv(t)
+	e := startEnvFlags(t, false, harness.Options{}, extra...)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	k := daemon.Kubelet(e.rig, node)

@@ -28,6 +28,8 @@ const (
 	extCluster = "203.0.113.7"
 	extLocal   = "203.0.113.8"
 	extITP     = "203.0.113.9"
+	lbRanges   = "192.0.2.103"
+	extRanges  = "203.0.113.10"
 )
 
 // lbEnv is one host with a site client on its LAN (the harness's LAN peer namespace) and a
@@ -63,7 +65,7 @@ func TestLoadBalancerIPs(t *testing.T) {
 	})
 	// The LAN sends the site's service addresses to the host, as MetalLB's ARP answers or a
 	// router's static route would.
-	for _, ip := range []string{lbCluster, lbLocal, lbProxy, extCluster, extLocal} {
+	for _, ip := range []string{lbCluster, lbLocal, lbProxy, extCluster, extLocal, lbRanges, extRanges} {
 		if out, err := exec.CommandContext(ctx, "ip", "-n", env.rig.LANNetns, "route", "add", ip+"/32", "via", env.rig.NodeIP.String()).CombinedOutput(); err != nil {
 			t.Fatalf("route %s on the LAN: %v: %s", ip, err, out)
 		}
@@ -80,6 +82,7 @@ func TestLoadBalancerIPs(t *testing.T) {
 	t.Run("IPModeProxy", s.checkIPModeProxy)
 	t.Run("FromPods", s.checkFromPods)
 	t.Run("BadAddresses", s.checkBadAddresses)
+	t.Run("SourceRanges", s.checkSourceRanges)
 }
 
 // eventually is the suite's eventually, each wait bounded to 30 s: a subtest that fails

@@ -55,8 +55,8 @@ func defaultBGP() BGP {
 
 func (c *Config) addBGPFlags(fs *flag.FlagSet) {
 	b := &c.BGP
-	fs.Var(&addrListFlag{l: &b.NeighborAddresses, v6: false}, "neighbor-address", "BGP: IPv4 address of a site router to peer with (repeat or comma-separate; none: no speaker)")
-	fs.Var(&addrListFlag{l: &b.NeighborIPv6Addresses, v6: true}, "neighbor-ipv6-address", "BGP: IPv6 address of a site router to peer with (repeat or comma-separate)")
+	fs.Var(&familyAddrsFlag{l: &b.NeighborAddresses, v6: false}, "neighbor-address", "BGP: IPv4 address of a site router to peer with (repeat or comma-separate; none: no speaker)")
+	fs.Var(&familyAddrsFlag{l: &b.NeighborIPv6Addresses, v6: true}, "neighbor-ipv6-address", "BGP: IPv6 address of a site router to peer with (repeat or comma-separate)")
 	fs.Var(asFlag{&b.NeighborAS}, "neighbor-as", "BGP: the site routers' AS number")
 	fs.Var(asFlag{&b.ClusterAS}, "cluster-as", "BGP: this cluster's AS number")
 	fs.Var(addrFlag{&b.RouterID}, "router-id", "BGP: router id (default: this host's IPv4 address toward the first neighbour)")
@@ -116,15 +116,15 @@ func (f asFlag) Set(s string) error {
 	return nil
 }
 
-var _ configfile.Repeated = (*addrListFlag)(nil)
+var _ configfile.Repeated = (*familyAddrsFlag)(nil)
 
-// addrListFlag is a repeatable, comma-separable list of addresses of one family.
-type addrListFlag struct {
+// familyAddrsFlag is addrListFlag (config_observe.go) for one family: the other is refused.
+type familyAddrsFlag struct {
 	l  *[]netip.Addr
 	v6 bool
 }
 
-func (f *addrListFlag) String() string {
+func (f *familyAddrsFlag) String() string {
 	if f.l == nil {
 		return ""
 	}
@@ -136,9 +136,9 @@ func (f *addrListFlag) String() string {
 }
 
 // Repeated: the config file gives a list.
-func (f *addrListFlag) Repeated() {}
+func (f *familyAddrsFlag) Repeated() {}
 
-func (f *addrListFlag) Set(s string) error {
+func (f *familyAddrsFlag) Set(s string) error {
 	for _, part := range strings.Split(s, ",") {
 		a, err := netip.ParseAddr(strings.TrimSpace(part))
 		if err != nil {

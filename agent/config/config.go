@@ -85,6 +85,8 @@ func Default() Config {
 			CNIBinarySource: "/usr/lib/edgeovn/edgeovn-cni",
 			CNITimeout:      60 * time.Second,
 			BGP:             defaultBGP(),
+			Mirror:          DefaultMirror(),
+			Pinger:          DefaultPinger(),
 		},
 		Controller: Controller{
 			NBEndpoints:   []string{"unix:/var/run/ovn/ovnnb_db.sock"},
@@ -120,6 +122,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateNetworks()...)
 	errs = append(errs, c.validateServices()...)
 	errs = append(errs, c.validateBGP()...)
+	errs = append(errs, c.validateObserve()...)
 	if c.MTU < 576 || c.MTU > 9000 {
 		errs = append(errs, fmt.Errorf("mtu %d: outside 576..9000", c.MTU))
 	}

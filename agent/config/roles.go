@@ -57,6 +57,9 @@ type Node struct {
 	CNITimeout time.Duration
 	// BGP is the speaker's configuration (bgp.go); without a neighbour, none runs.
 	BGP
+
+	Mirror // traffic mirroring (config_observe.go)
+	Pinger // the in-process pinger (config_observe.go)
 }
 
 // Controller are the controller role's options (controller.Request embeds them).

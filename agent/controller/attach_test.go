@@ -212,7 +212,8 @@ func TestSyncPodAttachments(t *testing.T) {
 		steps: []step{reconcileStep(), syncPodStep("default/q")},
 		want: after{
 			pods: map[string]string{"default/q": "ovn-default 10.42.0.2 0a:58:0a:2a:00:02"},
-			lsps: []string{"lsp ovn-default q.default 0a:58:0a:2a:00:02 10.42.0.2",
+			// p's primary port is restored by reconcile in one batch; its attachment's by its sync.
+			lsps: []string{"lsp ovn-default p.default 0a:58:0a:2a:00:05 10.42.0.5", "lsp ovn-default q.default 0a:58:0a:2a:00:02 10.42.0.2",
 				"lsp att-a q.default.a.default.ovn 0a:58:ac:11:00:03 172.17.0.3"},
 			allocs: []string{"alloc ovn-default default/p 10.42.0.5 0a:58:0a:2a:00:05",
 				"alloc att-a default/p@a.default.ovn 172.17.0.2 0a:58:ac:11:00:02",

@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"net/netip"
+
 	"github.com/edgeovn/edgeovn/agent/controller/policies"
 	"github.com/edgeovn/edgeovn/agent/controller/services"
 	"github.com/edgeovn/edgeovn/agent/subnetcheck"
@@ -19,7 +21,12 @@ func (c *Controller) enabledFeatures() []feature {
 		reserved := append(subnetcheck.Prefixes("the pod network (cluster-cidr)", c.req.ClusterCIDR),
 			subnetcheck.Prefixes("the join network (join-cidr)", c.req.JoinCIDR)...)
 		reserved = append(reserved, subnetcheck.Prefixes("the service network (service-cidr)", c.req.ServiceCIDRs...)...)
-		fs = append(fs, services.New(services.Request{NB: c.nb, Log: c.log, Metrics: c.req.Metrics, Reserved: reserved, Events: c.events}))
+		pods := []netip.Prefix{c.req.ClusterCIDR}
+		if c.req.ClusterCIDRDual.IsValid() {
+			pods = append(pods, c.req.ClusterCIDRDual)
+		}
+		fs = append(fs, services.New(services.Request{NB: c.nb, Log: c.log, Metrics: c.req.Metrics, Reserved: reserved,
+			PodNetworks: pods, Events: c.events}))
 	}
 	pr := policies.Request{NB: c.nb, Events: c.events, Log: c.log, Metrics: c.req.Metrics,
 		IPv6: c.req.ClusterCIDR.Addr().Is6() || c.req.ClusterCIDRDual.IsValid(), Lost: c.lost}

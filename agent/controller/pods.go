@@ -127,13 +127,17 @@ func (c *Controller) network(a ipam.Allocation) annotation.Network {
 }
 
 func (c *Controller) ensurePort(ctx context.Context, pod *corev1.Pod, n annotation.Network) error {
-	lsp := annotation.PortName(pod.Namespace, pod.Name)
-	err := c.nb.EnsurePodPort(ctx, northbound.PodPortSpec{Switch: n.Switch, Name: lsp, MAC: n.MAC,
-		IPs: n.IPs, Owner: pod.Namespace + "/" + pod.Name, Chassis: pod.Spec.NodeName, StatefulSet: statefulSetMark(pod)})
-	if err != nil {
-		return fmt.Errorf("ensure port %s: %w", lsp, err)
+	spec := portSpec(pod, n)
+	if err := c.nb.EnsurePodPort(ctx, spec); err != nil {
+		return fmt.Errorf("ensure port %s: %w", spec.Name, err)
 	}
 	return nil
+}
+
+// portSpec is the northbound port of pod's primary interface with the allocation n.
+func portSpec(pod *corev1.Pod, n annotation.Network) northbound.PodPortSpec {
+	return northbound.PodPortSpec{Switch: n.Switch, Name: annotation.PortName(pod.Namespace, pod.Name), MAC: n.MAC,
+		IPs: n.IPs, Owner: pod.Namespace + "/" + pod.Name, Chassis: pod.Spec.NodeName, StatefulSet: statefulSetMark(pod)}
 }
 
 func (c *Controller) annotate(ctx context.Context, pod *corev1.Pod, n annotation.Network) error {

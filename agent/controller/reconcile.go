@@ -99,6 +99,7 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	if err := c.removeLost(ctx, lost); err != nil {
 		return err
 	}
+	c.restorePorts(ctx, byOwner, ports)
 	if err := c.importReleased(ctx); err != nil {
 		return err
 	}

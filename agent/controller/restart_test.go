@@ -34,6 +34,18 @@ func TestReconcileAfterRestart(t *testing.T) {
 				"alloc ovn-default default/c 10.42.0.4 0a:58:0a:2a:00:04"},
 		},
 	}, {
+		name: "a northbound that lost the pods' ports (restored from a backup, or created anew) gets them back from reconcile alone",
+		before: world{
+			pods:  []*corev1.Pod{pod("default/a", 1, allocatedOn("10.42.0.2")), pod("default/b", 2, allocatedOn("10.42.0.3"))},
+			ports: []seedPort{{"ovn-default", "default/b", "10.42.0.3"}},
+		},
+		steps: []step{reconcileStep()},
+		want: after{
+			pods:   map[string]string{"default/a": "ovn-default 10.42.0.2 0a:58:0a:2a:00:02", "default/b": "ovn-default 10.42.0.3 0a:58:0a:2a:00:03"},
+			lsps:   []string{"lsp ovn-default a.default 0a:58:0a:2a:00:02 10.42.0.2", "lsp ovn-default b.default 0a:58:0a:2a:00:03 10.42.0.3"},
+			allocs: []string{"alloc ovn-default default/a 10.42.0.2 0a:58:0a:2a:00:02", "alloc ovn-default default/b 10.42.0.3 0a:58:0a:2a:00:03"},
+		},
+	}, {
 		name: "a port whose pod is gone is removed and its address released; an allocation no pod claims is released",
 		before: world{
 			pods:   []*corev1.Pod{pod("default/a", 1, allocatedOn("10.42.0.2"))},

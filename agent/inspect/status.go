@@ -39,6 +39,9 @@ func (h *Host) Status(ctx context.Context, w io.Writer, timeout time.Duration) e
 		within(func(ctx context.Context) { line("controller state", "%s", h.controllerState(ctx, a)) })
 	}
 	within(func(ctx context.Context) { line("readiness", "%s", h.readiness(ctx)) })
+	if a := h.Cfg.MetricsAddress; a != "" {
+		within(func(ctx context.Context) { line("pinger", "%s", h.pinger(ctx, a)) })
+	}
 	within(func(ctx context.Context) { line("host routes", "%s", h.hostRoutesLine(ctx)) })
 	within(func(ctx context.Context) { line("open_vswitch", "%s", connState(h.OVS(ctx))) })
 	within(func(ctx context.Context) { line("ovn northbound", "%s", connState(h.NB(ctx))) })

@@ -2,7 +2,9 @@
 // state): CNI requests by verb and result, IPAM allocations and releases made durable and each
 // subnet's usage, OVSDB write transactions and their latency (the northbound and the local
 // Open_vSwitch clients, counted by ovn.Metrics), whether this host holds the controller Lease,
-// and the controller's reconciles by kind and result; plus Go runtime and process metrics.
+// and the controller's reconciles by kind and result; plus Go runtime and process metrics,
+// and the collectors another component registers (Register: the pinger's, under Kube-OVN's
+// names), and the pinger's last round as text (SetPingerReport, PingerReport: /pinger).
 //
 // Invariants: every method works on a nil *Metrics and does nothing, so components and tests
 // that do not export metrics need no stand-in. Counters only grow for the life of the process:

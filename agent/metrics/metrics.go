@@ -32,6 +32,8 @@ type Metrics struct {
 	// state and stateReason: see SetControllerState.
 	state, stateReason string
 	bgp                bgpMetrics // bgp.go
+	// pinger reports the pinger's last round (SetPingerReport).
+	pinger func() string
 }
 
 // UsageSource is the IPAM whose subnets' usage is exported.

@@ -13,8 +13,9 @@
 //     with apply-after-lb, so they see a Service's backend after the switch's load balancer.
 //   - Each namespace with policies owns two default-deny port groups "nsdeny.<hash>.in" and
 //     ".eg" (the pods any policy of the namespace selects for that direction) with a drop
-//     ACL; for ingress an allow from the nodes' join addresses (the host's kubelet probes
-//     its pods through ovn0); for egress an allow of replies (ct.est && ct.rpl), because OVN
+//     ACL; for ingress an allow from the nodes' join addresses of each family (address sets
+//     "edgeovn.nodes_ip4" and "edgeovn.nodes_ip6", both always written: the host's kubelet
+//     probes its pods through ovn0, over IPv6 too); for egress an allow of replies (ct.est && ct.rpl), because OVN
 //     23.03 passes replies by itself in the to-lport and before-lb stages but not after the
 //     load balancer; and with IPv6 an allow for neighbour discovery.
 //

@@ -12,8 +12,12 @@ const (
 	AllowPriority = 1001
 )
 
-// HostsAddressSet holds the nodes' join (ovn0) addresses, allowed into every selected pod.
-const HostsAddressSet = "edgeovn.nodes_ip4"
+// HostsAddressSet and HostsAddressSet6 hold the nodes' join (ovn0) addresses of each family,
+// allowed into every selected pod (kubelet's probes come from there).
+const (
+	HostsAddressSet  = "edgeovn.nodes_ip4"
+	HostsAddressSet6 = "edgeovn.nodes_ip6"
+)
 
 func hash(s string) string {
 	sum := sha256.Sum256([]byte(s))

@@ -55,8 +55,12 @@ func denyACLs(d direction, pg, namespace string, c Cluster) []northbound.ACLRule
 			Name: aclName("%s:replies-%s", namespace, d.short), AfterLB: true})
 	}
 	if d == ingress {
+		hosts := fmt.Sprintf("ip4.src == $%s", HostsAddressSet)
+		if c.IPv6 {
+			hosts = fmt.Sprintf("(%s || ip6.src == $%s)", hosts, HostsAddressSet6)
+		}
 		acls = append(acls, northbound.ACLRule{Direction: d.acl, Priority: AllowPriority,
-			Match:  fmt.Sprintf("%s && ip4.src == $%s", base, HostsAddressSet),
+			Match:  base + " && " + hosts,
 			Action: nbdb.ACLActionAllowRelated, Name: aclName("%s:from-hosts", namespace)})
 	}
 	if c.IPv6 {
@@ -67,15 +71,22 @@ func denyACLs(d direction, pg, namespace string, c Cluster) []northbound.ACLRule
 	return acls
 }
 
-// Hosts returns the rows of the nodes' join addresses.
+// Hosts returns the rows of the nodes' join addresses: one address set per family, both
+// always there (the IPv6 one empty in an IPv4 cluster), so a match may name either.
 func Hosts(joinIPs []netip.Addr) northbound.ACLGroupSpec {
-	var addrs []netip.Prefix
-	for _, ip := range joinIPs {
-		if ip.Is4() {
-			addrs = append(addrs, netip.PrefixFrom(ip, 32))
+	var sets []northbound.AddressSetSpec
+	for _, f := range []struct {
+		name string
+		is   func(netip.Addr) bool
+	}{{HostsAddressSet, netip.Addr.Is4}, {HostsAddressSet6, netip.Addr.Is6}} {
+		var addrs []netip.Prefix
+		for _, ip := range joinIPs {
+			if ip = ip.Unmap(); f.is(ip) {
+				addrs = append(addrs, netip.PrefixFrom(ip, ip.BitLen()))
+			}
 		}
+		slices.SortFunc(addrs, func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
+		sets = append(sets, northbound.AddressSetSpec{Name: f.name, Addresses: slices.Compact(addrs)})
 	}
-	slices.SortFunc(addrs, func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
-	return northbound.ACLGroupSpec{Owner: HostsOwner,
-		AddressSets: []northbound.AddressSetSpec{{Name: HostsAddressSet, Addresses: slices.Compact(addrs)}}}
+	return northbound.ACLGroupSpec{Owner: HostsOwner, AddressSets: sets}
 }

@@ -190,17 +190,31 @@ func TestNamespace(t *testing.T) {
 		}
 	}
 	c.IPv6 = true
-	if n := len(Namespace("x", []Result{in}, c).PortGroups[0].ACLs); n != 3 {
+	acls := Namespace("x", []Result{in}, c).PortGroups[0].ACLs
+	if n := len(acls); n != 3 {
 		t.Errorf("IPv6: %d ingress deny-group ACLs, want 3 (with nd)", n)
 	}
-	hosts := Hosts([]netip.Addr{netip.MustParseAddr("100.64.0.3"), netip.MustParseAddr("100.64.0.2"), netip.MustParseAddr("fd00::1")})
+	// The hosts' probes come over IPv6 too: their IPv6 join addresses are let in.
+	if want := "outport == @" + inPG + " && (ip4.src == $" + HostsAddressSet + " || ip6.src == $" + HostsAddressSet6 + ")"; acls[1].Match != want {
+		t.Errorf("IPv6: from-hosts match %q, want %q", acls[1].Match, want)
+	}
+	hosts := Hosts([]netip.Addr{netip.MustParseAddr("100.64.0.3"), netip.MustParseAddr("fd00:100:64::3"), netip.MustParseAddr("100.64.0.2"), netip.MustParseAddr("fd00:100:64::2")})
+	if err := hosts.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(hosts.AddressSets) != 2 || hosts.AddressSets[0].Name != HostsAddressSet || hosts.AddressSets[1].Name != HostsAddressSet6 {
+		t.Fatalf("hosts' address sets %+v, want %s and %s", hosts.AddressSets, HostsAddressSet, HostsAddressSet6)
+	}
 	if got := prefixString(hosts.AddressSets[0].Addresses); got != "100.64.0.2/32 100.64.0.3/32" {
-		t.Errorf("hosts = %s", got)
+		t.Errorf("hosts, IPv4 = %s", got)
+	}
+	if got := prefixString(hosts.AddressSets[1].Addresses); got != "fd00:100:64::2/128 fd00:100:64::3/128" {
+		t.Errorf("hosts, IPv6 = %s", got)
 	}
 }
 
 func TestNamesAreOVNNames(t *testing.T) {
-	for _, n := range []string{PortGroupName("kube-system", "allow-dns"), HostsAddressSet} {
+	for _, n := range []string{PortGroupName("kube-system", "allow-dns"), HostsAddressSet, HostsAddressSet6} {
 		if err := (northbound.AddressSetSpec{Name: n, Owner: HostsOwner}).Validate(); err != nil {
 			t.Error(err)
 		}

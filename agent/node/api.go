@@ -29,9 +29,16 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 	if err != nil {
 		return err
 	}
+	r.shaper.watcher.Store(watcher)
 	pods.set(watcher)
+	podsChanged := watcher.Subscribe()
 	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return r.serveMirror(ctx, kube, watcher, podsChanged) })
+	if r.req.EnablePinger {
+		g.Go(func() error { return r.runPinger(ctx, kube) })
+	}
 	g.Go(func() error { return watcher.Run(ctx) })
+	g.Go(func() error { return r.shaper.run(ctx, kube, r.req.NodeName, watcher) })
 	g.Go(func() error { return r.wireHost(ctx, kube) })
 	g.Go(func() error { return r.serveServices(ctx, kube) })
 	g.Go(func() error { return r.serveUnderlay(ctx) })

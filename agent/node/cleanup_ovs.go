@@ -80,6 +80,7 @@ func (c *cleaner) ovs(ctx context.Context, req CleanupRequest, do bool) {
 		return
 	}
 	c.providerBridges(ctx, db, do)
+	c.mirrors(ctx, db, do)
 	names := make([]string, 0, len(ports)+1)
 	for _, p := range ports {
 		names = append(names, p.Name)

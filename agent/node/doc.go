@@ -29,13 +29,17 @@
 // Subnet check (hostconflicts.go), again at each change of the host's addresses. One netlink subscription (hostevents.go)
 // serves the readiness watch, the drift check and this address watch.
 // Without kube-proxy (services.go; kubeproxy.go detects it, --kube-proxy overrides) the host
-// serves Services in the nftables table "ip edgeovn-svc": NodePorts on its own addresses
+// serves Services in the nftables tables "ip edgeovn-svc" and "ip6 edgeovn-svc": NodePorts on its
+// own addresses, once per family of the Service's ClusterIPs
 // (nodeports.go), and external IPs and VIP-mode LoadBalancer IPs arriving on any interface
 // (serviceips.go), both externalTrafficPolicies; an external or LoadBalancer IP inside the
 // pod, join or service network, or one of the host's own addresses on a port a host listener
-// holds, is left out for that Service only (serviceipguard.go) and logged; the last, which
-// only this host can see, is also a Warning Event (ServiceIPRefused, servicerefusals.go),
-// the controller records the others'. The healthCheckNodePorts of
+// holds (read through sock_diag, listeners.go: never /proc/net/tcp, whose cost is every socket
+// of the machine), is left out for that Service only (serviceipguard.go) and logged; the last,
+// which only this host can see, is also a Warning Event (ServiceIPRefused, servicerefusals.go),
+// the controller records the others'. A LoadBalancer IP of a Service with
+// loadBalancerSourceRanges serves only those sources (agent/sourceranges; the rest dropped, the
+// host's own connections too). The healthCheckNodePorts of
 // Local LoadBalancer Services are answered as kube-proxy does (servicehealth.go, svchealth).
 // With kube-proxy present the table is removed and no health check is served.
 // Underlay (underlay.go, underlay_status.go): each kubeovn.io/v1 ProviderNetwork that names
@@ -46,6 +50,9 @@
 // list of ProviderNetworks arrived, and a bad spec of a wired network leaves it wired; a NIC in
 // a bridge stays that network's. Each node writes its own Ready condition in the network's
 // status.
+// Pod QoS (podqos.go, agent/podqos): Kube-OVN's ingress_rate, egress_rate, bursts and netem
+// annotations are applied by the CNI server's Shaper at ADD and at each change of a pod of
+// this node (the pod watch's OnChange); bad values change nothing and are Warning Events.
 // Invariants: files are replaced atomically (temporary file and rename in the same directory,
 // so containerd's watcher sees a whole file) and only when their content changes; a plugin
 // another package installed is never replaced, one edgeovn installed (recorded with its
@@ -66,6 +73,12 @@
 // read with a client dialed lazily, once some pod port is bound, that monitors nothing and
 // selects only this chassis's rows (sbbindings.go); while it cannot be read, the local
 // database decides alone.
+// Mirroring (mirror.go): br-int's Mirror row m0 copies every packet (--enable-mirror) or the
+// ports of this node's pods annotated ovn.kubernetes.io/mirror="true", both directions, to the
+// internal port --mirror-iface (mirror0), set up; pod changes and CNI ADDs act at once, a
+// timer repairs; with nothing to mirror, neither exists. A name a link edgeovn did not make
+// already has is refused (MirrorRefused Event on the Node, nothing changed).
+// The pinger (pinger.go, agent/pinger) runs only with --enable-pinger.
 // At shutdown, what a CNI request needs (the pod watch, the OVS client) runs until the server
 // has drained its requests in flight.
 package node

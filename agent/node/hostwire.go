@@ -120,8 +120,14 @@ func (r *Role) wireHost(ctx context.Context, kube *kubeapi.Client) error {
 		backoff = 0
 		if s := fmt.Sprint(spec); s != applied {
 			applied = s
-			r.log.Info("host wired to the cluster network", "interface", spec.Interface, "ip", spec.Address.String(),
-				"gateway", spec.Gateway.String(), "ip6", spec.Address6.String(), "gateway6", spec.Gateway6.String(), "routes", fmt.Sprint(spec.Routes))
+			attrs := []any{"interface", spec.Interface}
+			if spec.Address.IsValid() { // a host of one family logs no "invalid Prefix" for the other
+				attrs = append(attrs, "ip", spec.Address.String(), "gateway", spec.Gateway.String())
+			}
+			if spec.Address6.IsValid() {
+				attrs = append(attrs, "ip6", spec.Address6.String(), "gateway6", spec.Gateway6.String())
+			}
+			r.log.Info("host wired to the cluster network", append(attrs, "routes", fmt.Sprint(spec.Routes))...)
 		}
 	}
 }
@@ -177,7 +183,7 @@ func (r *Role) hostSpec(node *corev1.Node, subnets *subnetView, networks []netip
 			refused = append(refused, c)
 		}
 	}
-	spec.Routes, spec.Masquerade = r.routes(routes, spec.Address.IsValid()), masq
+	spec.Routes, spec.Masquerade = r.routes(routes, spec.Address.IsValid(), spec.Address6.IsValid()), masq
 	return spec, refused, nil
 }
 
@@ -191,16 +197,17 @@ func gatewayOf(p netip.Prefix, gws []netip.Addr) netip.Addr {
 	return netip.Addr{}
 }
 
-// routes are the networks reached through ovn0: the pods' subnets, and the Services' IPv4
-// ClusterIPs when edgeovn serves Services and ovn0 has an IPv4 address (IPv6 Services from
-// the host are not served yet).
-func (r *Role) routes(pods []netip.Prefix, v4 bool) []netip.Prefix {
+// routes are the networks reached through ovn0: the pods' subnets, and the Services'
+// ClusterIP ranges of each family ovn0 has an address of when edgeovn serves Services (the
+// load balancers on the join switch answer the host's traffic to them; node ports are sent
+// there too).
+func (r *Role) routes(pods []netip.Prefix, v4, v6 bool) []netip.Prefix {
 	out := slices.Clone(pods)
-	if !r.req.Services || !v4 {
+	if !r.req.Services {
 		return out
 	}
 	for _, p := range r.req.ServiceCIDRs {
-		if p.Addr().Is4() {
+		if p.Addr().Is4() && v4 || p.Addr().Is6() && v6 {
 			out = append(out, p)
 		}
 	}

@@ -15,7 +15,8 @@ import (
 
 // TestHostSpecFamilies: ovn0's spec takes each family's join address and gateway from the
 // Node's annotations as Kube-OVN writes them ("a,b"), routes the cluster prefixes of the
-// families it has a join address of, and the IPv4 Service CIDR only with an IPv4 join address.
+// families it has a join address of, and each family's Service CIDR only with a join address of
+// that family.
 func TestHostSpecFamilies(t *testing.T) {
 	p := netip.MustParsePrefix
 	tests := []struct {
@@ -25,9 +26,9 @@ func TestHostSpecFamilies(t *testing.T) {
 	}{
 		{"dual stack", "100.64.0.2,fd00:100:64::2", "100.64.0.0/16,fd00:100:64::/112", "100.64.0.1,fd00:100:64::1",
 			[]netip.Prefix{p("10.42.0.0/16"), p("2001:cafe:42::/56")},
-			"100.64.0.2/16 100.64.0.1 fd00:100:64::2/112 fd00:100:64::1 [10.42.0.0/16 2001:cafe:42::/56 10.43.0.0/16] [10.42.0.0/16 2001:cafe:42::/56]"},
+			"100.64.0.2/16 100.64.0.1 fd00:100:64::2/112 fd00:100:64::1 [10.42.0.0/16 2001:cafe:42::/56 10.43.0.0/16 2001:cafe:43::/112] [10.42.0.0/16 2001:cafe:42::/56]"},
 		{"ipv6 only", "fd00:100:64::2", "fd00:100:64::/112", "fd00:100:64::1", []netip.Prefix{p("2001:cafe:42::/56")},
-			"invalid Prefix invalid IP fd00:100:64::2/112 fd00:100:64::1 [2001:cafe:42::/56] [2001:cafe:42::/56]"},
+			"invalid Prefix invalid IP fd00:100:64::2/112 fd00:100:64::1 [2001:cafe:42::/56 2001:cafe:43::/112] [2001:cafe:42::/56]"},
 		{"ipv4 join, dual cluster: ipv6 masqueraded, not routed", "100.64.0.2", "100.64.0.0/16", "100.64.0.1",
 			[]netip.Prefix{p("10.42.0.0/16"), p("2001:cafe:42::/56")},
 			"100.64.0.2/16 100.64.0.1 invalid Prefix invalid IP [10.42.0.0/16 10.43.0.0/16] [10.42.0.0/16 2001:cafe:42::/56]"},
@@ -35,7 +36,7 @@ func TestHostSpecFamilies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &Role{req: Request{Cluster: config.Cluster{ClusterCIDR: tt.clusters[0], Services: true,
-				ServiceCIDRs: []netip.Prefix{p("10.43.0.0/16")}}}}
+				ServiceCIDRs: []netip.Prefix{p("10.43.0.0/16"), p("2001:cafe:43::/112")}}}}
 			if len(tt.clusters) == 2 {
 				r.req.ClusterCIDRDual = tt.clusters[1]
 			}

@@ -68,8 +68,12 @@ type Role struct {
 	sb sbBindings
 	// hostPorts serves the pods' hostPorts (restored from their ports' records at start).
 	hostPorts *hostnet.HostPorts
+	// shaper applies the pods' QoS annotations (podqos.go).
+	shaper *podShaper
 	// events is the one netlink subscription readiness, drift and the host's networks share.
 	events hostEvents
+	// portAdded receives a token after a CNI ADD plugged a pod port (the mirror adds it).
+	portAdded chan struct{}
 	// started is closed once the start has its first verdict (markStarted).
 	started     chan struct{}
 	startedOnce sync.Once
@@ -79,7 +83,7 @@ type Role struct {
 func Run(ctx context.Context, req Request) error {
 	// Probed while the datapath comes up; the conflist waits for it.
 	r := &Role{req: req, log: req.Log, health: req.Health, encap: newEncapState(),
-		hostPorts: hostnet.NewHostPorts(req.Log), started: make(chan struct{})}
+		hostPorts: hostnet.NewHostPorts(req.Log), started: make(chan struct{}), portAdded: make(chan struct{}, 1)}
 	if r.health == nil {
 		r.health = health.NewMonitor(health.MonitorRequest{Log: req.Log})
 	}
@@ -107,12 +111,13 @@ func Run(ctx context.Context, req Request) error {
 		r.log.Warn("restore host ports, the drift check will retry", "err", err)
 	}
 	pods := newPendingPods()
+	r.shaper = newPodShaper(ovs, req.Log)
 	listening := make(chan struct{})
 	passed, err := systemd.ActivatedListener(req.CNISocket, req.Log)
 	if err != nil {
 		req.Log.Warn("sockets passed by systemd", "err", err)
 	}
-	srv, err := server.New(server.Config{Socket: req.CNISocket, Listener: passed, Pods: pods, Ports: ports{ovs}, HostPorts: hostPorts{r.hostPorts},
+	srv, err := server.New(server.Config{Socket: req.CNISocket, Listener: passed, Pods: pods, Ports: ports{ovs, r.portAdded}, HostPorts: hostPorts{r.hostPorts}, Shaper: r.shaper,
 		Ready: r.checkReady, DisableTxChecksum: datapath == "netdev", Timeout: req.CNITimeout, Log: req.Log,
 		Listening: func() { req.Startup.Mark("serving"); close(listening) }, Observer: req.Metrics})
 	if err != nil {

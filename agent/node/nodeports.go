@@ -12,34 +12,40 @@ import (
 )
 
 // nodePorts are the NodePorts this host serves when kube-proxy does not: every port of a
-// NodePort or LoadBalancer Service with a node port, on its IPv4 ClusterIP, or for
-// externalTrafficPolicy Local on this node's ready endpoints (found by the port's name).
+// NodePort or LoadBalancer Service with a node port, once per family of its ClusterIPs (a
+// dual-stack Service's port answers on the host's IPv4 and IPv6 addresses), on that family's
+// ClusterIP, or for externalTrafficPolicy Local on this node's ready endpoints of that family
+// (found by the port's name).
 func nodePorts(node string, svcs []*corev1.Service, slicesOf func(*corev1.Service) []*discoveryv1.EndpointSlice) []hostnet.NodePort {
 	var out []hostnet.NodePort
 	for _, svc := range svcs {
-		ip, ok := clusterIPv4(svc)
-		if !ok {
+		if svc.Spec.Type != corev1.ServiceTypeNodePort && svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
 			continue
 		}
 		local := svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
-		for _, p := range svc.Spec.Ports {
-			if p.NodePort <= 0 || p.NodePort > 65535 {
-				continue
+		for _, ip := range serviceClusterIPs(svc) {
+			for _, p := range svc.Spec.Ports {
+				if p.NodePort <= 0 || p.NodePort > 65535 {
+					continue
+				}
+				proto := strings.ToLower(string(p.Protocol))
+				if proto == "" {
+					proto = "tcp"
+				}
+				np := hostnet.NodePort{Protocol: proto, Port: uint16(p.NodePort), LocalOnly: local, IPv6: ip.Is6()}
+				if local {
+					np.Local = localEndpoints(node, p, slicesOf(svc), ip.Is6())
+				} else {
+					np.ClusterIP = netip.AddrPortFrom(ip, uint16(p.Port))
+				}
+				out = append(out, np)
 			}
-			proto := strings.ToLower(string(p.Protocol))
-			if proto == "" {
-				proto = "tcp"
-			}
-			np := hostnet.NodePort{Protocol: proto, Port: uint16(p.NodePort), LocalOnly: local}
-			if local {
-				np.Local = localEndpoints(node, p, slicesOf(svc))
-			} else {
-				np.ClusterIP = netip.AddrPortFrom(ip, uint16(p.Port))
-			}
-			out = append(out, np)
 		}
 	}
 	slices.SortFunc(out, func(a, b hostnet.NodePort) int {
+		if a.IPv6 != b.IPv6 {
+			return map[bool]int{false: -1, true: 1}[a.IPv6]
+		}
 		if c := strings.Compare(a.Protocol, b.Protocol); c != 0 {
 			return c
 		}
@@ -48,27 +54,36 @@ func nodePorts(node string, svcs []*corev1.Service, slicesOf func(*corev1.Servic
 	return out
 }
 
-func clusterIPv4(svc *corev1.Service) (netip.Addr, bool) {
-	if svc.Spec.Type != corev1.ServiceTypeNodePort && svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
-		return netip.Addr{}, false
-	}
+// serviceClusterIPs are the Service's ClusterIPs, at most one per family, in its order.
+func serviceClusterIPs(svc *corev1.Service) []netip.Addr {
 	ips := svc.Spec.ClusterIPs
 	if len(ips) == 0 {
 		ips = []string{svc.Spec.ClusterIP}
 	}
+	var out []netip.Addr
 	for _, s := range ips {
-		if a, err := netip.ParseAddr(s); err == nil && a.Unmap().Is4() {
-			return a.Unmap(), true
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			continue
+		}
+		a = a.Unmap()
+		if !slices.ContainsFunc(out, func(b netip.Addr) bool { return b.Is4() == a.Is4() }) {
+			out = append(out, a)
 		}
 	}
-	return netip.Addr{}, false
+	return out
 }
 
-// localEndpoints are the ready IPv4 endpoints on this node for the Service port, sorted.
-func localEndpoints(node string, port corev1.ServicePort, eps []*discoveryv1.EndpointSlice) []netip.AddrPort {
+// localEndpoints are the ready endpoints of one family on this node for the Service port,
+// sorted.
+func localEndpoints(node string, port corev1.ServicePort, eps []*discoveryv1.EndpointSlice, v6 bool) []netip.AddrPort {
+	want := discoveryv1.AddressTypeIPv4
+	if v6 {
+		want = discoveryv1.AddressTypeIPv6
+	}
 	var out []netip.AddrPort
 	for _, slice := range eps {
-		if slice.AddressType != discoveryv1.AddressTypeIPv4 {
+		if slice.AddressType != want {
 			continue
 		}
 		target := uint16(0)
@@ -84,7 +99,7 @@ func localEndpoints(node string, port corev1.ServicePort, eps []*discoveryv1.End
 			if ep.NodeName == nil || *ep.NodeName != node || len(ep.Addresses) == 0 || (ep.Conditions.Ready != nil && !*ep.Conditions.Ready) {
 				continue
 			}
-			if a, err := netip.ParseAddr(ep.Addresses[0]); err == nil && a.Is4() {
+			if a, err := netip.ParseAddr(ep.Addresses[0]); err == nil && !a.Is4In6() && a.Is6() == v6 {
 				out = append(out, netip.AddrPortFrom(a, target))
 			}
 		}

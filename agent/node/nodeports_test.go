@@ -51,3 +51,38 @@ func TestNodePorts(t *testing.T) {
 		t.Errorf("Local policy: got %+v\nwant %+v", got, want)
 	}
 }
+
+// TestNodePortsDualStack: a dual-stack Service's node port is served once per family on that
+// family's ClusterIP (or, Local, that family's endpoints on this node); an IPv6-only Service
+// on its IPv6 ClusterIP alone.
+func TestNodePortsDualStack(t *testing.T) {
+	here := "node1"
+	svc := func(name string, etp corev1.ServiceExternalTrafficPolicy, ips ...string) *corev1.Service {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name},
+			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, ClusterIP: ips[0], ClusterIPs: ips, ExternalTrafficPolicy: etp,
+				Ports: []corev1.ServicePort{{Name: "http", Port: 80, NodePort: 30080, Protocol: corev1.ProtocolTCP}}}}
+	}
+	slices := []*discoveryv1.EndpointSlice{
+		{AddressType: discoveryv1.AddressTypeIPv4, Ports: []discoveryv1.EndpointPort{{Name: new("http"), Port: new(int32(8080))}},
+			Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.42.0.9"}, NodeName: &here}}},
+		{AddressType: discoveryv1.AddressTypeIPv6, Ports: []discoveryv1.EndpointPort{{Name: new("http"), Port: new(int32(8080))}},
+			Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"2001:cafe:42::9"}, NodeName: &here}}},
+	}
+	slicesOf := func(*corev1.Service) []*discoveryv1.EndpointSlice { return slices }
+
+	// The API server lists the primary family first: IPv6 first here, served all the same.
+	got := nodePorts(here, []*corev1.Service{svc("dual", "", "2001:cafe:43::7", "10.43.0.7")}, slicesOf)
+	want := []hostnet.NodePort{
+		{Protocol: "tcp", Port: 30080, ClusterIP: netip.MustParseAddrPort("10.43.0.7:80")},
+		{Protocol: "tcp", Port: 30080, ClusterIP: netip.MustParseAddrPort("[2001:cafe:43::7]:80"), IPv6: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("dual stack, Cluster: got %+v\nwant %+v", got, want)
+	}
+	got = nodePorts(here, []*corev1.Service{svc("v6", corev1.ServiceExternalTrafficPolicyLocal, "2001:cafe:43::8")}, slicesOf)
+	want = []hostnet.NodePort{{Protocol: "tcp", Port: 30080, LocalOnly: true, IPv6: true,
+		Local: []netip.AddrPort{netip.MustParseAddrPort("[2001:cafe:42::9]:8080")}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("IPv6 only, Local: got %+v\nwant %+v", got, want)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 
 	"github.com/edgeovn/edgeovn/agent/node/hostnet"
+	"github.com/edgeovn/edgeovn/agent/sourceranges"
 )
 
 // serviceIPsRequest is what serviceIPs reads: the Services, their EndpointSlices, and the
@@ -33,7 +34,9 @@ type refusedIP struct {
 // takes them: IPv4 ones, every port on each, ingress entries with ipMode Proxy skipped (the
 // load balancer proxies itself and sends to the node ports). A Service without an IPv4
 // ClusterIP has nothing to send to. An address Refuse rejects is left out for that Service
-// only, and reported.
+// only, and reported. A LoadBalancer IP (not an external IP: kube-proxy's firewall is the
+// load balancer's) of a Service with source ranges serves only those (sourceranges; entries
+// that do not parse are left out, the controller reports them).
 func serviceIPs(req serviceIPsRequest) ([]hostnet.ServiceIP, []refusedIP) {
 	var out []hostnet.ServiceIP
 	var refused []refusedIP
@@ -43,6 +46,7 @@ func serviceIPs(req serviceIPsRequest) ([]hostnet.ServiceIP, []refusedIP) {
 			continue
 		}
 		local := svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
+		ranges := sourceranges.Of(svc)
 		for _, ip := range externalAddrs(svc) {
 			if req.Refuse != nil {
 				if err := req.Refuse(ip, svc.Spec.Ports); err != nil {
@@ -53,8 +57,11 @@ func serviceIPs(req serviceIPsRequest) ([]hostnet.ServiceIP, []refusedIP) {
 			for _, p := range svc.Spec.Ports {
 				s := hostnet.ServiceIP{Protocol: portProtocol(p), IP: netip.AddrPortFrom(ip, uint16(p.Port)),
 					ClusterIP: netip.AddrPortFrom(cip, uint16(p.Port)), LocalOnly: local}
+				if ranges.Restricted && ipField(svc, ip) == "LoadBalancer IP" {
+					s.Restricted, s.AllowFrom = true, ranges.IPv4()
+				}
 				if local {
-					s.Local = localEndpoints(req.Node, p, req.Slices(svc))
+					s.Local = localEndpoints(req.Node, p, req.Slices(svc), false)
 				}
 				out = append(out, s)
 			}

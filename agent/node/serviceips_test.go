@@ -1,12 +1,14 @@
 package node
 
 import (
+	"encoding/binary"
 	"errors"
 	"net/netip"
 	"reflect"
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,6 +49,28 @@ func TestServiceIPs(t *testing.T) {
 	}
 }
 
+// TestServiceIPsSourceRanges: the source ranges restrict the LoadBalancer IPs only (kube-proxy
+// leaves external IPs open), to the IPv4 entries that parse; an entry that does not parse
+// leaves the rest in force.
+func TestServiceIPsSourceRanges(t *testing.T) {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "lb"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, ClusterIP: "10.43.0.7", ExternalIPs: []string{"203.0.113.7"},
+			LoadBalancerSourceRanges: []string{"192.0.2.0/24", "2001:db8::/32", "010.1.0.0/16"},
+			Ports:                    []corev1.ServicePort{{Name: "http", Port: 80, NodePort: 30080, Protocol: corev1.ProtocolTCP}}},
+		Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: "198.51.100.9"}}}}}
+	got, _ := serviceIPs(serviceIPsRequest{Node: "node1", Services: []*corev1.Service{svc},
+		Slices: func(*corev1.Service) []*discoveryv1.EndpointSlice { return nil }})
+	cip := netip.MustParseAddrPort("10.43.0.7:80")
+	want := []hostnet.ServiceIP{
+		{Protocol: "tcp", IP: netip.MustParseAddrPort("198.51.100.9:80"), ClusterIP: cip, Restricted: true,
+			AllowFrom: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}},
+		{Protocol: "tcp", IP: netip.MustParseAddrPort("203.0.113.7:80"), ClusterIP: cip},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+}
+
 // TestServiceIPGuard: addresses in the cluster's networks, and the host's own address on a
 // port a host listener holds, are refused for their Service, naming the address and why;
 // the other Services' addresses are served.
@@ -83,18 +107,29 @@ func TestServiceIPGuard(t *testing.T) {
 	}
 }
 
-func TestParseProcAddr(t *testing.T) {
-	if !littleEndian {
-		t.Skip("fixtures are from a little-endian host")
+// TestDiagLocal: an inet_diag_msg's local address as the guard compares it.
+func TestDiagLocal(t *testing.T) {
+	msg := func(family byte, port uint16, addr netip.Addr) []byte {
+		m := make([]byte, sizeofDiagMsg)
+		m[0] = family
+		binary.BigEndian.PutUint16(m[4:6], port)
+		copy(m[8:24], addr.AsSlice())
+		return m
 	}
-	for in, want := range map[string]string{
-		"00000000:0016":                         "0.0.0.0:22",
-		"0A02000C:1F90":                         "12.0.2.10:8080",
-		"00000000000000000000000000000000:0016": "0.0.0.0:22",
-		"0000000000000000FFFF00000100007F:0035": "127.0.0.1:53",
+	for _, c := range []struct {
+		m    []byte
+		want string
+	}{
+		{msg(unix.AF_INET, 22, netip.MustParseAddr("0.0.0.0")), "0.0.0.0:22"},
+		{msg(unix.AF_INET, 8080, netip.MustParseAddr("192.0.2.10")), "192.0.2.10:8080"},
+		{msg(unix.AF_INET6, 22, netip.MustParseAddr("::")), "0.0.0.0:22"},
+		{msg(unix.AF_INET6, 53, netip.MustParseAddr("::ffff:127.0.0.1")), "127.0.0.1:53"},
+		{msg(unix.AF_INET6, 53, netip.MustParseAddr("2001:db8::1")), ""},
+		{msg(unix.AF_INET, 53, netip.MustParseAddr("127.0.0.1"))[:40], ""},
 	} {
-		if got, ok := parseProcAddr(in); !ok || got.String() != want {
-			t.Errorf("parseProcAddr(%q) = %v %v, want %s", in, got, ok, want)
+		got, ok := diagLocal(c.m)
+		if c.want == "" && ok || c.want != "" && (!ok || got.String() != c.want) {
+			t.Errorf("diagLocal(family %d, %x) = %v %v, want %q", c.m[0], c.m[8:24], got, ok, c.want)
 		}
 	}
 }

@@ -171,7 +171,7 @@ func (l *nodePortLoop) guard() (ipGuard, error) {
 			g.hostAddrs[ip] = true
 		}
 	}
-	g.readListening = procListeners
+	g.readListening = hostListeners
 	return g, nil
 }
 

@@ -3,7 +3,8 @@
 // process is alive: what the systemd watchdog is fed on), /readyz (this node's datapath can
 // take pods: the same live verdict as CNI STATUS) and /controller (this host's controller
 // state, leader, candidate or ineligible, with the reason it does not campaign, which
-// `edgeovn status` prints).
+// `edgeovn status` prints) and /pinger (the pinger's last round, 404 while it is off, also
+// printed by `edgeovn status`).
 //
 // Invariants: /healthz and /readyz answer 200 "ok" or 503 with the reason, evaluated on each
 // request, never from a cached flag; a GET is all they take. Nothing here changes state.

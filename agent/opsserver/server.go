@@ -25,6 +25,8 @@ type Request struct {
 	Controller func() (state, reason string)
 	// BGP answers /bgp: the speaker's peers and announced prefixes ("" : none runs, 404).
 	BGP func() string
+	// Pinger answers /pinger: the pinger's last round (ok false: the pinger is off, 404).
+	Pinger func() (string, bool)
 	// Profiling serves Go's profiles under /debug/pprof/ (net/http/pprof): off by default,
 	// for an operator who asks where the time or memory goes.
 	Profiling bool
@@ -82,6 +84,17 @@ func Handler(req Request) http.Handler {
 		}
 		answer(w, err)
 	})
+	if req.Pinger != nil {
+		mux.HandleFunc("GET /pinger", func(w http.ResponseWriter, _ *http.Request) {
+			text, ok := req.Pinger()
+			if !ok {
+				http.Error(w, "pinger off (enable-pinger)", http.StatusNotFound)
+				return
+			}
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			fmt.Fprint(w, text)
+		})
+	}
 	if req.Controller != nil {
 		mux.HandleFunc("GET /controller", func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -27,6 +27,8 @@ type Watcher struct {
 
 	mu      sync.Mutex
 	changed map[string]chan struct{}
+	// subscribers get a token at every change (subscribe.go).
+	subscribers []chan struct{}
 }
 
 var _ server.Pods = (*Watcher)(nil)
@@ -74,6 +76,7 @@ func (w *Watcher) notify(obj any) {
 		close(ch)
 		delete(w.changed, key)
 	}
+	w.signalSubscribers()
 	w.mu.Unlock()
 }
 
@@ -163,4 +166,30 @@ func slimPod(obj any) (any, error) {
 	}
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID,
 		ResourceVersion: p.ResourceVersion, Annotations: p.Annotations}}, nil
+}
+
+// Pod returns the cached pod (slimmed: name, namespace, uid, annotations).
+func (w *Watcher) Pod(namespace, name string) (*corev1.Pod, bool) {
+	obj, ok, err := w.informer.GetStore().GetByKey(namespace + "/" + name)
+	if err != nil || !ok {
+		return nil, false
+	}
+	return obj.(*corev1.Pod), true
+}
+
+// OnChange calls f with the namespace and name of each pod added, updated or deleted
+// (including those already cached when it is called), from the informer's goroutine: f must
+// not block.
+func (w *Watcher) OnChange(f func(namespace, name string)) error {
+	call := func(obj any) {
+		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+			if ns, name, err := cache.SplitMetaNamespaceKey(key); err == nil {
+				f(ns, name)
+			}
+		}
+	}
+	_, err := w.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: call, UpdateFunc: func(_, obj any) { call(obj) }, DeleteFunc: call,
+	})
+	return err
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -31,6 +32,7 @@ type burstResult struct {
 	creating time.Time
 	profile  string // where its CPU profile went, or why not
 	cpu      cpuShare
+	calls    string // the API requests the burst cost, or why not read
 }
 
 // profileSpan is how long a burst's CPU profile runs.
@@ -45,6 +47,7 @@ func (b *bench) burst(ctx context.Context, name string, n int) (burstResult, err
 	r := burstResult{pods: n}
 	profiled, traced := b.prof.cpu(ctx, name, profileSpan), b.prof.trace(ctx, name, traceSpan)
 	cpu0 := b.snapshotCPU()
+	calls0, callsErr := b.readAPICalls(ctx)
 	names, sent, answered, err := b.create(ctx, n)
 	if err != nil {
 		return r, err
@@ -58,6 +61,7 @@ func (b *bench) burst(ctx context.Context, name string, n int) (burstResult, err
 		return r, err
 	}
 	r.cpu = b.snapshotCPU().since(cpu0)
+	r.calls = b.apiCallsSince(ctx, calls0, callsErr, n)
 	var last time.Time
 	for _, name := range names {
 		a, _ := b.seen.at(name)
@@ -133,6 +137,15 @@ func (b *bench) fill(ctx context.Context, total int) error {
 	return nil
 }
 
+// apiCallsSince says what the burst of n pods cost the API server since calls0.
+func (b *bench) apiCallsSince(ctx context.Context, calls0 apiCalls, err0 error, n int) string {
+	calls, err := b.readAPICalls(ctx)
+	if err = cmp.Or(err0, err); err != nil {
+		return "API requests over the burst: not read: " + err.Error()
+	}
+	return calls.since(calls0, n)
+}
+
 func (r burstResult) rate() float64 { return float64(r.pods) / r.all.Seconds() }
 
 func (r burstResult) print() {
@@ -144,6 +157,7 @@ func (r burstResult) print() {
 	fmt.Printf("\nwhere each pod's time goes: its create sent to answered p50 %s, p95 %s; answered to annotated p50 %s, p95 %s\n",
 		benchkit.Ms(benchkit.Pct(r.creates, 50)), benchkit.Ms(benchkit.Pct(r.creates, 95)), benchkit.Ms(benchkit.Pct(r.after, 50)), benchkit.Ms(benchkit.Pct(r.after, 95)))
 	fmt.Println(r.cpu)
+	fmt.Println(r.calls)
 	fmt.Println("\ngoals: >= 200 pods/s, p95 <= 500 ms")
 	if r.profile != "" {
 		fmt.Println(r.profile)

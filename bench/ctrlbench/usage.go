@@ -26,6 +26,7 @@ type usage struct {
 	loadavg      string
 	profile      string // where its heap profile went, or why not
 	idleProfile  string // where the CPU profile of the idle span went (-profile)
+	idleCalls    string // the API requests of the idle span (every client)
 }
 
 // usage reads the daemon's memory after it has been left alone a moment, then its CPU over
@@ -47,6 +48,7 @@ func (b *bench) usage(ctx context.Context, name string, idle time.Duration) (usa
 			return u, err
 		}
 		idleProfile := b.prof.cpu(ctx, name+"-idle", idle) // what runs while nothing happens (-profile)
+		calls0, callsErr := b.readAPICalls(ctx)
 		select {
 		case <-ctx.Done():
 			return u, ctx.Err()
@@ -57,6 +59,7 @@ func (b *bench) usage(ctx context.Context, name string, idle time.Duration) (usa
 			return u, err
 		}
 		u.cpu = t1 - t0
+		u.idleCalls = strings.Replace(b.apiCallsSince(ctx, calls0, callsErr, pods(b)), "over the burst", fmt.Sprintf("over %s idle", idle), 1)
 		u.idleProfile = idleProfile()
 	}
 	u.loadavg = loadavg()
@@ -130,11 +133,14 @@ func printUsage(pods int, steady, restarted usage) {
 		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s |\n", r.when, mb(r.u.rssKB), mb(r.u.anonKB), mb(r.u.fileKB), mb(r.u.hwmKB), cpu, r.u.loadavg)
 	}
 	fmt.Println("\ngoals: resident memory <= 40 MB with 1,000 pods, idle CPU <= 0.5% of a core")
-	for _, p := range []string{steady.profile, steady.idleProfile, restarted.profile} {
+	for _, p := range []string{steady.idleCalls, restarted.idleCalls, steady.profile, steady.idleProfile, restarted.profile} {
 		if p != "" {
 			fmt.Println(p)
 		}
 	}
 }
+
+// pods is how many pods the bench has created (at least 1, to divide by).
+func pods(b *bench) int { return max(b.number, 1) }
 
 func mb(kb int) string { return fmt.Sprintf("%.1f MB", float64(kb)/1024) }

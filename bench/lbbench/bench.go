@@ -106,6 +106,23 @@ func (b *bench) setUp(ctx context.Context, sources int) error {
 	return nil
 }
 
+// nodeIPService publishes a ClusterIP Service on the host's own address (spec.externalIPs:
+// the node IP, port 8081, which no host listener holds), the way a site without a load
+// balancer often publishes one; edgeovn then checks the host's listeners at each pass.
+func (b *bench) nodeIPService(ctx context.Context) error {
+	api := b.kube.CoreV1().Services("default")
+	_, err := api.Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "on-node-ip"},
+		Spec: corev1.ServiceSpec{ExternalIPs: []string{b.rig.NodeIP.String()},
+			Ports: []corev1.ServicePort{{Name: "http", Port: 8081, TargetPort: intstr.FromInt32(8080), Protocol: corev1.ProtocolTCP}}}}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("create service on-node-ip: %w", err)
+	}
+	if err := b.publish(ctx, "on-node-ip", node, false); err != nil {
+		return err
+	}
+	return b.waitAnswer(ctx, netip.AddrPortFrom(b.rig.NodeIP, 8081))
+}
+
 func (b *bench) createService(ctx context.Context, name string, policy corev1.ServiceExternalTrafficPolicy, lbIP netip.Addr) (*service, error) {
 	api := b.kube.CoreV1().Services("default")
 	svc, err := api.Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},

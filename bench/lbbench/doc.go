@@ -4,7 +4,9 @@
 // the same run, rounds interleaved (request rate and p50/p99 of one TCP request each: connect,
 // line, answer, close), for externalTrafficPolicy Cluster and Local; and the time from an
 // endpoint change (the EndpointSlice update sent) to the Local Service's health check
-// answering differently (200 to 503 and back).
+// answering differently (200 to 503 and back). With -node-ip-service, a third Service is
+// published on the host's own address (externalIPs), so edgeovn checks the host's listeners
+// at each pass of its rules loop while the load's TIME_WAIT sockets pile up.
 //
-//	go run ./bench/lbbench -bin bin [-seconds 5] [-rounds 4] [-workers 4] [-sources 32] [-flips 20]   (as root)
+//	go run ./bench/lbbench -bin bin [-seconds 5] [-rounds 4] [-workers 4] [-sources 32] [-flips 20] [-node-ip-service]   (as root)
 package main

@@ -18,6 +18,7 @@ type options struct {
 	seconds                float64
 	rounds, workers, flips int
 	sources                int
+	nodeIPService          bool
 }
 
 func main() {
@@ -28,6 +29,7 @@ func main() {
 	flag.IntVar(&o.workers, "workers", 4, "concurrent clients in the site namespace")
 	flag.IntVar(&o.sources, "sources", 32, "site client addresses taken in turn (see bench.sources; 0: one)")
 	flag.IntVar(&o.flips, "flips", 20, "endpoint changes timed to the health check's new answer (each way)")
+	flag.BoolVar(&o.nodeIPService, "node-ip-service", false, "also publish a Service on the host's own address (externalIPs: the node IP), which makes edgeovn check the host's listeners at each rules pass")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "lbbench:", err)
@@ -60,7 +62,16 @@ func run(o options) error {
 	if err := b.setUp(ctx, o.sources); err != nil {
 		return err
 	}
-	fmt.Printf("\nA site client on the host's LAN (%d workers, %d addresses, %d x %.0f s rounds per path, interleaved), 2 backends on the host, kube-proxy absent\n\n", o.workers, max(o.sources, 1), o.rounds, o.seconds)
+	if o.nodeIPService {
+		if err := b.nodeIPService(ctx); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("\nA site client on the host's LAN (%d workers, %d addresses, %d x %.0f s rounds per path, interleaved), 2 backends on the host, kube-proxy absent", o.workers, max(o.sources, 1), o.rounds, o.seconds)
+	if o.nodeIPService {
+		fmt.Print(", a Service on the node's own address")
+	}
+	fmt.Print("\n\n")
 	fmt.Println("| policy | path | requests/s | p50 | p99 | failed | LB IP / NodePort |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|")
 	for _, svc := range b.services {

@@ -94,6 +94,11 @@ func (s *Server) wire(ctx context.Context, log *slog.Logger, req protocol.PodReq
 		return res, cniError("set up pod interface "+hostIf, err)
 	}
 	port := PortRequest{Name: hostIf, IfaceID: pn.Port, ExternalIDs: externalIDs(req, pn)}
+	shape := ShapeRequest{Namespace: req.PodNamespace, Name: req.PodName, Port: hostIf, Netns: req.Netns, IfName: req.IfName}
+	shaped := s.cfg.Shaper != nil && attachmentProvider(req) == ""
+	if shaped {
+		port.QoS = s.cfg.Shaper.PortQoS(shape)
+	}
 	if hp.record != "" {
 		port.ExternalIDs[ExtIDHostPorts] = hp.record
 	}
@@ -103,6 +108,11 @@ func (s *Server) wire(ctx context.Context, log *slog.Logger, req protocol.PodReq
 	if hp.record != "" {
 		if err := timed(log, "serve host ports", func() error { return s.cfg.HostPorts.Add(ctx, hp.pod) }); err != nil {
 			return res, hostPortsError(req, err)
+		}
+	}
+	if shaped {
+		if err := timed(log, "apply qos", func() error { return s.cfg.Shaper.ShapePort(ctx, shape) }); err != nil {
+			return res, retryable("apply the bandwidth limits of port "+hostIf, err)
 		}
 	}
 	if err := timed(log, "wait for ovn-installed", func() error { return s.cfg.Ports.WaitInstalled(ctx, hostIf) }); err != nil {

@@ -59,6 +59,8 @@ type PortRequest struct {
 	Name        string // host interface name
 	IfaceID     string // logical switch port name
 	ExternalIDs map[string]string
+	// QoS is the QoS row type a new port is created with ("": none), from Shaper.PortQoS.
+	QoS string
 }
 
 // Ports manages edgeovn's pod ports on the local br-int.
@@ -90,6 +92,21 @@ type HostPorts interface {
 	Delete(ctx context.Context, containerID string) error
 }
 
+// ShapeRequest names a pod's freshly wired primary interface for its Shaper.
+type ShapeRequest struct {
+	Namespace, Name string
+	Port            string // the host end, also the OVS port's name
+	Netns, IfName   string // the pod's end
+}
+
+// Shaper applies a pod's bandwidth limits (its QoS annotations) to its interface before ADD
+// answers. An error fails the ADD; bad annotations are the Shaper's to report, not an error.
+type Shaper interface {
+	// PortQoS is the QoS row the pod's port is to be created with ("": none).
+	PortQoS(r ShapeRequest) string
+	ShapePort(ctx context.Context, r ShapeRequest) error
+}
+
 // ErrInvalidPortMappings marks a HostPorts error caused by the request's mappings.
 var ErrInvalidPortMappings = errors.New("invalid port mappings")
 
@@ -114,6 +131,8 @@ type Config struct {
 	Ports  Ports
 	// HostPorts serves hostPorts; nil: an ADD that asks for any is refused.
 	HostPorts HostPorts
+	// Shaper applies the pod's QoS annotations to its primary interface; nil: none.
+	Shaper Shaper
 	// Ready reports whether the node's datapath is up; nil means always ready.
 	Ready             func(ctx context.Context) error
 	DisableTxChecksum bool          // see podnet.SetupRequest.DisableTxChecksum

@@ -7,7 +7,9 @@
 // logical switch port (Ports) and answers only once OVN has bound the port, so a pod never
 // starts on a dead network. The pod's hostPorts (the "portMappings" capability) are checked
 // before anything is wired, recorded on the port (ExtIDHostPorts) and served through
-// HostPorts; DEL, GC and a failed ADD stop serving them. DEL removes the port and the pair; it never consults the
+// HostPorts; DEL, GC and a failed ADD stop serving them. A primary network's Shaper (the
+// pod's QoS annotations) runs after the port is added and before OVN's binding is awaited,
+// so the limits are in force when ADD answers; its error fails the ADD (retryable). DEL removes the port and the pair; it never consults the
 // Kubernetes API and succeeds when the pod, its namespace or the pair are already gone.
 // STATUS is Config.Ready. GC removes ports and veths of containers the runtime no longer
 // lists.

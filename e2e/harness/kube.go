@@ -9,8 +9,10 @@ import (
 	"encoding/hex"
 	"encoding/pem"
 	"fmt"
+	"net/netip"
 	"os"
 	"strconv"
+	"strings"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -93,8 +95,8 @@ func (r *Rig) startAPIServer(ctx context.Context) error {
 	spec := ProcessSpec{Name: "kube-apiserver", Path: r.opts.apiServerPath(), Args: []string{
 		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", etcdClientPort),
 		// All of the rig's addresses: 127.0.0.1 for the host side, NodeIP for pods.
-		"--bind-address=0.0.0.0",
-		"--advertise-address=" + r.NodeIP.String(),
+		"--bind-address=" + map[bool]string{false: "0.0.0.0", true: "::"}[r.opts.ipv6Primary()],
+		"--advertise-address=" + r.advertiseAddress().String(),
 		"--secure-port=" + strconv.Itoa(apiServerPort),
 		"--cert-dir=" + r.path("apiserver-certs"),
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
@@ -102,7 +104,7 @@ func (r *Rig) startAPIServer(ctx context.Context) error {
 		"--service-account-signing-key-file=" + r.path("sa.key"),
 		"--token-auth-file=" + r.path("tokens.csv"),
 		"--authorization-mode=RBAC",
-		"--service-cluster-ip-range=" + serviceCIDR,
+		"--service-cluster-ip-range=" + r.opts.serviceCIDRs(),
 		// As k3s has it: the kubelet's name resolves nowhere here (exec, logs, port-forward).
 		"--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname",
 	}}
@@ -130,4 +132,32 @@ func (r *Rig) writeKubeconfig() error {
 		}
 	}
 	return nil
+}
+
+// serviceCIDRs is --service-cluster-ip-range's value: the options' ranges comma-joined, or
+// k3s's default.
+func (o Options) serviceCIDRs() string {
+	if len(o.ServiceCIDRs) == 0 {
+		return serviceCIDR
+	}
+	out := make([]string, len(o.ServiceCIDRs))
+	for i, p := range o.ServiceCIDRs {
+		out[i] = p.String()
+	}
+	return strings.Join(out, ",")
+}
+
+// ipv6Primary reports whether the service range's first family is IPv6: the API server must
+// then advertise an IPv6 address (eth0 gets nodeIP6) and listen on IPv6 too.
+func (o Options) ipv6Primary() bool {
+	return len(o.ServiceCIDRs) > 0 && o.ServiceCIDRs[0].Addr().Is6()
+}
+
+// advertiseAddress is the API server's address for pods and the "kubernetes" Service: the
+// rig's NodeIP (a cluster's central sets its own), or eth0's IPv6 address (ipv6Primary).
+func (r *Rig) advertiseAddress() netip.Addr {
+	if r.opts.ipv6Primary() {
+		return nodeIP6.Addr()
+	}
+	return r.NodeIP
 }

@@ -40,6 +40,9 @@ var (
 	nodeIP     = netip.MustParsePrefix("192.0.2.10/24")
 	uplinkGW   = netip.MustParseAddr("192.0.2.1")
 	uplinkName = "eth0"
+	// nodeIP6 is eth0's IPv6 address (documentation prefix, RFC 3849) when the service range's
+	// first family is IPv6: the API server advertises an address of that family.
+	nodeIP6 = netip.MustParsePrefix("2001:db8:2::10/64")
 )
 
 // createNetns creates the named namespace with its loopback up. `ip netns add` is used

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,6 +52,12 @@ type Options struct {
 	// LANPeer makes eth0 a veth whose peer, in a namespace of its own (Rig.LANNetns), is the
 	// gateway 192.0.2.1 and LANPeerIP on the host's LAN, reachable by ping, instead of a tap nobody reads.
 	LANPeer bool
+	// ServiceCIDRs is kube-apiserver's --service-cluster-ip-range, one per family (dual stack:
+	// 10.43.0.0/16 and 2001:cafe:43::/112, in the API server's primary family first); empty
+	// means k3s's 10.43.0.0/16. With IPv6 first (an IPv6-only cluster), eth0 also holds
+	// 2001:db8:2::10/64 and the API server advertises it (it refuses a primary service range
+	// of another family than its address): PodAPIServerURL is then that address.
+	ServiceCIDRs []netip.Prefix
 	// Keep leaves the run directory (logs, databases) in place after Stop.
 	Keep bool
 	// Log receives progress messages. Nil discards them.

@@ -99,7 +99,7 @@ func newRig(dir, netnsName string, o Options) *Rig {
 		OVSEndpoint:     "unix:" + filepath.Join(dir, vswitchDB.stem+".sock"),
 		Kubeconfig:      filepath.Join(dir, "kubeconfig"),
 		APIServerURL:    fmt.Sprintf("https://127.0.0.1:%d", apiServerPort),
-		PodAPIServerURL: "https://" + netip.AddrPortFrom(nodeIP.Addr(), apiServerPort).String(),
+		PodAPIServerURL: "https://" + netip.AddrPortFrom(map[bool]netip.Addr{false: nodeIP.Addr(), true: nodeIP6.Addr()}[o.ipv6Primary()], apiServerPort).String(),
 		PodKubeconfig:   filepath.Join(dir, "kubeconfig-pod"),
 		opts:            o,
 		log:             o.logger(),
@@ -121,6 +121,11 @@ func (r *Rig) start(ctx context.Context) error {
 		}
 	} else if err := addTapUplink(ctx, r.Netns); err != nil {
 		return err
+	}
+	if r.opts.ipv6Primary() {
+		if err := ipSteps(ctx, r.Netns, [][]string{{"addr", "add", nodeIP6.String(), "dev", uplinkName, "nodad"}}); err != nil {
+			return err
+		}
 	}
 	if err := os.WriteFile(r.path(netnsFile), []byte(r.Netns+"\n"), 0o644); err != nil {
 		return fmt.Errorf("record netns name: %w", err)

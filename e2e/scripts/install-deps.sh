@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs what the real-component tests and the demo need, then builds kube-apiserver,
-# kube-controller-manager, kube-proxy, kubelet, containerd (with its runc shim and ctr) and
-# CoreDNS, and the Debian root the package test boots. The real node runs Debian's runc.
+# kube-controller-manager, kube-proxy, kubelet, containerd (with its runc shim and ctr),
+# CoreDNS, Multus and MetalLB, and the Debian root the package test boots. The real node runs Debian's runc.
 # usage: install-deps.sh [CACHEDIR]   (default <repo>/.cache; the binaries go to CACHEDIR/bin)
 #
 # Idempotent: installs with apt-get only the Debian/Ubuntu packages that are missing. Services
@@ -85,4 +85,5 @@ install_missing
 "$here/build-containerd.sh" "$cache/bin"
 "$here/build-coredns.sh" "$cache/bin"
 "$here/build-multus.sh" "$cache/bin"
+"$here/build-metallb.sh" "$cache/bin"
 "$here/build-pkgroot.sh" "$cache/pkgroot"

@@ -2,13 +2,16 @@
 // bridge (EnsureBridge), the settings ovn-controller reads from the Open_vSwitch row's
 // external_ids (SetOVNConfig), pod ports with their iface-id (AddPort, DeletePort, Ports), the
 // host's internal port ovn0 with its MAC and MTU (AddPort with Type PortInternal), pod ports'
-// rate limits (SetPortQoS: interface policing and a linux-htb QoS row on the port), the
+// QoS rows (SetPortQoS: a linux-noop row that keeps ovs-vswitchd off a shaped port's qdisc), the
 // removal of pod ports no longer desired (GC, in batches), and it waits for ovn-controller to
 // report a port's flows installed (WaitInstalled) and follows the northbound configuration
 // number ovn-controller reports installed on the integration bridge (InstalledNBCfg,
 // OnNBCfgInstalled), and the underlay's provider bridges (provider.go: EnsureProviderBridge,
 // ProviderBridges, DeleteProviderBridge, tagged edgeovn-provider, standalone fail mode, a
-// fixed hwaddr) and ovn-bridge-mappings entries (SetBridgeMapping keeps the others).
+// fixed hwaddr) and ovn-bridge-mappings entries (SetBridgeMapping keeps the others), and
+// traffic mirroring (mirror.go: SetMirror, DeleteMirror, DeleteMirrors: one Mirror row,
+// Kube-OVN's m0, tagged edgeovn's, and its internal output port mirror0 tagged edgeovn-mirror,
+// with no iface-id; another's Mirror row or a taken output name is refused, nothing written).
 //
 // Invariants: bridges, ports and interfaces it creates carry ovn.OwnedBy tags (ports and
 // interfaces at least vendor=edgeovn) and it never changes or deletes one without them

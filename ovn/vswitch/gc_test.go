@@ -23,7 +23,7 @@ func TestGCDeletesOnlyUndesiredEdgeovnPorts(t *testing.T) {
 	f.mustWrite(t, 1, "add port on other bridge", func() error {
 		return f.c.AddPort(f.ctx, PortSpec{Bridge: "br-other", Name: "q0", IfaceID: "gone.default"})
 	})
-	f.mustWrite(t, 1, "shape p1", func() error { return f.c.SetPortQoS(f.ctx, QoSSpec{Port: "p1", MaxRate: 1e6}) })
+	f.mustWrite(t, 1, "shape p1", func() error { return f.c.SetPortQoS(f.ctx, QoSSpec{Port: "p1", Type: QoSTypeNoop}) })
 
 	old := gcBatch
 	gcBatch = 2

@@ -22,6 +22,9 @@ const (
 const maxMTU = 65535
 
 func (s PortSpec) validateType() error {
+	if s.QoS != "" && (s.QoS != QoSTypeNoop || s.Type != PortSystem) {
+		return fmt.Errorf("%w: port %s: qos %q (want %q, on a system port)", ovn.ErrInvalid, s.Name, s.QoS, QoSTypeNoop)
+	}
 	switch s.Type {
 	case PortSystem:
 		if s.MAC != nil || s.MTU != 0 {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ovn-org/libovsdb/model"
 	"github.com/ovn-org/libovsdb/ovsdb"
 
 	"github.com/edgeovn/edgeovn/ovn"
@@ -37,6 +38,10 @@ type PortSpec struct {
 	// address and keeps its MTU; nil and 0 leave the columns as they are.
 	MAC net.HardwareAddr
 	MTU int
+	// QoS, when set (QoSTypeNoop), gives a port that AddPort creates its QoS row in the same
+	// transaction: ovs-vswitchd then never sees the port without it (qos.go says why that
+	// matters). A port that exists already keeps the QoS it has (SetPortQoS changes it).
+	QoS string
 }
 
 // Port is an edgeovn port as the database has it.
@@ -157,7 +162,14 @@ func (c *Client) createPortOps(spec PortSpec, br *vswitchdb.Bridge) ([]ovsdb.Ope
 	spec.setInternalColumns(iface)
 	port := &vswitchdb.Port{UUID: "new_port", Name: spec.Name, Interfaces: []string{iface.UUID},
 		ExternalIDs: map[string]string{ovn.VendorKey: ovn.Vendor}}
-	inserts, err := c.ovs.Create(iface, port)
+	rows := []model.Model{iface, port}
+	if spec.QoS != "" {
+		qos := qosRow(QoSSpec{Port: spec.Name, Type: spec.QoS}, iface)
+		qos.UUID = "new_qos"
+		port.QOS = &qos.UUID
+		rows = append([]model.Model{qos}, rows...)
+	}
+	inserts, err := c.ovs.Create(rows...)
 	if err != nil {
 		return nil, fmt.Errorf("build port rows: %w", err)
 	}

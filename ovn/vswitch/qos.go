@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/ovn-org/libovsdb/ovsdb"
 
@@ -12,27 +11,23 @@ import (
 	"github.com/edgeovn/edgeovn/ovn/vswitchdb"
 )
 
-// QoS types and keys of the Open_vSwitch schema that SetPortQoS writes.
+// QoS type and key of the Open_vSwitch schema that SetPortQoS writes.
 const (
-	QoSTypeHTB = "linux-htb"
-	KeyMaxRate = "max-rate"
+	// QoSTypeNoop tells ovs-vswitchd to leave the port's kernel queueing discipline alone:
+	// without a QoS row it resets the device's root qdisc when it (re)starts, which would
+	// drop the shaping edgeovn puts there (agent/podqos).
+	QoSTypeNoop = "linux-noop"
 	// KeyQoSPort names, on a QoS row, the port it was made for.
 	KeyQoSPort = "port"
 )
 
-// QoSSpec is the rate limiting of one edgeovn port, in OVS's terms: OVS receives what the pod
-// sends, and sends what the pod receives. Zero values mean no limit.
+// QoSSpec is the QoS row edgeovn wants on one of its ports.
 type QoSSpec struct {
 	Port string // the port and its interface, as given to AddPort
-	// IngressPolicingRate (kbit/s) and IngressPolicingBurst (kbit) police what OVS receives
-	// from the interface, that is the pod's egress (Interface ingress_policing_*). A zero
-	// burst lets OVS pick its default.
-	IngressPolicingRate  int
-	IngressPolicingBurst int
-	// MaxRate (bit/s) shapes what OVS sends to the interface, the pod's ingress, with a
-	// linux-htb QoS row on the port. The userspace (netdev) datapath applies linux-htb only to
-	// interfaces backed by the kernel (veth, tap), which is what pod ports are.
-	MaxRate int64
+	// Type is the QoS row's type: QoSTypeNoop, or "" for no row. OVS's own shapers
+	// (linux-htb) and Interface policing are not offered: policing needs the kernel's
+	// act_police, which hosts of this kind lack, and does nothing there but log (docs/qos.md).
+	Type string
 }
 
 // Validate reports what is wrong with the spec.
@@ -40,21 +35,16 @@ func (s QoSSpec) Validate() error {
 	if err := validateIfaceName("port", s.Port); err != nil {
 		return err
 	}
-	switch {
-	case s.IngressPolicingRate < 0 || s.IngressPolicingBurst < 0 || s.MaxRate < 0:
-		return fmt.Errorf("%w: port %s: negative rate or burst in %+v", ovn.ErrInvalid, s.Port, s)
-	case s.IngressPolicingBurst > 0 && s.IngressPolicingRate == 0:
-		return fmt.Errorf("%w: port %s: policing burst %d kbit without a rate", ovn.ErrInvalid, s.Port, s.IngressPolicingBurst)
+	if s.Type != "" && s.Type != QoSTypeNoop {
+		return fmt.Errorf("%w: port %s: qos type %q (want %q or none)", ovn.ErrInvalid, s.Port, s.Type, QoSTypeNoop)
 	}
 	return nil
 }
 
-// SetPortQoS makes the port's rate limits those of spec: it sets or clears the interface's
-// policing and creates, updates or deletes the port's linux-htb QoS row (tagged as
-// edgeovn's), all in one transaction. When everything already matches nothing is written; a
-// zero spec removes every limit. The port must be edgeovn's (ovn.ErrNotFound,
-// ovn.ErrNotOwned), and a QoS row on it that edgeovn did not create is left alone
-// (ovn.ErrNotOwned).
+// SetPortQoS makes the port's QoS row the one spec asks for: it creates, updates or deletes
+// the port's QoS row (tagged as edgeovn's) in one transaction. When everything already
+// matches nothing is written. The port must be edgeovn's (ovn.ErrNotFound, ovn.ErrNotOwned),
+// and a QoS row on it that edgeovn did not create is left alone (ovn.ErrNotOwned).
 func (c *Client) SetPortQoS(ctx context.Context, spec QoSSpec) error {
 	if err := spec.Validate(); err != nil {
 		return fmt.Errorf("set port qos: %w", err)
@@ -74,19 +64,11 @@ func (c *Client) portQoSOps(ctx context.Context, spec QoSSpec) ([]ovsdb.Operatio
 	if err != nil {
 		return nil, err
 	}
-	ops, err := c.policingOps(spec, iface)
-	if err != nil {
-		return nil, err
-	}
 	qos, err := c.portQoSRow(ctx, port)
 	if err != nil {
 		return nil, err
 	}
-	shaping, err := c.shapingOps(spec, port, iface, qos)
-	if err != nil {
-		return nil, err
-	}
-	return append(ops, shaping...), nil
+	return c.qosRowOps(spec, port, iface, qos)
 }
 
 // ownedPortAndInterface returns edgeovn's port name and its interface of the same name.
@@ -107,19 +89,6 @@ func (c *Client) ownedPortAndInterface(ctx context.Context, name string) (*vswit
 	return port, iface, nil
 }
 
-func (c *Client) policingOps(spec QoSSpec, iface *vswitchdb.Interface) ([]ovsdb.Operation, error) {
-	if iface.IngressPolicingRate == spec.IngressPolicingRate && iface.IngressPolicingBurst == spec.IngressPolicingBurst {
-		return nil, nil
-	}
-	m := &vswitchdb.Interface{UUID: iface.UUID, IngressPolicingRate: spec.IngressPolicingRate,
-		IngressPolicingBurst: spec.IngressPolicingBurst}
-	upd, err := c.ovs.Where(m).Update(m, &m.IngressPolicingRate, &m.IngressPolicingBurst)
-	if err != nil {
-		return nil, fmt.Errorf("build policing update: %w", err)
-	}
-	return append([]ovsdb.Operation{ovn.WaitPresent(vswitchdb.InterfaceTable, iface.UUID, "name", iface.Name)}, upd...), nil
-}
-
 // portQoSRow returns the port's QoS row, nil when it has none, and ovn.ErrNotOwned when the
 // row is not edgeovn's.
 func (c *Client) portQoSRow(ctx context.Context, port *vswitchdb.Port) (*vswitchdb.QoS, error) {
@@ -136,12 +105,12 @@ func (c *Client) portQoSRow(ctx context.Context, port *vswitchdb.Port) (*vswitch
 	return qos, nil
 }
 
-func (c *Client) shapingOps(spec QoSSpec, port *vswitchdb.Port, iface *vswitchdb.Interface, qos *vswitchdb.QoS) ([]ovsdb.Operation, error) {
+func (c *Client) qosRowOps(spec QoSSpec, port *vswitchdb.Port, iface *vswitchdb.Interface, qos *vswitchdb.QoS) ([]ovsdb.Operation, error) {
 	portGuard := ovn.WaitPresent(vswitchdb.PortTable, port.UUID, "name", port.Name)
 	switch {
-	case spec.MaxRate == 0 && qos == nil:
+	case spec.Type == "" && qos == nil:
 		return nil, nil
-	case spec.MaxRate == 0:
+	case spec.Type == "":
 		return []ovsdb.Operation{portGuard,
 			ovn.MutateRefs(vswitchdb.PortTable, port.UUID, "qos", ovsdb.MutateOperationDelete, qos.UUID),
 			ovn.DeleteRow(vswitchdb.QoSTable, qos.UUID)}, nil
@@ -159,11 +128,10 @@ func (c *Client) shapingOps(spec QoSSpec, port *vswitchdb.Port, iface *vswitchdb
 		return append(ops, ovn.MutateRefs(vswitchdb.PortTable, port.UUID, "qos", ovsdb.MutateOperationInsert, row.UUID)), nil
 	}
 	want := qosRow(spec, iface)
-	if qos.Type == want.Type && ovn.HasAll(qos.OtherConfig, want.OtherConfig) && ovn.HasAll(qos.ExternalIDs, want.ExternalIDs) {
+	if qos.Type == want.Type && len(qos.OtherConfig) == 0 && ovn.HasAll(qos.ExternalIDs, want.ExternalIDs) {
 		return nil, nil
 	}
 	want.UUID = qos.UUID
-	want.OtherConfig = merged(qos.OtherConfig, want.OtherConfig)
 	want.ExternalIDs = merged(qos.ExternalIDs, want.ExternalIDs)
 	upd, err := c.ovs.Where(want).Update(want, &want.Type, &want.OtherConfig, &want.ExternalIDs)
 	if err != nil {
@@ -178,11 +146,7 @@ func qosRow(spec QoSSpec, iface *vswitchdb.Interface) *vswitchdb.QoS {
 	if id := iface.ExternalIDs[KeyIfaceID]; id != "" {
 		ids[KeyIfaceID] = id
 	}
-	return &vswitchdb.QoS{
-		Type:        QoSTypeHTB,
-		OtherConfig: map[string]string{KeyMaxRate: strconv.FormatInt(spec.MaxRate, 10)},
-		ExternalIDs: ids,
-	}
+	return &vswitchdb.QoS{Type: spec.Type, OtherConfig: map[string]string{}, ExternalIDs: ids}
 }
 
 // ownedQoSDelete deletes the port's QoS row when edgeovn made it: QoS is a root table, so
@@ -193,4 +157,18 @@ func (c *Client) ownedQoSDelete(ctx context.Context, port *vswitchdb.Port) []ovs
 		return nil
 	}
 	return []ovsdb.Operation{ovn.DeleteRow(vswitchdb.QoSTable, qos.UUID)}
+}
+
+// PortQoSType returns the type of edgeovn's QoS row on the port, "" when it has none (or
+// the port is gone); ovn.ErrNotOwned when the row is not edgeovn's. Read from the cache.
+func (c *Client) PortQoSType(ctx context.Context, name string) (string, error) {
+	port, err := c.portByName(ctx, name)
+	if err != nil || port == nil {
+		return "", err
+	}
+	qos, err := c.portQoSRow(ctx, port)
+	if err != nil || qos == nil {
+		return "", err
+	}
+	return qos.Type, nil
 }

@@ -43,13 +43,10 @@ func TestSetPortQoS(t *testing.T) {
 	f.mustWrite(t, 1, "add port", func() error {
 		return f.c.AddPort(f.ctx, PortSpec{Bridge: "br-int", Name: "veth1_h", IfaceID: "web.default"})
 	})
-	spec := QoSSpec{Port: "veth1_h", IngressPolicingRate: 10000, IngressPolicingBurst: 1000, MaxRate: 50_000_000}
+	spec := QoSSpec{Port: "veth1_h", Type: QoSTypeNoop}
 	f.mustWrite(t, 1, "set qos", func() error { return f.c.SetPortQoS(f.ctx, spec) })
 	checks := []struct{ what, got, want string }{
-		{"policing rate", f.vsctl(t, "get", "Interface", "veth1_h", "ingress_policing_rate"), "10000"},
-		{"policing burst", f.vsctl(t, "get", "Interface", "veth1_h", "ingress_policing_burst"), "1000"},
-		{"qos type", f.portQoS(t, "veth1_h", "type"), QoSTypeHTB},
-		{"max-rate", f.portQoS(t, "veth1_h", "other_config:max-rate"), "50000000"},
+		{"qos type", f.portQoS(t, "veth1_h", "type"), QoSTypeNoop},
 		{"vendor tag", f.portQoS(t, "veth1_h", "external_ids:"+ovn.VendorKey), ovn.Vendor},
 		{"port tag", f.portQoS(t, "veth1_h", "external_ids:"+KeyQoSPort), "veth1_h"},
 		{"iface-id tag", f.portQoS(t, "veth1_h", "external_ids:"+KeyIfaceID), "web.default"},
@@ -61,19 +58,13 @@ func TestSetPortQoS(t *testing.T) {
 	}
 	f.mustWrite(t, 0, "set same qos", func() error { return f.c.SetPortQoS(f.ctx, spec) })
 
-	spec.MaxRate = 20_000_000
-	f.mustWrite(t, 1, "change max rate", func() error { return f.c.SetPortQoS(f.ctx, spec) })
-	if got, n := f.portQoS(t, "veth1_h", "other_config:max-rate"), f.countRows(t, "QoS"); got != "20000000" || n != 1 {
-		t.Errorf("after change: max-rate %q with %d QoS rows, want 20000000 in one row", got, n)
-	}
-
 	f.mustWrite(t, 1, "clear qos", func() error { return f.c.SetPortQoS(f.ctx, QoSSpec{Port: "veth1_h"}) })
-	if rate, n := f.vsctl(t, "get", "Interface", "veth1_h", "ingress_policing_rate"), f.countRows(t, "QoS"); rate != "0" || n != 0 {
-		t.Errorf("after clear: policing rate %q, %d QoS rows; want 0 and none", rate, n)
+	if n := f.countRows(t, "QoS"); n != 0 {
+		t.Errorf("after clear: %d QoS rows; want none", n)
 	}
 	f.mustWrite(t, 0, "clear again", func() error { return f.c.SetPortQoS(f.ctx, QoSSpec{Port: "veth1_h"}) })
 
-	f.mustWrite(t, 1, "shape again", func() error { return f.c.SetPortQoS(f.ctx, QoSSpec{Port: "veth1_h", MaxRate: 1e6}) })
+	f.mustWrite(t, 1, "mark again", func() error { return f.c.SetPortQoS(f.ctx, spec) })
 	f.mustWrite(t, 1, "delete port", func() error { return f.c.DeletePort(f.ctx, "br-int", "veth1_h") })
 	if n := f.countRows(t, "QoS"); n != 0 {
 		t.Errorf("DeletePort left %d QoS rows behind", n)
@@ -99,12 +90,12 @@ func TestSetPortQoSRefusesBadInputAndForeignRows(t *testing.T) {
 		spec QoSSpec
 		want error
 	}{
-		{"negative rate", QoSSpec{Port: "veth1_h", IngressPolicingRate: -1}, ovn.ErrInvalid},
-		{"burst without rate", QoSSpec{Port: "veth1_h", IngressPolicingBurst: 10}, ovn.ErrInvalid},
-		{"empty port", QoSSpec{MaxRate: 1}, ovn.ErrInvalid},
-		{"missing port", QoSSpec{Port: "veth9_h", MaxRate: 1}, ovn.ErrNotFound},
-		{"foreign port", QoSSpec{Port: "eth9", MaxRate: 1}, ovn.ErrNotOwned},
-		{"foreign qos row", QoSSpec{Port: "veth1_h", IngressPolicingRate: 5, MaxRate: 1}, ovn.ErrNotOwned},
+		{"unknown type", QoSSpec{Port: "veth1_h", Type: "linux-htb"}, ovn.ErrInvalid},
+		{"empty port", QoSSpec{Type: QoSTypeNoop}, ovn.ErrInvalid},
+		{"missing port", QoSSpec{Port: "veth9_h", Type: QoSTypeNoop}, ovn.ErrNotFound},
+		{"foreign port", QoSSpec{Port: "eth9", Type: QoSTypeNoop}, ovn.ErrNotOwned},
+		{"foreign qos row", QoSSpec{Port: "veth1_h", Type: QoSTypeNoop}, ovn.ErrNotOwned},
+		{"foreign qos row, clear", QoSSpec{Port: "veth1_h"}, ovn.ErrNotOwned},
 	}
 	for _, tt := range tests {
 		if err := f.c.SetPortQoS(f.ctx, tt.spec); !errors.Is(err, tt.want) {
@@ -116,9 +107,6 @@ func TestSetPortQoSRefusesBadInputAndForeignRows(t *testing.T) {
 	}
 	if got := f.portQoS(t, "veth1_h", "other_config:max-rate"); got != "7" {
 		t.Errorf("foreign QoS row changed: max-rate %q", got)
-	}
-	if got := f.vsctl(t, "get", "Interface", "veth1_h", "ingress_policing_rate"); got != "0" {
-		t.Errorf("policing written although the request was refused: %q", got)
 	}
 	f.mustWrite(t, 1, "delete port", func() error { return f.c.DeletePort(f.ctx, "br-int", "veth1_h") })
 	if n := f.countRows(t, "QoS"); n != 1 {
@@ -134,7 +122,7 @@ func TestSetPortQoSStaleCacheConflicts(t *testing.T) {
 	f.mustWrite(t, 1, "add port", func() error {
 		return f.c.AddPort(f.ctx, PortSpec{Bridge: "br-int", Name: "veth1_h", IfaceID: "web.default"})
 	})
-	ops, err := f.c.portQoSOps(f.ctx, QoSSpec{Port: "veth1_h", MaxRate: 1e6})
+	ops, err := f.c.portQoSOps(f.ctx, QoSSpec{Port: "veth1_h", Type: QoSTypeNoop})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,5 +132,32 @@ func TestSetPortQoSStaleCacheConflicts(t *testing.T) {
 	}
 	if got, n := f.portQoS(t, "veth1_h", "other_config:max-rate"), f.countRows(t, "QoS"); got != "7" || n != 1 {
 		t.Errorf("after the refused insert: max-rate %q, %d QoS rows; want the administrator's row alone", got, n)
+	}
+}
+
+// TestAddPortWithQoS: a port created with its QoS row has it from its first transaction;
+// a port that exists keeps its QoS; a QoS on an internal port is refused.
+func TestAddPortWithQoS(t *testing.T) {
+	f := newFixture(t)
+	f.mustWrite(t, 1, "create bridge", func() error { return f.c.EnsureBridge(f.ctx, brInt) })
+	spec := PortSpec{Bridge: "br-int", Name: "veth1_h", IfaceID: "web.default", QoS: QoSTypeNoop}
+	f.mustWrite(t, 1, "add port with qos", func() error { return f.c.AddPort(f.ctx, spec) })
+	if got := f.portQoS(t, "veth1_h", "type"); got != QoSTypeNoop {
+		t.Fatalf("qos type %q, want %q", got, QoSTypeNoop)
+	}
+	if got := f.portQoS(t, "veth1_h", "external_ids:"+KeyIfaceID); got != "web.default" {
+		t.Errorf("qos iface-id tag %q", got)
+	}
+	if typ, err := f.c.PortQoSType(f.ctx, "veth1_h"); err != nil || typ != QoSTypeNoop {
+		t.Errorf("PortQoSType = %q, %v", typ, err)
+	}
+	f.mustWrite(t, 0, "add the same port again", func() error { return f.c.AddPort(f.ctx, spec) })
+	bad := PortSpec{Bridge: "br-int", Name: "ovn9", Type: PortInternal, IfaceID: "node-x", QoS: QoSTypeNoop}
+	if err := f.c.AddPort(f.ctx, bad); !errors.Is(err, ovn.ErrInvalid) {
+		t.Errorf("qos on an internal port: %v, want ErrInvalid", err)
+	}
+	f.mustWrite(t, 1, "delete port", func() error { return f.c.DeletePort(f.ctx, "br-int", "veth1_h") })
+	if n := f.countRows(t, "QoS"); n != 0 {
+		t.Errorf("DeletePort left %d QoS rows behind", n)
 	}
 }

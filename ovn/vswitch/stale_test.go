@@ -15,7 +15,7 @@ func TestAddPortRemovesStaleTwin(t *testing.T) {
 		f.mustWrite(t, 1, "add "+s.Name, func() error { return f.c.AddPort(f.ctx, s) })
 	}
 	f.setInterfaceKey(t, "vethold_h", KeyOVNInstalled, "true")
-	if err := f.c.SetPortQoS(f.ctx, QoSSpec{Port: "vethold_h", MaxRate: 1e6}); err != nil {
+	if err := f.c.SetPortQoS(f.ctx, QoSSpec{Port: "vethold_h", Type: QoSTypeNoop}); err != nil {
 		t.Fatal(err)
 	}
 	// Foreign and internal ports with the same iface-id are not edgeovn's pod ports to remove.

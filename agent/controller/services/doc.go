@@ -17,8 +17,12 @@
 // External IPs and VIP-mode LoadBalancer IPs (external.go) are more VIPs of the Service's
 // (cluster-wide) load balancers, so pods reach them in OVN with their own address; one in
 // the pod, join or service network (Request.Reserved) or a special range is left out and
-// reported once as a ServiceIPRefused Warning Event (refusals.go). Traffic from outside to
-// these addresses is the node role's (agent/node, without kube-proxy).
+// reported once as a ServiceIPRefused Warning Event (refusals.go). A LoadBalancer IP whose
+// loadBalancerSourceRanges leave a pod network (Request.PodNetworks) out is no VIP for pods
+// (sourceranges.go): OVN cannot filter by source, so pods' packets to it go to their host,
+// whose rules apply the ranges; a range entry that does not parse is a SourceRangeInvalid
+// Warning Event, the other entries kept. Traffic from outside to these addresses is the node
+// role's (agent/node, without kube-proxy).
 //
 // Invariants: variables are written before the load balancers that use them and removed
 // after; a Service already right costs no write; a load balancer name held by a row edgeovn

@@ -1,10 +1,13 @@
 package services
 
 import (
+	"errors"
 	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/edgeovn/edgeovn/agent/sourceranges"
 )
 
 // refusalMemo remembers what was said about each Service's refused addresses, so a Service
@@ -14,13 +17,18 @@ type refusalMemo struct {
 	said map[string][]string // Service key -> messages
 }
 
-// report logs and records a Warning Event for each refused address of svc not reported
-// since it was last refused.
+// report logs and records a Warning Event for each refused address or source range of svc
+// not reported since it was last refused.
 func (s *Controller) report(svc *corev1.Service, refused []error) {
 	key := svc.Namespace + "/" + svc.Name
 	msgs := make([]string, len(refused))
+	reasons := map[string]string{}
 	for i, err := range refused {
 		msgs[i] = err.Error()
+		reasons[msgs[i]] = ReasonServiceIPRefused
+		if errors.Is(err, sourceranges.ErrBadRange) {
+			reasons[msgs[i]] = ReasonSourceRangeInvalid
+		}
 	}
 	m := &s.refused
 	m.mu.Lock()
@@ -38,9 +46,9 @@ func (s *Controller) report(svc *corev1.Service, refused []error) {
 		if slices.Contains(before, msg) {
 			continue
 		}
-		s.log.Warn("service address refused", "service", key, "err", msg)
+		s.log.Warn("service address or source range refused", "service", key, "err", msg)
 		if s.req.Events != nil {
-			s.req.Events.Event(svc, corev1.EventTypeWarning, ReasonServiceIPRefused, msg)
+			s.req.Events.Event(svc, corev1.EventTypeWarning, reasons[msg], msg)
 		}
 	}
 }

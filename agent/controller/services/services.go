@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"time"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -33,7 +34,10 @@ type Request struct {
 	// Reserved are the networks no external or LoadBalancer IP may be in (the pod, join and
 	// service networks).
 	Reserved []subnetcheck.Reserved
-	// Events receives the ServiceIPRefused Warnings; nil: logged only.
+	// PodNetworks are the pod networks (cluster-cidr, both families): a LoadBalancer IP
+	// whose source ranges leave one out is not a VIP for pods (podVIPs).
+	PodNetworks []netip.Prefix
+	// Events receives the ServiceIPRefused and SourceRangeInvalid Warnings; nil: logged only.
 	Events record.EventRecorder
 }
 
@@ -203,8 +207,7 @@ func (s *Controller) sync(ctx context.Context, key string) error {
 		if err != nil {
 			return err
 		}
-		external, refused := externalVIPs(svc, s.req.Reserved)
-		s.report(svc, refused)
+		external := s.servedExternal(svc)
 		var local []northbound.LoadBalancerSpec
 		local, vars = desiredLocal(svc, eps, nodes)
 		want = append(desiredLoadBalancers(svc, eps, external), local...)

@@ -4,9 +4,11 @@
 // CIDR(s) through it via that family's join gateway, IPv4 and IPv6 forwarding,
 // and the masquerading of pod traffic (IPv4 and IPv6) that leaves the host by any other
 // interface; the node ports, external IPs and LoadBalancer IPs served without kube-proxy
-// (EnsureServices, "ip edgeovn-svc": node ports on the host's own addresses; service IPs on
+// (EnsureServices, "ip edgeovn-svc" and, while an IPv6 node port is served, "ip6 edgeovn-svc":
+// node ports on the host's own addresses of the NodePort's family; service IPs on
 // any destination, Cluster to the ClusterIP masqueraded on ovn0, Local to this host's
-// endpoints or dropped, the host's own connections always to the ClusterIP);
+// endpoints or dropped, the host's own connections always to the ClusterIP; a Restricted
+// service IP, one rule set per allowed source network, then a drop for every other source);
 // and the pods' hostPorts (HostPorts, "ip edgeovn-hostport" and "ip6 edgeovn-hostport": the
 // DNATs from the host's addresses, or a mapping's hostIP, for traffic arriving and made on
 // the host, and the masquerades for 127.0.0.1 and for pods of the pod's subnet, the pod

@@ -26,7 +26,7 @@ const (
 // kernel derives from it, so it is not rewritten needlessly, and it is never set back.
 func ensureForwarding(_ context.Context, spec Spec, log *slog.Logger) error {
 	if spec.Address.IsValid() {
-		if err := setOnce(ipForward, "enable ipv4 forwarding", log); err != nil {
+		if err := setOnce(ipForward, "ipv4 forwarding", log); err != nil {
 			return err
 		}
 	}
@@ -43,7 +43,7 @@ func ensureForwarding(_ context.Context, spec Spec, log *slog.Logger) error {
 	if err := keepAcceptingRA(spec.Interface, log); err != nil {
 		return err
 	}
-	return setOnce(ip6Forward, "enable ipv6 forwarding", log)
+	return setOnce(ip6Forward, "ipv6 forwarding", log)
 }
 
 // setOnce writes 1 to path unless it holds 1 already.
@@ -53,9 +53,9 @@ func setOnce(path, what string, log *slog.Logger) error {
 		return err
 	}
 	if err := os.WriteFile(path, []byte("1"), 0o644); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+		return fmt.Errorf("enable %s: %w", what, err)
 	}
-	log.Info(what + "d")
+	log.Info("enabled " + what)
 	return nil
 }
 

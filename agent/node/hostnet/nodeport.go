@@ -18,6 +18,9 @@ type NodePort struct {
 	ClusterIP netip.AddrPort
 	Local     []netip.AddrPort
 	LocalOnly bool // externalTrafficPolicy: Local
+	// IPv6 says the family served: the port on the host's IPv6 addresses ("ip6 edgeovn-svc"),
+	// ClusterIP and Local IPv6; a dual-stack Service has one NodePort per family.
+	IPv6 bool
 }
 
 // ServiceSpec is the host's part of serving Services itself (kube-proxy absent).
@@ -40,12 +43,12 @@ func (s ServiceSpec) Validate() error {
 			return invalid("%s: protocol must be tcp, udp or sctp", what)
 		case np.Port == 0:
 			return invalid("%s: port 0", what)
-		case !np.LocalOnly && (!np.ClusterIP.IsValid() || !np.ClusterIP.Addr().Is4()):
-			return invalid("%s: cluster IP %s is not an IPv4 address and port", what, np.ClusterIP)
+		case !np.LocalOnly && !ofFamily(np.ClusterIP, np.IPv6):
+			return invalid("%s: cluster IP %s is not an %s address and port", what, np.ClusterIP, familyName(np.IPv6))
 		}
 		for _, ep := range np.Local {
-			if !ep.IsValid() || !ep.Addr().Is4() {
-				return invalid("%s: endpoint %s is not an IPv4 address and port", what, ep)
+			if !ofFamily(ep, np.IPv6) {
+				return invalid("%s: endpoint %s is not an %s address and port", what, ep, familyName(np.IPv6))
 			}
 		}
 	}
@@ -55,6 +58,20 @@ func (s ServiceSpec) Validate() error {
 		}
 	}
 	return nil
+}
+
+// ofFamily reports whether ap is a valid address and port of the family (IPv6 when v6; an
+// IPv4-mapped IPv6 address is neither).
+func ofFamily(ap netip.AddrPort, v6 bool) bool {
+	a := ap.Addr()
+	return ap.IsValid() && !a.Is4In6() && a.Is6() == v6
+}
+
+func familyName(v6 bool) string {
+	if v6 {
+		return "IPv6"
+	}
+	return "IPv4"
 }
 
 // describe is the rule's identity, stored in its user data: the table is rewritten only

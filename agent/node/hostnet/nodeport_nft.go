@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/netip"
 	"slices"
 
@@ -37,11 +38,11 @@ type svcRule struct {
 // svcChainNames are the table's chains in the order they are written and read back.
 var svcChainNames = []string{"nodeports", "serviceips", "serviceips-out", "prerouting", "output", "postrouting"}
 
-// svcChains is the whole table spec asks for, chain by chain. Arriving traffic is matched
-// against the external and LoadBalancer IPs first (any destination), then, for the host's own
-// addresses, against the node ports; the host's own traffic the same way, through
-// serviceips-out.
-func svcChains(spec ServiceSpec) []svcChain {
+// svcChains is the whole table of family f spec asks for, chain by chain (nil: the IPv6
+// table with nothing of its family to serve). Arriving traffic is matched against the external
+// and LoadBalancer IPs first (any destination), then, for the host's own addresses, against
+// the node ports; the host's own traffic the same way, through serviceips-out.
+func svcChains(f hostPortFamily, spec ServiceSpec) []svcChain {
 	jumps := func(ips string) []svcRule {
 		return []svcRule{
 			{desc: "jump " + ips, exprs: []expr.Any{&expr.Verdict{Kind: expr.VerdictJump, Chain: ips}}},
@@ -49,12 +50,21 @@ func svcChains(spec ServiceSpec) []svcChain {
 		}
 	}
 	var nodeports, ips, ipsOut []svcRule
+	served := false
 	for _, np := range spec.NodePorts {
-		nodeports = append(nodeports, nodePortRules(np)...)
+		if np.IPv6 == (f.family == nftables.TableFamilyIPv6) {
+			nodeports, served = append(nodeports, nodePortRules(f, np)...), true
+		}
 	}
 	for _, sip := range spec.ServiceIPs {
-		ips = append(ips, serviceIPRules(sip)...)
-		ipsOut = append(ipsOut, toClusterIP(serviceIPMatch(sip), "out "+sip.describe(), sip.ClusterIP))
+		if !f.is(sip.IP.Addr()) {
+			continue
+		}
+		ips, served = append(ips, serviceIPRules(f, sip)...), true
+		ipsOut = append(ipsOut, serviceIPOutRules(f, sip)...)
+	}
+	if !served && f.family == nftables.TableFamilyIPv6 {
+		return nil
 	}
 	name := make([]byte, unix.IFNAMSIZ)
 	copy(name, spec.Interface)
@@ -97,51 +107,91 @@ func l4Match(proto string, port uint16) []expr.Any {
 }
 
 // serviceIPMatch matches the destination address, protocol and port.
-func serviceIPMatch(s ServiceIP) []expr.Any {
+func serviceIPMatch(f hostPortFamily, s ServiceIP) []expr.Any {
 	return append([]expr.Any{
-		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 16, Len: 4},
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: f.dst, Len: f.size},
 		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: s.IP.Addr().AsSlice()},
 	}, l4Match(s.Protocol, s.IP.Port())...)
 }
 
 // nodePortRules DNATs the node port: to the ClusterIP (marked for masquerade), or to this
 // host's endpoints. Local with none serves nothing (the host answers for its own address).
-func nodePortRules(np NodePort) []svcRule {
+func nodePortRules(f hostPortFamily, np NodePort) []svcRule {
 	match := l4Match(np.Protocol, np.Port)
 	if !np.LocalOnly {
-		return []svcRule{toClusterIP(match, np.describe(), np.ClusterIP)}
+		return []svcRule{toClusterIP(f, match, np.describe(), np.ClusterIP)}
 	}
-	return toLocal(match, np.describe(), np.Local)
+	return toLocal(f, match, np.describe(), np.Local)
 }
 
 // serviceIPRules DNATs arriving traffic to an external or LoadBalancer IP as nodePortRules
 // does, and drops it under the Local policy when this host has no endpoint (kube-proxy's
 // behaviour: the load balancer's health check steers clients away from such hosts).
-func serviceIPRules(s ServiceIP) []svcRule {
-	match := serviceIPMatch(s)
+func serviceIPRules(f hostPortFamily, s ServiceIP) []svcRule {
+	return restrictSources(f, s, s.describe(), func(match []expr.Any, desc string) []svcRule { return serviceIPTarget(f, s, match, desc) })
+}
+
+// serviceIPOutRules send the host's own connections to the ClusterIP, within the same
+// source ranges.
+func serviceIPOutRules(f hostPortFamily, s ServiceIP) []svcRule {
+	return restrictSources(f, s, "out "+s.describe(), func(match []expr.Any, desc string) []svcRule {
+		return []svcRule{toClusterIP(f, match, desc, s.ClusterIP)}
+	})
+}
+
+// restrictSources is target's rules for s's match, once per allowed source network (of the
+// table's family) when s is Restricted, followed by a rule dropping every other source
+// (kube-proxy's firewall chain: a LoadBalancer IP with loadBalancerSourceRanges answers no
+// one else).
+func restrictSources(f hostPortFamily, s ServiceIP, desc string, target func(match []expr.Any, desc string) []svcRule) []svcRule {
+	match := serviceIPMatch(f, s)
+	if !s.Restricted {
+		return target(match, desc)
+	}
+	var out []svcRule
+	for _, p := range s.AllowFrom {
+		if f.is(p.Addr()) {
+			out = append(out, target(append(slices.Clone(match), sourceMatch(f, p)...), desc+" src "+p.String())...)
+		}
+	}
+	return append(out, svcRule{desc: desc + " other sources drop", exprs: append(match, &expr.Verdict{Kind: expr.VerdictDrop})})
+}
+
+// sourceMatch matches a source address inside p (of the table's family).
+func sourceMatch(f hostPortFamily, p netip.Prefix) []expr.Any {
+	mask := net.CIDRMask(p.Bits(), int(f.size)*8)
+	return []expr.Any{
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: f.src, Len: f.size},
+		&expr.Bitwise{SourceRegister: 1, DestRegister: 1, Len: f.size, Mask: mask, Xor: make([]byte, f.size)},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: p.Addr().AsSlice()},
+	}
+}
+
+// serviceIPTarget is where arriving traffic matching match goes.
+func serviceIPTarget(f hostPortFamily, s ServiceIP, match []expr.Any, desc string) []svcRule {
 	switch {
 	case !s.LocalOnly:
-		return []svcRule{toClusterIP(match, s.describe(), s.ClusterIP)}
+		return []svcRule{toClusterIP(f, match, desc, s.ClusterIP)}
 	case len(s.Local) == 0:
-		return []svcRule{{desc: s.describe() + " drop", exprs: append(slices.Clone(match), &expr.Verdict{Kind: expr.VerdictDrop})}}
+		return []svcRule{{desc: desc + " drop", exprs: append(slices.Clone(match), &expr.Verdict{Kind: expr.VerdictDrop})}}
 	}
-	return toLocal(match, s.describe(), s.Local)
+	return toLocal(f, match, desc, s.Local)
 }
 
 // toClusterIP DNATs to the ClusterIP, marked for masquerade on ovn0.
-func toClusterIP(match []expr.Any, desc string, clusterIP netip.AddrPort) svcRule {
+func toClusterIP(f hostPortFamily, match []expr.Any, desc string, clusterIP netip.AddrPort) svcRule {
 	mark := []expr.Any{
 		&expr.Meta{Key: expr.MetaKeyMARK, Register: 1},
 		&expr.Bitwise{SourceRegister: 1, DestRegister: 1, Len: 4,
 			Mask: binaryutil.NativeEndian.PutUint32(^uint32(masqMark)), Xor: binaryutil.NativeEndian.PutUint32(masqMark)},
 		&expr.Meta{Key: expr.MetaKeyMARK, SourceRegister: true, Register: 1},
 	}
-	return svcRule{desc: desc, exprs: append(append(slices.Clone(match), mark...), dnat(clusterIP.Addr().AsSlice(), clusterIP.Port())...)}
+	return svcRule{desc: desc, exprs: append(append(slices.Clone(match), mark...), dnat(f, clusterIP.Addr().AsSlice(), clusterIP.Port())...)}
 }
 
 // toLocal DNATs to the endpoints, spread evenly (rule i of n matches one time in n-i, as
 // kube-proxy's iptables mode does).
-func toLocal(match []expr.Any, desc string, eps []netip.AddrPort) []svcRule {
+func toLocal(f hostPortFamily, match []expr.Any, desc string, eps []netip.AddrPort) []svcRule {
 	var out []svcRule
 	for i, ep := range eps {
 		exprs := slices.Clone(match)
@@ -150,22 +200,23 @@ func toLocal(match []expr.Any, desc string, eps []netip.AddrPort) []svcRule {
 				&expr.Numgen{Register: 1, Modulus: uint32(left), Type: unix.NFT_NG_RANDOM},
 				&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: binaryutil.NativeEndian.PutUint32(0)})
 		}
-		out = append(out, svcRule{desc: fmt.Sprintf("%s #%d", desc, i), exprs: append(exprs, dnat(ep.Addr().AsSlice(), ep.Port())...)})
+		out = append(out, svcRule{desc: fmt.Sprintf("%s #%d", desc, i), exprs: append(exprs, dnat(f, ep.Addr().AsSlice(), ep.Port())...)})
 	}
 	return out
 }
 
-func dnat(ip []byte, port uint16) []expr.Any {
+func dnat(f hostPortFamily, ip []byte, port uint16) []expr.Any {
 	return []expr.Any{
 		&expr.Immediate{Register: 1, Data: ip},
 		&expr.Immediate{Register: 2, Data: binaryutil.BigEndian.PutUint16(port)},
-		&expr.NAT{Type: expr.NATTypeDestNAT, Family: unix.NFPROTO_IPV4, RegAddrMin: 1, RegProtoMin: 2},
+		&expr.NAT{Type: expr.NATTypeDestNAT, Family: f.proto, RegAddrMin: 1, RegProtoMin: 2},
 	}
 }
 
-// EnsureServices makes the table hold exactly what spec asks for; nil spec (kube-proxy
-// serves NodePorts) removes it. The whole table is replaced in one batch when anything
-// differs, and nothing is sent when it matches.
+// EnsureServices makes the tables hold exactly what spec asks for; nil spec (kube-proxy
+// serves NodePorts) removes them. "ip edgeovn-svc" is always written; "ip6 edgeovn-svc" only
+// while an IPv6 node port or service IP is served. Each table is replaced in one batch when
+// anything in it differs, and nothing is sent when it matches.
 func EnsureServices(_ context.Context, spec *ServiceSpec, log *slog.Logger) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -179,35 +230,53 @@ func EnsureServices(_ context.Context, spec *ServiceSpec, log *slog.Logger) erro
 	if err != nil {
 		return fmt.Errorf("open nftables: %w", err)
 	}
-	t := &nftables.Table{Name: svcTable, Family: nftables.TableFamilyIPv4}
-	have, exists, err := svcDescriptions(conn, t)
-	if err != nil {
-		return err
+	for _, f := range hostPortFamilies {
+		var chains []svcChain
+		if spec != nil {
+			chains = svcChains(f, *spec)
+		}
+		wrote, err := ensureSvcTable(conn, f, chains)
+		switch {
+		case err != nil:
+			return err
+		case wrote && chains == nil:
+			log.Info("removed node port rules", "table", f.name+" "+svcTable)
+		case wrote:
+			log.Info("wrote node port rules", "table", f.name+" "+svcTable, "node_ports", len(spec.NodePorts), "service_ips", len(spec.ServiceIPs))
+		}
 	}
-	if spec == nil {
+	return nil
+}
+
+// ensureSvcTable makes one family's table hold exactly chains (nil: no table), and reports
+// whether it wrote.
+func ensureSvcTable(conn *nftables.Conn, f hostPortFamily, chains []svcChain) (bool, error) {
+	t := &nftables.Table{Name: svcTable, Family: f.family}
+	have, exists, err := tableDescriptions(conn, t, svcChainNames)
+	if err != nil {
+		return false, err
+	}
+	if chains == nil {
 		if !exists {
-			return nil
+			return false, nil
 		}
 		conn.DelTable(t)
 		if err := conn.Flush(); err != nil {
-			return fmt.Errorf("delete nftables table ip %s: %w", svcTable, err)
+			return false, fmt.Errorf("delete nftables table %s %s: %w", f.name, svcTable, err)
 		}
-		log.Info("removed node port rules: kube-proxy serves them", "table", svcTable)
-		return nil
+		return true, nil
 	}
-	chains := svcChains(*spec)
 	if exists && slices.Equal(have, descriptions(chains)) {
-		return nil
+		return false, nil
 	}
 	if exists {
 		conn.DelTable(t)
 	}
 	writeSvcTable(conn, t, chains)
 	if err := conn.Flush(); err != nil {
-		return fmt.Errorf("write nftables table ip %s: %w", svcTable, err)
+		return false, fmt.Errorf("write nftables table %s %s: %w", f.name, svcTable, err)
 	}
-	log.Info("wrote node port rules", "table", svcTable, "node_ports", len(spec.NodePorts), "service_ips", len(spec.ServiceIPs))
-	return nil
+	return true, nil
 }
 
 func writeSvcTable(conn *nftables.Conn, t *nftables.Table, chains []svcChain) {
@@ -237,44 +306,4 @@ func descriptions(chains []svcChain) []string {
 		}
 	}
 	return out
-}
-
-// svcDescriptions reads the table back in the same form (chains in the order we write them).
-func svcDescriptions(conn *nftables.Conn, t *nftables.Table) ([]string, bool, error) {
-	chains, err := conn.ListChainsOfTableFamily(nftables.TableFamilyIPv4)
-	if err != nil {
-		return nil, false, fmt.Errorf("list nftables chains: %w", err)
-	}
-	byName := map[string]*nftables.Chain{}
-	for _, c := range chains {
-		if c.Table.Name == svcTable {
-			byName[c.Name] = c
-		}
-	}
-	tables, err := conn.ListTablesOfFamily(nftables.TableFamilyIPv4)
-	if err != nil {
-		return nil, false, fmt.Errorf("list nftables tables: %w", err)
-	}
-	if !slices.ContainsFunc(tables, func(x *nftables.Table) bool { return x.Name == svcTable }) {
-		return nil, false, nil
-	}
-	var out []string
-	for _, name := range svcChainNames {
-		c := byName[name]
-		if c == nil {
-			return nil, true, nil
-		}
-		out = append(out, "chain "+name)
-		rules, err := conn.GetRules(t, c)
-		if err != nil {
-			return nil, true, fmt.Errorf("list rules of nftables chain ip %s %s: %w", svcTable, name, err)
-		}
-		for _, r := range rules {
-			out = append(out, name+": "+string(r.UserData))
-		}
-	}
-	if len(byName) != len(svcChainNames) {
-		return nil, true, nil
-	}
-	return out, true, nil
 }

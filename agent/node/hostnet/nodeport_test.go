@@ -108,7 +108,7 @@ func tcpSource(t *testing.T, client, server ns.NetNS, listen, dial string) strin
 	t.Helper()
 	var ln net.Listener
 	inNS(t, server, func() (err error) {
-		ln, err = net.Listen("tcp4", listen)
+		ln, err = net.Listen("tcp", listen)
 		return err
 	})
 	defer ln.Close()
@@ -125,7 +125,7 @@ func tcpSource(t *testing.T, client, server ns.NetNS, listen, dial string) strin
 	}()
 	var answer string
 	_ = client.Do(func(ns.NetNS) error {
-		c, err := net.DialTimeout("tcp4", dial, 2*time.Second)
+		c, err := net.DialTimeout("tcp", dial, 2*time.Second)
 		if err != nil {
 			return nil
 		}

@@ -9,12 +9,12 @@ import (
 )
 
 // ownedTables are edgeovn's nftables tables as nft names them.
-var ownedTables = []string{"ip " + natTable, "ip6 " + natTable, "ip " + svcTable, "ip " + hostPortTable, "ip6 " + hostPortTable}
+var ownedTables = []string{"ip " + natTable, "ip6 " + natTable, "ip " + svcTable, "ip6 " + svcTable, "ip " + hostPortTable, "ip6 " + hostPortTable}
 
 var families = map[string]nftables.TableFamily{"ip": nftables.TableFamilyIPv4, "ip6": nftables.TableFamilyIPv6}
 
 // OwnedTables lists the nftables tables edgeovn writes that exist now ("ip edgeovn",
-// "ip6 edgeovn", "ip edgeovn-svc", "ip/ip6 edgeovn-hostport"), for a clean-up.
+// "ip6 edgeovn", "ip/ip6 edgeovn-svc", "ip/ip6 edgeovn-hostport"), for a clean-up.
 func OwnedTables() ([]string, error) {
 	conn, err := nftables.New()
 	if err != nil {

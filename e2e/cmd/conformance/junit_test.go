@@ -97,15 +97,22 @@ func TestTableRows(t *testing.T) {
 	}
 }
 
-// TestFocus: the selected specs are the sig-network Conformance and NetworkPolicy ones; -focus
+// TestFocus: the selected specs are the sig-network Conformance and NetworkPolicy ones and the
+// Services specs of external IPs and traffic policies (not the cloud LoadBalancer ones); -focus
 // replaces the expression e2e.test gets.
 func TestFocus(t *testing.T) {
 	for name, want := range map[string]bool{
-		"[sig-network] DNS should provide DNS for services  [Conformance]":                                 true,
-		"[sig-network] Netpol NetworkPolicy between server and client should deny [Feature:NetworkPolicy]": true,
-		"[sig-network] NetworkPolicy API should support creating NetworkPolicy API operations":             true,
-		"[sig-network] Services should be rejected when no endpoints exist":                                false,
-		"[sig-apps] Deployment should run [Conformance]":                                                   false,
+		"[sig-network] DNS should provide DNS for services  [Conformance]":                                                                         true,
+		"[sig-network] Netpol NetworkPolicy between server and client should deny [Feature:NetworkPolicy]":                                         true,
+		"[sig-network] NetworkPolicy API should support creating NetworkPolicy API operations":                                                     true,
+		"[sig-network] Services should be rejected when no endpoints exist":                                                                        false,
+		"[sig-network] Services should be possible to connect to a service via ExternalIP when the external IP is not assigned to a node":          true,
+		"[sig-network] Services should respect internalTrafficPolicy=Local Pod to Pod":                                                             true,
+		"[sig-network] Services should fallback to local terminating endpoints when there are no ready endpoints with externalTrafficPolicy=Local": true,
+		"[sig-network] Services should serve endpoints on same port and different protocol for internal traffic on Type LoadBalancer ":             true,
+		"[sig-network] Services should implement NodePort and HealthCheckNodePort correctly when ExternalTrafficPolicy changes":                    true,
+		"[sig-network] LoadBalancers should only allow access from service loadbalancer source ranges [Feature:LoadBalancer] [Slow]":               false,
+		"[sig-apps] Deployment should run [Conformance]":                                                                                           false,
 	} {
 		if got := regexpMatch(t, narrowed(""), name); got != want || selected(name) != want {
 			t.Errorf("focus on %q = %v (selected %v), want %v", name, got, selected(name), want)
