@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"os"
 	"fmt"
 	"net/netip"
 	"path/filepath"
@@ -197,7 +198,17 @@ func (w *bgpWorld) pod(ctx context.Context, t *testing.T, i int, name, subnet, v
 func (w *bgpWorld) reach(ctx context.Context, t *testing.T, sb *podsim.Sandbox, name string) {
 	t.Helper()
 	ip := sb.IP()
-	if out, err := w.site.InDevice(ctx, "ping", "-c", "3", "-i", "0.2", "-w", "5", ip.String()); err != nil {
+	// The route reaches the router's kernel a moment after its RIB (zebra): until then the
+	// router answers "net unreachable", so the first tries may fail.
+	var out []byte
+	var err error
+	for try := 0; try < 5; try++ {
+		if out, err = w.site.InDevice(ctx, "ping", "-c", "3", "-i", "0.2", "-w", "5", ip.String()); err == nil {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if err != nil {
 		t.Fatalf("site device ping %s (%s): %v\n%s\n%s", name, ip, err, out, w.paths(ctx))
 	}
 	ans, err := podsim.Send(ctx, podsim.SendRequest{Netns: filepath.Join("/run/netns", w.site.DeviceNetns), Protocol: corev1.ProtocolTCP,
@@ -215,6 +226,15 @@ func (w *bgpWorld) paths(ctx context.Context) string {
 	var b strings.Builder
 	out, _ := w.site.InRouter(ctx, "ip", "route")
 	fmt.Fprintf(&b, "router routes:\n%s", out)
+	out, _ = w.frr.Vtysh(ctx, "show ip route")
+	fmt.Fprintf(&b, "zebra's routes:\n%s", out)
+	for _, log := range []string{"zebra.log", "bgpd.log"} {
+		data, _ := os.ReadFile(filepath.Join(w.frr.Dir, log))
+		if len(data) > 4000 {
+			data = data[len(data)-4000:]
+		}
+		fmt.Fprintf(&b, "%s (end):\n%s\n", log, data)
+	}
 	for i, e := range w.cl.hosts {
 		for _, args := range [][]string{{"ip", "route"}, {"sysctl", "net.ipv4.ip_forward", "net.ipv4.conf.all.rp_filter", "net.ipv4.conf.eth1.rp_filter"}, {"nft", "list", "ruleset"}} {
 			out, _ := e.rig.Run(ctx, args[0], args[1:]...)
