@@ -2,9 +2,9 @@ package e2e
 
 import (
 	"context"
-	"os"
 	"fmt"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
