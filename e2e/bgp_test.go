@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -447,4 +448,46 @@ func TestBGPClusterIP(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.waitHops(ctx, t, netip.PrefixFrom(vip, 32))
+}
+
+// TestBGPGoBGPD: the same announcement to GoBGP's own daemon as the site router: an annotated
+// Subnet's prefix in its RIB with the host's address as next hop, withdrawn with the
+// annotation.
+func TestBGPGoBGPD(t *testing.T) {
+	if _, err := exec.LookPath("gobgpd"); err != nil {
+		skip.Now(t, "gobgpd not installed (apt-get install gobgpd): %v", err)
+	}
+	cl, ctx := startCluster(t, 1, "--neighbor-address="+siteLAN.Addr().String(), fmt.Sprintf("--neighbor-as=%d", bgpRouterAS),
+		fmt.Sprintf("--cluster-as=%d", bgpClusterAS), "--holdtime=9s")
+	site, err := cl.c.AddSite(ctx, harness.SiteOptions{Gateway: siteGW, Device: siteDevice, LAN: siteLAN})
+	if err != nil {
+		t.Fatalf("site: %v", err)
+	}
+	host := netip.MustParseAddr("198.51.100.11")
+	if out, err := cl.hosts[0].rig.Run(ctx, "ip", "addr", "add", host.String()+"/24", "dev", harness.SiteNIC); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	conf := fmt.Sprintf("[global.config]\n  as = %d\n  router-id = %q\n  port = 179\n\n[[neighbors]]\n  [neighbors.config]\n    neighbor-address = %q\n    peer-as = %d\n",
+		bgpRouterAS, siteLAN.Addr(), host, bgpClusterAS)
+	g, err := site.StartGoBGPD(ctx, harness.GoBGPDSpec{Dir: t.TempDir(), Netns: site.RouterNetns, Config: conf})
+	if err != nil {
+		t.Fatalf("gobgpd: %v", err)
+	}
+	dyn, err := dynamic.NewForConfig(cl.c.Central.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &bgpWorld{cl: cl, site: site, subnets: dyn.Resource(kubeovn.SubnetResource), hosts: []netip.Addr{host}}
+	sn := netip.MustParsePrefix("10.64.0.0/24")
+	w.subnet(ctx, t, "bgp-gobgpd", sn.String(), bgp.PolicyCluster)
+	hops := func() []netip.Addr {
+		rib, err := g.Routes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rib[sn]
+	}
+	eventually(ctx, t, sn.String()+" in gobgpd's RIB via the host", func() bool { return slices.Equal(hops(), []netip.Addr{host}) })
+	w.annotate(ctx, t, "bgp-gobgpd", "")
+	eventually(ctx, t, sn.String()+" withdrawn from gobgpd's RIB", func() bool { return len(hops()) == 0 })
 }
