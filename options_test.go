@@ -33,7 +33,7 @@ func parseRun(t *testing.T, args ...string) (options, error) {
 }
 
 // optionLine is a commented-out option with its default in the sample: "# mtu: 1400".
-var optionLine = regexp.MustCompile(`(?m)^# ([a-z][a-z-]*):(.*)$`)
+var optionLine = regexp.MustCompile(`(?m)^# ([a-z][a-z0-9-]*):(.*)$`)
 
 // TestSampleConfigIsTheDefaults: the shipped config.yaml parses to the defaults as shipped;
 // with every documented default uncommented it still parses to the defaults (so what it

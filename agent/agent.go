@@ -61,7 +61,7 @@ func Run(ctx context.Context, cfg config.Config, hooks Hooks, log *slog.Logger) 
 	if cfg.MetricsAddress != "" {
 		g.Go(func() error {
 			return opsserver.Serve(ctx, opsserver.Request{Address: cfg.MetricsAddress, Metrics: hooks.Metrics.Handler(),
-				Alive: hooks.Health.Alive, Ready: hooks.Health.Check, Controller: hooks.Metrics.ControllerState, Pinger: hooks.Metrics.PingerReport, Profiling: cfg.Profiling, Log: log})
+				Alive: hooks.Health.Alive, Ready: hooks.Health.Check, Controller: hooks.Metrics.ControllerState, BGP: hooks.Metrics.BGPStatus, Pinger: hooks.Metrics.PingerReport, Profiling: cfg.Profiling, Log: log})
 		})
 	}
 	g.Go(func() error {

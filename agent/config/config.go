@@ -84,6 +84,7 @@ func Default() Config {
 			CNIBinDir:       "/opt/cni/bin",
 			CNIBinarySource: "/usr/lib/edgeovn/edgeovn-cni",
 			CNITimeout:      60 * time.Second,
+			BGP:             defaultBGP(),
 			Mirror:          DefaultMirror(),
 			Pinger:          DefaultPinger(),
 		},
@@ -120,6 +121,7 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.validateNetworks()...)
 	errs = append(errs, c.validateServices()...)
+	errs = append(errs, c.validateBGP()...)
 	errs = append(errs, c.validateObserve()...)
 	if c.MTU < 576 || c.MTU > 9000 {
 		errs = append(errs, fmt.Errorf("mtu %d: outside 576..9000", c.MTU))

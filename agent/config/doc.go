@@ -12,6 +12,8 @@
 // them and package agent hands them down whole, so an option added to a part reaches its role
 // without a line copying it. An option of Config outside the parts is the daemon's own
 // (kubeconfig, TLS files, Lease, metrics, memory limit).
+// The BGP speaker's options (bgp.go) are Node's embedded BGP, named as Kube-OVN's speaker
+// flags; with no neighbour (BGP.Enabled false) nothing of them is used.
 //
 // Invariants:
 //   - Every option has one default, in Default; no consumer keeps a default of its own (a

@@ -47,6 +47,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Workers, "controller-workers", c.Workers, "pods the controller role syncs at once")
 	fs.IntVar(&c.MemoryLimitMiB, "memory-limit-mib", c.MemoryLimitMiB, "Go's soft memory limit in MiB, raised to twice the live heap when more (0: none; GOMEMLIMIT overrides)")
 	fs.BoolVar(&c.Profiling, "pprof", c.Profiling, "also serve Go's profiles under /debug/pprof/ on metrics-address")
+	c.addBGPFlags(fs)
 	c.addObserveFlags(fs)
 }
 

@@ -55,6 +55,8 @@ type Node struct {
 	CNIBinarySource string
 	// CNITimeout bounds one CNI ADD, waiting for allocation and OVN binding included.
 	CNITimeout time.Duration
+	// BGP is the speaker's configuration (bgp.go); without a neighbour, none runs.
+	BGP
 
 	Mirror // traffic mirroring (config_observe.go)
 	Pinger // the in-process pinger (config_observe.go)

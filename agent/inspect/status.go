@@ -49,6 +49,7 @@ func (h *Host) Status(ctx context.Context, w io.Writer, timeout time.Duration) e
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	within(func(ctx context.Context) { h.bgp(ctx, w) })
 	var err error
 	within(func(ctx context.Context) { err = h.subnets(ctx, w, leads) })
 	return err

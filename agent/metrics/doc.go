@@ -10,7 +10,8 @@
 // that do not export metrics need no stand-in. Counters only grow for the life of the process:
 // the transaction counters live in ovn.Metrics values made here, which each new client of a
 // term of leadership reuses. IPAM usage is read at scrape time from the IPAM of the current
-// term, and absent while this host does not lead.
+// term, and absent while this host does not lead. The BGP metrics (bgp.go) are registered at the
+// speaker's first report, so a host without a speaker exports none.
 //
 // Concurrency: safe for concurrent use.
 package metrics

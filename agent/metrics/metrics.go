@@ -31,6 +31,7 @@ type Metrics struct {
 	ipam UsageSource // the leading term's IPAM, or nil
 	// state and stateReason: see SetControllerState.
 	state, stateReason string
+	bgp                bgpMetrics // bgp.go
 	// pinger reports the pinger's last round (SetPingerReport).
 	pinger func() string
 }

@@ -23,6 +23,8 @@ type Request struct {
 	// Controller answers /controller: this host's controller state (leader, candidate,
 	// ineligible) and why; nil: no such endpoint.
 	Controller func() (state, reason string)
+	// BGP answers /bgp: the speaker's peers and announced prefixes ("" : none runs, 404).
+	BGP func() string
 	// Pinger answers /pinger: the pinger's last round (ok false: the pinger is off, 404).
 	Pinger func() (string, bool)
 	// Profiling serves Go's profiles under /debug/pprof/ (net/http/pprof): off by default,
@@ -104,6 +106,17 @@ func Handler(req Request) http.Handler {
 				state += ": " + reason
 			}
 			fmt.Fprintln(w, state)
+		})
+	}
+	if req.BGP != nil {
+		mux.HandleFunc("GET /bgp", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			s := req.BGP()
+			if s == "" {
+				http.Error(w, "no bgp speaker on this host (no neighbor-address configured)", http.StatusNotFound)
+				return
+			}
+			fmt.Fprint(w, s)
 		})
 	}
 	if req.Profiling {

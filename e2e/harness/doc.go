@@ -70,6 +70,10 @@
 // libcni's cache); the boot runs the rig's daemons, the caller's units (edgeovn), then
 // containerd and the kubelet, which re-creates the sandboxes itself.
 //
+// A Site's router namespace can run a private FRR (StartFRR, frr.go): Debian's zebra and bgpd
+// started by hand as the frr user with their config, pid files, vty and zserv sockets and logs
+// in the test's directory, children of the site's rig stopped by PID; never the system service.
+//
 // Concurrency: a Rig's methods may be called from several goroutines; Stop is idempotent and
 // safe to call after a failed or partial start.
 package harness

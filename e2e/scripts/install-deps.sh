@@ -11,7 +11,7 @@
 # installed are disabled as well, so the system OVS/OVN/etcd never come up behind the tests.
 set -eu
 
-packages="openvswitch-switch ovn-central ovn-host iproute2 iputils-ping etcd-server ethtool nftables iptables debootstrap systemd-container rpm runc gcc libc6-dev tcpdump iperf3"
+packages="openvswitch-switch ovn-central ovn-host iproute2 iputils-ping etcd-server ethtool nftables iptables debootstrap systemd-container rpm runc gcc libc6-dev tcpdump iperf3 frr gobgpd"
 daemons="ovsdb-server ovs-vswitchd ovn-northd ovn-controller etcd"
 
 here="$(cd "$(dirname "$0")" && pwd)"
