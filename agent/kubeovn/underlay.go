@@ -240,10 +240,3 @@ func (st *ProviderNetworkStatus) SetNodeCondition(node, t, status, reason, messa
 	c.Status, c.Reason, c.Message, c.LastUpdateTime = status, reason, message, now
 	return true
 }
-
-// RemoveNodeConditions drops node's conditions; it reports whether there were any.
-func (st *ProviderNetworkStatus) RemoveNodeConditions(node string) bool {
-	n := len(st.Conditions)
-	st.Conditions = slices.DeleteFunc(st.Conditions, func(c ProviderNetworkCondition) bool { return c.Node == node })
-	return len(st.Conditions) != n
-}

@@ -207,15 +207,6 @@ func (c *Client) DeleteProviderBridge(ctx context.Context, name string) error {
 	return nil
 }
 
-// BridgeMappings reads ovn-bridge-mappings as provider -> bridge.
-func (c *Client) BridgeMappings(ctx context.Context) (map[string]string, error) {
-	root, err := c.root(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return ParseBridgeMappings(root.ExternalIDs[KeyBridgeMappings]), nil
-}
-
 // SetBridgeMapping sets (bridge != "") or removes (bridge == "") provider's entry in
 // ovn-bridge-mappings, keeping the others (an administrator's among them).
 func (c *Client) SetBridgeMapping(ctx context.Context, provider, bridge string) error {
