@@ -39,6 +39,10 @@ func controllerRights(cfg Config) []right {
 		{Group: "kubeovn.io", Resource: "provider-networks/status", Verbs: []string{"patch"}},
 		{Group: "kubeovn.io", Resource: "vlans", Verbs: []string{"list", "watch"}},
 		{Group: "kubeovn.io", Resource: "vlans/status", Verbs: []string{"patch"}},
+		// Custom VPCs: the Subnets read their Vpc; the Vpc feature holds deleted ones with a
+		// finalizer and writes their status.
+		{Group: "kubeovn.io", Resource: "vpcs", Verbs: []string{"list", "watch", "patch"}},
+		{Group: "kubeovn.io", Resource: "vpcs/status", Verbs: []string{"patch"}},
 		// StatefulSets: a deleted pod's address stays while its StatefulSet wants it back.
 		{Group: "apps", Resource: "statefulsets", Verbs: []string{"list", "watch"}},
 	}
