@@ -81,7 +81,7 @@ func (c *Client) gcUnits(ctx context.Context, d keeper) ([][]ovsdb.Operation, er
 		}
 		children = append(children, kids...)
 		if !keep && !d.keeps(ls.ExternalIDs) {
-			parents = append(parents, []ovsdb.Operation{ovn.DeleteRow(nbdb.LogicalSwitchTable, ls.UUID)})
+			parents = append(parents, emptyThenDelete(nbdb.LogicalSwitchTable, ls.UUID, "ports", "acls"))
 		}
 	}
 	for _, lr := range routers {
@@ -92,7 +92,7 @@ func (c *Client) gcUnits(ctx context.Context, d keeper) ([][]ovsdb.Operation, er
 		}
 		children = append(children, kids...)
 		if !keep && !d.keeps(lr.ExternalIDs) {
-			parents = append(parents, []ovsdb.Operation{ovn.DeleteRow(nbdb.LogicalRouterTable, lr.UUID)})
+			parents = append(parents, emptyThenDelete(nbdb.LogicalRouterTable, lr.UUID, "ports", "static_routes", "policies", "nat"))
 		}
 	}
 	for _, pg := range groups {
@@ -102,7 +102,7 @@ func (c *Client) gcUnits(ctx context.Context, d keeper) ([][]ovsdb.Operation, er
 		}
 		children = append(children, kids...)
 		if !keep && !d.keeps(pg.ExternalIDs) {
-			parents = append(parents, []ovsdb.Operation{ovn.DeleteRow(nbdb.PortGroupTable, pg.UUID)})
+			parents = append(parents, emptyThenDelete(nbdb.PortGroupTable, pg.UUID, "acls"))
 		}
 	}
 	roots, err := c.gcRoots(ctx, d)
@@ -110,6 +110,19 @@ func (c *Client) gcUnits(ctx context.Context, d keeper) ([][]ovsdb.Operation, er
 		return nil, err
 	}
 	return append(append(children, parents...), roots...), nil
+}
+
+// emptyThenDelete deletes a parent row only if its child columns are empty once its own
+// children are unhooked (they come earlier in the same or an earlier transaction). A child
+// another writer added after the cache was read (an operator's ovn-nbctl acl-add) fails the
+// transaction as a conflict instead of being garbage-collected with its parent; the next pass
+// sees it and keeps the parent.
+func emptyThenDelete(table, uuid string, childCols ...string) []ovsdb.Operation {
+	ops := make([]ovsdb.Operation, 0, len(childCols)+1)
+	for _, col := range childCols {
+		ops = append(ops, ovn.WaitPresent(table, uuid, col, ovsdb.OvsSet{GoSet: []any{}}))
+	}
+	return append(ops, ovn.DeleteRow(table, uuid))
 }
 
 // gcChildren returns the deletions of the parent's undesired children and whether the

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/ovn-org/libovsdb/ovsdb"
 
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/nbdb"
@@ -138,6 +141,7 @@ func TestSwitchACLsRefused(t *testing.T) {
 		return err
 	})
 	f.srv.Run(t, "ovn-nbctl", "acl-add", "ovn-default", "to-lport", "1234", "ip4.src == 1.2.3.4", "drop")
+	f.waitCache(t, "the foreign acl", func() bool { return len(foreignACLs(t, f)) == 1 })
 	if _, err := f.c.DeleteOwned(f.ctx, subnetOwner); err != nil {
 		t.Fatal(err)
 	}
@@ -153,4 +157,51 @@ func TestSwitchACLsRefused(t *testing.T) {
 	if len(acls) != 1 {
 		t.Errorf("%d acls left, want the foreign one", len(acls))
 	}
+}
+
+// TestGCKeepsChildAddedBehindCache: a foreign ACL added to an owned switch after the cache
+// was read (the deletion planned without it) fails the deletion as a conflict instead of
+// being garbage-collected with the switch; the next pass keeps the switch and the ACL.
+func TestGCKeepsChildAddedBehindCache(t *testing.T) {
+	f := newFixture(t)
+	ensureClusterAndSubnet(t, f)
+	units, err := f.c.gcUnits(f.ctx, allBut(subnetOwner))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Run(t, "ovn-nbctl", "acl-add", "ovn-default", "to-lport", "1234", "ip4.src == 1.2.3.4", "drop")
+	var ops []ovsdb.Operation
+	for _, u := range units {
+		ops = append(ops, u...)
+	}
+	if err := f.c.commit(f.ctx, ops); !errors.Is(err, ovn.ErrConflict) {
+		t.Fatalf("deletion planned before the foreign acl: err = %v, want %v", err, ovn.ErrConflict)
+	}
+	if out := f.srv.Run(t, "ovn-nbctl", "acl-list", "ovn-default"); !strings.Contains(out, "ip4.src == 1.2.3.4") {
+		t.Fatalf("acls of ovn-default after the refused deletion:\n%s\nwant the foreign one", out)
+	}
+	f.waitCache(t, "the foreign acl", func() bool { return len(foreignACLs(t, f)) == 1 })
+	if _, err := f.c.DeleteOwned(f.ctx, subnetOwner); err != nil {
+		t.Fatal(err)
+	}
+	ls, err := f.c.switchByName(f.ctx, "ovn-default")
+	if err != nil || ls == nil || len(ls.ACLs) != 1 {
+		t.Fatalf("switch after the next pass = %+v, %v; want it kept with the foreign acl", ls, err)
+	}
+}
+
+// foreignACLs lists (from the cache) the matches of ACLs edgeovn does not own.
+func foreignACLs(t *testing.T, f fixture) []string {
+	t.Helper()
+	var acls []*nbdb.ACL
+	if err := f.c.nb.List(f.ctx, &acls); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, a := range acls {
+		if !ovn.IsOwned(a.ExternalIDs) {
+			out = append(out, a.Match)
+		}
+	}
+	return out
 }
