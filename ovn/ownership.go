@@ -23,6 +23,8 @@ const (
 	KindNamespace = "Namespace"
 	// KindVpc owns a custom VPC's router, its static routes and policies ("name").
 	KindVpc = "Vpc"
+	// KindSecurityGroup owns a SecurityGroup's port group, address sets and ACLs ("name").
+	KindSecurityGroup = "SecurityGroup"
 )
 
 // OwnedBy returns the external_ids that tag a row as created by edgeovn for the owner of the

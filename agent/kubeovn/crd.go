@@ -26,6 +26,9 @@ var underlayCRDYAML []byte
 //go:embed crd_vpc.yaml
 var vpcCRDYAML []byte
 
+//go:embed crd_securitygroup.yaml
+var securityGroupCRDYAML []byte
+
 // CRDResource is the API of CustomResourceDefinitions.
 var CRDResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
@@ -35,12 +38,13 @@ const (
 	ProviderNetworkCRDName = "provider-networks.kubeovn.io"
 	VlanCRDName            = "vlans.kubeovn.io"
 	VpcCRDName             = "vpcs.kubeovn.io"
+	SecurityGroupCRDName   = "security-groups.kubeovn.io"
 )
 
-// CRDs returns every CRD edgeovn installs: Subnet, ProviderNetwork, Vlan, Vpc.
+// CRDs returns every CRD edgeovn installs: Subnet, ProviderNetwork, Vlan, Vpc, SecurityGroup.
 func CRDs() ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	for _, doc := range [][]byte{crdYAML, underlayCRDYAML, vpcCRDYAML} {
+	for _, doc := range [][]byte{crdYAML, underlayCRDYAML, vpcCRDYAML, securityGroupCRDYAML} {
 		crds, err := readCRDs(doc)
 		if err != nil {
 			return nil, err

@@ -22,4 +22,7 @@
 // policy's default deny inside it. The one allow, from the join network at HostsPriority, is
 // what edgeovn's policies allow anyway. (Kube-OVN puts its subnet rules at 1000-1001 under
 // its policies at 2000-2001, so there a policy does open a private subnet; edgeovn does not.)
+// The same holds for SecurityGroups (package secgroup, 2003-18500): DropPriority and
+// HostsPriority (18600, 18700) lie above them, so no group's allow rule opens a private
+// Subnet either.
 package subnetacl

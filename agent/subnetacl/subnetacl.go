@@ -14,8 +14,9 @@ import (
 // Priorities of a private Subnet's ACLs: above every NetworkPolicy ACL (netpol's 1000 and
 // 1001), so a policy can neither open the Subnet nor be undone by it.
 const (
-	DropPriority  = 2900
-	HostsPriority = 3000 // Kube-OVN's NodeAllowPriority
+	// Above every SecurityGroup ACL (package secgroup, up to 18500) and every policy's.
+	DropPriority  = 18600
+	HostsPriority = 18700
 )
 
 // Request is what the isolation of one Subnet depends on.
