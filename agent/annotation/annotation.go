@@ -19,6 +19,8 @@ const (
 	Routed        = "ovn.kubernetes.io/routed"
 	// PortNameKey is on nodes: the node's port on the join switch.
 	PortNameKey = "ovn.kubernetes.io/port_name"
+	// SecurityGroups names the kubeovn.io SecurityGroups a pod is in: "sg1,sg2".
+	SecurityGroups = "ovn.kubernetes.io/security_groups"
 )
 
 // ErrNotAllocated means the pod carries no complete allocation yet.

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 
 	"github.com/edgeovn/edgeovn/agent/controller/policies"
+	"github.com/edgeovn/edgeovn/agent/controller/securitygroups"
 	"github.com/edgeovn/edgeovn/agent/controller/services"
 	"github.com/edgeovn/edgeovn/agent/controller/vpcs"
 	"github.com/edgeovn/edgeovn/agent/subnetcheck"
@@ -14,6 +15,7 @@ var (
 	_ feature = (*policies.Controller)(nil)
 	_ feature = policies.RowsOff{}
 	_ feature = (*vpcs.Controller)(nil)
+	_ feature = (*securitygroups.Controller)(nil)
 )
 
 // enabledFeatures returns the parts of the controller role the request turns on.
@@ -39,6 +41,8 @@ func (c *Controller) enabledFeatures() []feature {
 	}
 	if c.req.Dynamic != nil {
 		fs = append(fs, vpcs.New(vpcs.Request{Dynamic: c.req.Dynamic, NB: c.nb, Events: c.events, Log: c.log, Metrics: c.req.Metrics}))
+		fs = append(fs, securitygroups.New(securitygroups.Request{Dynamic: c.req.Dynamic, NB: c.nb, Events: c.events, Log: c.log,
+			Metrics: c.req.Metrics, Hosts: c.req.JoinCIDRs(), Lost: c.lost}))
 	}
 	return fs
 }

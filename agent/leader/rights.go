@@ -43,6 +43,9 @@ func controllerRights(cfg Config) []right {
 		// finalizer and writes their status.
 		{Group: "kubeovn.io", Resource: "vpcs", Verbs: []string{"list", "watch", "patch"}},
 		{Group: "kubeovn.io", Resource: "vpcs/status", Verbs: []string{"patch"}},
+		// SecurityGroups: finalizers and status.
+		{Group: "kubeovn.io", Resource: "security-groups", Verbs: []string{"list", "watch", "patch"}},
+		{Group: "kubeovn.io", Resource: "security-groups/status", Verbs: []string{"patch"}},
 		// StatefulSets: a deleted pod's address stays while its StatefulSet wants it back.
 		{Group: "apps", Resource: "statefulsets", Verbs: []string{"list", "watch"}},
 	}
