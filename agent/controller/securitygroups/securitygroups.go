@@ -11,8 +11,8 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/dynamic"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -161,8 +161,8 @@ func (c *Controller) podChanged(oldObj, obj any) {
 	}
 }
 
-// Reconcile syncs every SecurityGroup, then removes the rows of groups deleted while no
-// controller ran.
+// Reconcile syncs every SecurityGroup, removes the rows of groups deleted while no controller
+// ran, and tells the pods that name a group that does not exist.
 func (c *Controller) Reconcile(ctx context.Context) error {
 	for _, name := range c.inf.GetStore().ListKeys() {
 		if err := c.sync(ctx, name); err != nil {
@@ -179,6 +179,11 @@ func (c *Controller) Reconcile(ctx context.Context) error {
 		}
 		if err := c.gone(ctx, name); err != nil {
 			return err
+		}
+	}
+	for _, name := range c.byPod.ListIndexFuncValues(byGroupIndex) {
+		if _, err := c.groups.Get(name); err != nil {
+			c.reportMissing(name)
 		}
 	}
 	return nil

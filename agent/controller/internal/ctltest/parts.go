@@ -67,7 +67,8 @@ func NAD(namespace, name, config string) *unstructured.Unstructured {
 	}}
 }
 
-// NewDynamic serves the Subnets, and NADs (ctltest.NAD) and Vpcs (ctltest.Vpc).
+// NewDynamic serves the Subnets, and NADs (ctltest.NAD), Vpcs (ctltest.Vpc) and SecurityGroups
+// (ctltest.SecurityGroup).
 func NewDynamic(t testing.TB, subnets []*kubeovn.Subnet, others ...runtime.Object) SubnetClient {
 	t.Helper()
 	objs := make([]runtime.Object, 0, len(subnets))
@@ -80,12 +81,16 @@ func NewDynamic(t testing.TB, subnets []*kubeovn.Subnet, others ...runtime.Objec
 	}
 	f := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{kubeovn.SubnetResource: "SubnetList", kubeovn.VlanResource: "VlanList", kubeovn.ProviderNetworkResource: "ProviderNetworkList",
-			kubeovn.VpcResource: "VpcList", NADResource: "NetworkAttachmentDefinitionList"}, objs...)
+			kubeovn.VpcResource: "VpcList", NADResource: "NetworkAttachmentDefinitionList",
+			kubeovn.SecurityGroupResource: "SecurityGroupList"}, objs...)
 	for _, o := range others {
 		// Created under their resource: the tracker would guess "networkattachmentdefinitions".
 		u, gvr := o.(*unstructured.Unstructured), NADResource
-		if u.GetKind() == "Vpc" {
+		switch u.GetKind() {
+		case "Vpc":
 			gvr = kubeovn.VpcResource
+		case "SecurityGroup":
+			gvr = kubeovn.SecurityGroupResource
 		}
 		if err := f.Tracker().Create(gvr, u, u.GetNamespace()); err != nil {
 			t.Fatalf("seed %s: %v", u.GetName(), err)
@@ -103,6 +108,19 @@ func Vpc(t testing.TB, name string, spec kubeovn.VpcSpec) *unstructured.Unstruct
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&v)
 	if err != nil {
 		t.Fatalf("vpc %s: %v", name, err)
+	}
+	return &unstructured.Unstructured{Object: m}
+}
+
+// SecurityGroup is a kubeovn.io/v1 SecurityGroup object as a person would create it.
+func SecurityGroup(t testing.TB, name string, spec kubeovn.SecurityGroupSpec) *unstructured.Unstructured {
+	t.Helper()
+	sg := kubeovn.SecurityGroup{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-sg-" + name),
+		CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}, Spec: spec}
+	sg.APIVersion, sg.Kind = kubeovn.SecurityGroupResource.GroupVersion().String(), "SecurityGroup"
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&sg)
+	if err != nil {
+		t.Fatalf("security group %s: %v", name, err)
 	}
 	return &unstructured.Unstructured{Object: m}
 }
