@@ -21,6 +21,9 @@ const (
 	PortNameKey = "ovn.kubernetes.io/port_name"
 	// SecurityGroups names the kubeovn.io SecurityGroups a pod is in: "sg1,sg2".
 	SecurityGroups = "ovn.kubernetes.io/security_groups"
+	// PortSecurity "false" leaves the pod's port without port security (edgeovn sets it on
+	// every other pod; Kube-OVN only where it is "true").
+	PortSecurity = "ovn.kubernetes.io/port_security"
 )
 
 // ErrNotAllocated means the pod carries no complete allocation yet.

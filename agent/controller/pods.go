@@ -139,10 +139,12 @@ func (c *Controller) ensurePort(ctx context.Context, pod *corev1.Pod, n annotati
 	return nil
 }
 
-// portSpec is the northbound port of pod's primary interface with the allocation n.
+// portSpec is the northbound port of pod's primary interface with the allocation n; without
+// port security when the pod's ovn.kubernetes.io/port_security is "false".
 func portSpec(pod *corev1.Pod, n annotation.Network) northbound.PodPortSpec {
 	return northbound.PodPortSpec{Switch: n.Switch, Name: annotation.PortName(pod.Namespace, pod.Name), MAC: n.MAC,
-		IPs: n.IPs, Owner: pod.Namespace + "/" + pod.Name, Chassis: pod.Spec.NodeName, StatefulSet: statefulSetMark(pod)}
+		IPs: n.IPs, Owner: pod.Namespace + "/" + pod.Name, Chassis: pod.Spec.NodeName, StatefulSet: statefulSetMark(pod),
+		NoPortSecurity: pod.Annotations[annotation.PortSecurity] == "false"}
 }
 
 func (c *Controller) annotate(ctx context.Context, pod *corev1.Pod, n annotation.Network) error {

@@ -37,6 +37,9 @@ type PodPortSpec struct {
 	// Provider is the attachment's provider ("<nad>.<namespace>.ovn") for the port of a
 	// pod's attachment network, "" for its primary interface's.
 	Provider string
+	// NoPortSecurity leaves the port without port security (the pod may send from, and take
+	// packets for, addresses not its own: a gateway pod); edgeovn's default is to set it.
+	NoPortSecurity bool
 }
 
 // ProviderKey is the external_ids key on the port of a pod's attachment network: its
@@ -102,6 +105,14 @@ func (s PodPortSpec) addresses() string {
 		parts = append(parts, ip.String())
 	}
 	return strings.Join(parts, " ")
+}
+
+// portSecurity is the port's port_security: its addresses, or none.
+func (s PodPortSpec) portSecurity() []string {
+	if s.NoPortSecurity {
+		return nil
+	}
+	return []string{s.addresses()}
 }
 
 // options are the port's options: the requested chassis, if any.

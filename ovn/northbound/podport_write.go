@@ -76,7 +76,7 @@ func (c *Client) createPodPortOps(spec PodPortSpec, sw *nbdb.LogicalSwitch, ref 
 		UUID:         ref,
 		Name:         spec.Name,
 		Addresses:    []string{spec.addresses()},
-		PortSecurity: []string{spec.addresses()},
+		PortSecurity: spec.portSecurity(),
 		ExternalIDs:  spec.externalIDs(),
 		Options:      spec.options(),
 	}
@@ -115,14 +115,14 @@ func (c *Client) repairPodPortOps(ctx context.Context, spec PodPortSpec, sw *nbd
 			ovn.WaitPresent(nbdb.LogicalSwitchTable, sw.UUID, "name", sw.Name),
 			ovn.MutateRefs(nbdb.LogicalSwitchTable, sw.UUID, "ports", ovsdb.MutateOperationInsert, cur.UUID))
 	}
-	want := []string{spec.addresses()}
+	want, security := []string{spec.addresses()}, spec.portSecurity()
 	ids := spec.wantExternalIDs(cur.ExternalIDs)
-	if !sameSet(cur.Addresses, want) || !sameSet(cur.PortSecurity, want) || !maps.Equal(cur.ExternalIDs, ids) ||
+	if !sameSet(cur.Addresses, want) || !sameSet(cur.PortSecurity, security) || !maps.Equal(cur.ExternalIDs, ids) ||
 		!ovn.HasAll(cur.Options, spec.options()) {
 		m := &nbdb.LogicalSwitchPort{
 			UUID:         cur.UUID,
 			Addresses:    want,
-			PortSecurity: want,
+			PortSecurity: security,
 			ExternalIDs:  ids,
 			Options:      merged(cur.Options, spec.options()),
 		}
