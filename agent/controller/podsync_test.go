@@ -140,8 +140,8 @@ func TestSyncPod(t *testing.T) {
 			lsps: []string{"lsp secure a.sec 0a:58:0a:32:00:02 10.50.0.2", "lsp ovn-default b.default 0a:58:0a:2a:00:02 10.42.0.2"},
 			allocs: []string{"alloc secure sec/a 10.50.0.2 0a:58:0a:32:00:02",
 				"alloc ovn-default default/b 10.42.0.2 0a:58:0a:2a:00:02"},
-			nbHas: []string{"acl secure 2900 to-lport ip4 && !(ip4.src == 10.50.0.0/24 && ip4.dst == 10.50.0.0/24) drop",
-				"acl secure 3000 to-lport ip4.src == 100.64.0.0/16 allow-related", "policy 31000 ip4.dst == 10.50.0.0/24 allow"},
+			nbHas: []string{"acl secure 18600 to-lport ip4 && !(ip4.src == 10.50.0.0/24 && ip4.dst == 10.50.0.0/24) drop",
+				"acl secure 18700 to-lport ip4.src == 100.64.0.0/16 allow-related", "policy 31000 ip4.dst == 10.50.0.0/24 allow"},
 		},
 	}, {
 		name: "a pin on an address another pod holds is a conflict: Event, retried, nothing taken",

@@ -148,7 +148,7 @@ func TestSubnetValidateApply(t *testing.T) {
 			conds:       map[string][]string{"sec": {"Ready=True LogicalSwitchReady", "Validated=False InvalidSpec", "Error=True InvalidSpec"}},
 			switches:    []string{"switch join", "switch ovn-default", "switch sec"},
 			ipamSubnets: append(slices.Clone(builtinRows), "subnet sec 10.50.0.0/24"),
-			nbHas:       []string{"acl sec 2900 to-lport ip4 && !(ip4.src == 10.50.0.0/24 && ip4.dst == 10.50.0.0/24) drop"},
+			nbHas:       []string{"acl sec 18600 to-lport ip4 && !(ip4.src == 10.50.0.0/24 && ip4.dst == 10.50.0.0/24) drop"},
 			events:      []string{`Warning InvalidSpec sec: invalid subnet spec: allowSubnets entry "10.60.0.0/99" is not a CIDR`},
 		},
 	}, {
