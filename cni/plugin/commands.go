@@ -72,9 +72,16 @@ func cmdAdd(ctx context.Context, a *skel.CmdArgs) error {
 
 // cmdDel forwards DEL. The pod's identity is optional: DEL must work for pods the API no
 // longer knows, and the daemon finds everything by container ID.
+//
+// An IPAM call whose ipam section is bad succeeds: its ADD failed on the same section and
+// held nothing, and the calling plugin (macvlan) removes its interface only after its IPAM's
+// DEL succeeds.
 func cmdDel(ctx context.Context, a *skel.CmdArgs) error {
 	conf, err := LoadNetConf(a.StdinData)
 	if err != nil {
+		if ipamCall(a.StdinData) {
+			return nil
+		}
 		return err
 	}
 	pod, err := LoadPodArgs(a.Args, false)

@@ -51,6 +51,29 @@ func applyIPAM(conf *NetConf) error {
 	return nil
 }
 
+// ipamCall says whether stdin is an IPAM call even when it does not parse as a whole: another
+// plugin's type with an ipam section of type kube-ovn (or edgeovn).
+func ipamCall(stdin []byte) bool {
+	var c struct {
+		Type string `json:"type"`
+		IPAM struct {
+			Type any `json:"type"`
+		} `json:"ipam"`
+	}
+	if json.Unmarshal(stdin, &c) != nil {
+		// The ipam section itself is malformed beyond its type: look for its type alone.
+		var m map[string]any
+		if json.Unmarshal(stdin, &m) != nil {
+			return false
+		}
+		ipam, _ := m["ipam"].(map[string]any)
+		c.Type, _ = m["type"].(string)
+		c.IPAM.Type = ipam["type"]
+	}
+	t, _ := c.IPAM.Type.(string)
+	return !ipamTypes[c.Type] && ipamTypes[t]
+}
+
 // decodeError names the configuration field a type mismatch is in ("ipam.provider").
 func decodeError(err error) error {
 	var te *json.UnmarshalTypeError
