@@ -106,6 +106,7 @@ func TestAttachmentsMacvlanIPAM(t *testing.T) {
 	t.Run("ipam gc keeps the pod ports", func(t *testing.T) { ae.checkIPAMGC(ctx, t) })
 	t.Run("bad ipam sections", func(t *testing.T) { ae.checkBadIPAM(ctx, t, p1) })
 
+	portsBefore := ae.brIntPorts(ctx, t)
 	const cycles = 100
 	start := time.Now()
 	for i := range cycles {
@@ -115,6 +116,12 @@ func TestAttachmentsMacvlanIPAM(t *testing.T) {
 	}
 	t.Logf("%d create/delete cycles of a macvlan pod in %v", cycles, time.Since(start).Round(time.Millisecond))
 	ae.waitMacvlanHeld(ctx, t, 2, "mvc-")
+	if lsps := ae.nbctl(ctx, t, "--bare", "--columns=name", "list", "Logical_Switch_Port"); strings.Contains(lsps, "mvc-") {
+		t.Fatalf("northbound ports of the cycles' pods left:\n%s", lsps)
+	}
+	if after := ae.brIntPorts(ctx, t); after != portsBefore {
+		t.Fatalf("br-int ports after the cycles:\n%s\nwant those before:\n%s", after, portsBefore)
+	}
 	for _, p := range []*attachedPod{p1, p2} {
 		ae.delAttached(ctx, t, p, "mv")
 	}
@@ -159,18 +166,21 @@ func pingIf(ctx context.Context, sb interface{ NetnsName() string }, dst netip.A
 	return string(out), err
 }
 
+// brIntPorts lists br-int's ports.
+func (ae *attachEnv) brIntPorts(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	out, err := ae.rig.Run(ctx, "ovs-vsctl", "--db="+ae.rig.OVSEndpoint, "list-ports", "br-int")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
 // checkIPAMGC: a GC of the macvlan network (the binary called as its IPAM, with no valid
 // attachment, as a GC of that network alone would list) removes no pod port: the list is the
 // macvlan network's, not the pods' primary ones.
 func (ae *attachEnv) checkIPAMGC(ctx context.Context, t *testing.T) {
-	portsOf := func() string {
-		out, err := ae.rig.Run(ctx, "ovs-vsctl", "--db="+ae.rig.OVSEndpoint, "list-ports", "br-int")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	before := portsOf()
+	before := ae.brIntPorts(ctx, t)
 	conf := strings.Replace(mvConf("mv", mvIPAM(ae.env, mvProvider)), `"cniVersion":"0.3.1"`, `"cniVersion":"1.1.0","cni.dev/valid-attachments":[]`, 1)
 	cmd := exec.CommandContext(ctx, filepath.Join(ae.kubelet.BinDir, "kube-ovn"))
 	cmd.Env = []string{"CNI_COMMAND=GC", "CNI_PATH=" + ae.kubelet.BinDir}
@@ -178,7 +188,7 @@ func (ae *attachEnv) checkIPAMGC(ctx context.Context, t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("kube-ovn GC as macvlan's IPAM: %v\n%s", err, out)
 	}
-	if after := portsOf(); after != before {
+	if after := ae.brIntPorts(ctx, t); after != before {
 		t.Fatalf("an IPAM GC of the macvlan network changed br-int's ports:\nbefore %s\nafter  %s", before, after)
 	}
 }
