@@ -6,8 +6,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +174,49 @@ func dropBetween(ctx context.Context, t *testing.T, netns, a, b string) {
 	cmd.Stdin = strings.NewReader(rules)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("nft on the underlay: %v: %s", err, out)
+	}
+}
+
+// TestPingerDualStack: in a dual-stack cluster every host pings every pod and every host's
+// ovn0 at each of their addresses (Kube-OVN pings each of a pod's IPs): the IPv6 series exist
+// and count requests with none lost, beside the IPv4 ones.
+func TestPingerDualStack(t *testing.T) {
+	cl, ctx := startClusterWith(t, clusterSpec{hosts: 2, extra: []string{"--cluster-cidr=" + dualClusterCIDR,
+		"--service-cidr=10.43.0.0/16,2001:cafe:43::/112", "--enable-pinger", "--pinger-interval=1s"},
+		serviceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.43.0.0/16"), netip.MustParsePrefix("2001:cafe:43::/112")}})
+	var want []pingerKey
+	for i, h := range cl.hosts {
+		sb := runPod(ctx, t, h, fmt.Sprintf("pinged-%d", i))
+		if err := h.kubelet.MarkRunning(ctx, sb); err != nil {
+			t.Fatal(err)
+		}
+		join := nodeJoinOf(ctx, t, h, cl.names[i])
+		for j := range cl.hosts {
+			src := cl.names[j]
+			want = append(want, pingerKey{"pod", src, cl.names[i], sb.IP().String()}, pingerKey{"pod", src, cl.names[i], podIP6(t, sb).String()})
+			for _, ip := range join.IPs {
+				want = append(want, pingerKey{"node", src, cl.names[i], ip.String()})
+			}
+		}
+	}
+	var got []pingerCounts
+	eventually(ctx, t, "3 pinger rounds at every address of every pod and ovn0", func() bool {
+		got = make([]pingerCounts, len(cl.hosts))
+		for i := range cl.hosts {
+			got[i] = scrapePinger(ctx, t, cl, i)
+		}
+		for _, k := range want {
+			if got[slices.Index(cl.names, k.src)].count[k] < 9 {
+				return false
+			}
+		}
+		return true
+	})
+	for _, k := range want {
+		c := got[slices.Index(cl.names, k.src)]
+		t.Logf("%s: %v of %v lost", k, c.lost[k], c.count[k])
+		if c.lost[k] != 0 {
+			t.Errorf("%s: %v of %v lost on a network that drops nothing", k, c.lost[k], c.count[k])
+		}
 	}
 }
