@@ -25,6 +25,7 @@ import (
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
+	"github.com/edgeovn/edgeovn/e2e/iperf"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
 
@@ -113,11 +114,11 @@ func run(req Request) error {
 				return err
 			}
 			for _, p := range paths {
-				mbit, err := iperf(ctx, p.from.NetnsName(), p.to.NetnsName(), p.to.IP().String(), req.Seconds)
+				res, err := iperf.Run(ctx, iperf.Request{ClientNetns: p.from.NetnsName(), ServerNetns: p.to.NetnsName(), Server: p.to.IP(), Seconds: float64(req.Seconds)})
 				if err != nil {
 					return fmt.Errorf("%s, %s: %w", p.name, mode, err)
 				}
-				p.mbits[mode] = append(p.mbits[mode], mbit)
+				p.mbits[mode] = append(p.mbits[mode], res.Mbit)
 			}
 			stopCapture()
 		}
@@ -179,34 +180,6 @@ func printTable(req Request, paths []*path) {
 			fmt.Printf("| %s | %s | %.0f | %s | %.0f%% |\n", p.name, m, med, benchkit.Rounds(p.mbits[m]), 100*med/base)
 		}
 	}
-}
-
-// iperf runs an iperf3 server (one test) in serverNetns and the client in clientNetns and
-// returns the receiver's rate in Mbit/s.
-func iperf(ctx context.Context, clientNetns, serverNetns, server string, seconds int) (float64, error) {
-	srv := exec.CommandContext(ctx, "ip", "netns", "exec", serverNetns, "iperf3", "-s", "-1", "-B", server)
-	if err := srv.Start(); err != nil {
-		return 0, err
-	}
-	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
-	var out []byte
-	var err error
-	for range 30 {
-		out, err = exec.CommandContext(ctx, "ip", "netns", "exec", clientNetns, "iperf3", "-J", "-c", server,
-			"-t", strconv.Itoa(seconds)).Output()
-		var res struct {
-			End struct {
-				SumReceived struct {
-					BitsPerSecond float64 `json:"bits_per_second"`
-				} `json:"sum_received"`
-			} `json:"end"`
-		}
-		if json.Unmarshal(out, &res) == nil && res.End.SumReceived.BitsPerSecond > 0 {
-			return res.End.SumReceived.BitsPerSecond / 1e6, nil
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return 0, fmt.Errorf("iperf3 %s -> %s measured nothing (%v):\n%.2000s", clientNetns, server, err, out)
 }
 
 // warmUp pings until replies come: the datapath drops first packets while it resolves

@@ -19,6 +19,7 @@ import (
 
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/harness"
+	"github.com/edgeovn/edgeovn/e2e/iperf"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
 
@@ -95,11 +96,11 @@ func measure(ctx context.Context, p *path, req Request) error {
 		return err
 	}
 	p.rtts = append(p.rtts, rtts...)
-	mbit, err := iperf(ctx, p.from.NetnsName(), p.to.NetnsName(), p.to.IP(), req.Seconds)
+	res, err := iperf.Run(ctx, iperf.Request{ClientNetns: p.from.NetnsName(), ServerNetns: p.to.NetnsName(), Server: p.to.IP(), Seconds: float64(req.Seconds)})
 	if err != nil {
 		return err
 	}
-	p.mbits = append(p.mbits, mbit)
+	p.mbits = append(p.mbits, res.Mbit)
 	return nil
 }
 

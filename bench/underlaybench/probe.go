@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/netip"
 	"os"
@@ -36,42 +35,6 @@ func pingTimes(ctx context.Context, netns string, to netip.Addr, n int) ([]time.
 		rtts = append(rtts, time.Duration(ms*float64(time.Millisecond)))
 	}
 	return rtts, nil
-}
-
-// iperf runs an iperf3 server (one test) in serverNetns and the client in clientNetns for
-// the given seconds, and returns the receiver's rate in Mbit/s.
-func iperf(ctx context.Context, clientNetns, serverNetns string, server netip.Addr, seconds int) (float64, error) {
-	srv := exec.CommandContext(ctx, "ip", "netns", "exec", serverNetns, "iperf3", "-s", "-1", "-B", server.String())
-	if err := srv.Start(); err != nil {
-		return 0, err
-	}
-	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
-	var out []byte
-	var err error
-	for range 30 { // the server binds in its own time: "connection refused" until it does
-		out, err = exec.CommandContext(ctx, "ip", "netns", "exec", clientNetns, "iperf3", "-J", "-c", server.String(),
-			"-t", strconv.Itoa(seconds)).Output()
-		if mbit, ok := iperfRate(out); ok {
-			return mbit, nil
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return 0, fmt.Errorf("iperf3 %s -> %s measured nothing (%v):\n%.2000s", clientNetns, server, err, out)
-}
-
-// iperfRate reads the receiver's rate in Mbit/s from iperf3's JSON; false when it has none.
-func iperfRate(out []byte) (float64, bool) {
-	var res struct {
-		End struct {
-			SumReceived struct {
-				BitsPerSecond float64 `json:"bits_per_second"`
-			} `json:"sum_received"`
-		} `json:"end"`
-	}
-	if json.Unmarshal(out, &res) != nil || res.End.SumReceived.BitsPerSecond == 0 {
-		return 0, false
-	}
-	return res.End.SumReceived.BitsPerSecond / 1e6, true
 }
 
 // warmUp pings until replies come: the datapath drops first packets while it resolves

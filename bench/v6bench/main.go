@@ -14,6 +14,7 @@ import (
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
+	"github.com/edgeovn/edgeovn/e2e/iperf"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
 
@@ -102,11 +103,11 @@ func run(req Request) error {
 	for r := range req.Rounds {
 		for i := range paths {
 			p := paths[(i+r)%len(paths)] // each round starts one path later
-			mbit, err := benchkit.IPerf(ctx, p.client, p.server, p.addr, req.Seconds)
+			res, err := iperf.Run(ctx, iperf.Request{ClientNetns: p.client, ServerNetns: p.server, Server: p.addr, Seconds: float64(req.Seconds)})
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.name, err)
 			}
-			p.mbits = append(p.mbits, mbit)
+			p.mbits = append(p.mbits, res.Mbit)
 		}
 	}
 	report(req, paths)
