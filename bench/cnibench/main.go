@@ -53,9 +53,9 @@ func run(bin string, pods int, afterOVN0 bool) error {
 		}
 		defer rig.Stop()
 		if vpcRun {
-			return runVpc(ctx, rig, bin, pods)
+			return vpcPair.run(ctx, rig, bin, pods)
 		}
-		return runDual(ctx, rig, bin, pods)
+		return dualPair.run(ctx, rig, bin, pods)
 	}
 	work, err := os.MkdirTemp("", "cnibench-")
 	if err != nil {
