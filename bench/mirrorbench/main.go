@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -38,7 +37,7 @@ type Request struct {
 
 func main() {
 	var req Request
-	flag.StringVar(&req.Bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	benchkit.BinFlag(&req.Bin)
 	flag.IntVar(&req.Rounds, "rounds", 3, "rounds per path and mode")
 	flag.IntVar(&req.Seconds, "seconds", 3, "iperf3 seconds per round")
 	flag.Parse()
@@ -61,10 +60,6 @@ func run(req Request) error {
 	if err := harness.PreflightCluster(); err != nil {
 		return err
 	}
-	bin, err := filepath.Abs(req.Bin)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	c, err := harness.StartCluster(ctx, harness.ClusterOptions{Hosts: 2})
@@ -75,7 +70,7 @@ func run(req Request) error {
 	var kubelets []*podsim.Kubelet
 	for i, h := range c.Hosts {
 		node := fmt.Sprintf("edge-%d", i+1)
-		if _, err := daemon.Start(ctx, h, daemon.Spec{Node: node, BinDir: bin}); err != nil {
+		if _, err := daemon.Start(ctx, h, daemon.Spec{Node: node, BinDir: req.Bin}); err != nil {
 			return err
 		}
 		k := daemon.Kubelet(h, node)
@@ -102,8 +97,8 @@ func run(req Request) error {
 	paths := []*path{{name: "same host", from: sbs[0], to: sbs[1]}, {name: "across hosts (Geneve)", from: sbs[0], to: sbs[2]}}
 	for _, p := range paths {
 		p.mbits = map[string][]float64{}
-		if err := warmUp(ctx, p); err != nil {
-			return err
+		if err := benchkit.WarmUp(ctx, p.from, p.to.IP()); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
 		}
 	}
 	for round := range req.Rounds {
@@ -169,8 +164,7 @@ func setMode(ctx context.Context, c *harness.Cluster, sb *podsim.Sandbox, mode s
 }
 
 func printTable(req Request, paths []*path) {
-	load, _ := os.ReadFile("/proc/loadavg")
-	fmt.Printf("\nTCP from a pod (iperf3 %d s, %d rounds per mode, modes alternating), userspace datapath; load average %.20s\n", req.Seconds, req.Rounds, string(load))
+	fmt.Printf("\nTCP from a pod (iperf3 %d s, %d rounds per mode, modes alternating), userspace datapath; load average %s\n", req.Seconds, req.Rounds, benchkit.LoadAvg())
 	fmt.Println("| path | mode | TCP Mbit/s, median | per round | vs not mirrored |")
 	fmt.Println("|---|---|---:|---|---:|")
 	for _, p := range paths {
@@ -180,17 +174,4 @@ func printTable(req Request, paths []*path) {
 			fmt.Printf("| %s | %s | %.0f | %s | %.0f%% |\n", p.name, m, med, benchkit.Rounds(p.mbits[m]), 100*med/base)
 		}
 	}
-}
-
-// warmUp pings until replies come: the datapath drops first packets while it resolves
-// neighbours.
-func warmUp(ctx context.Context, p *path) error {
-	var err error
-	for range 40 {
-		if _, err = podsim.Ping(ctx, p.from, p.to.IP()); err == nil {
-			return nil
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	return fmt.Errorf("%s: no ping reply: %w", p.name, err)
 }

@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -39,7 +38,7 @@ type Request struct {
 
 func main() {
 	var req Request
-	flag.StringVar(&req.Bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	benchkit.BinFlag(&req.Bin)
 	flag.IntVar(&req.Rounds, "rounds", 3, "rounds; each measures every path once, the order alternating")
 	flag.IntVar(&req.Seconds, "seconds", 3, "iperf3 seconds per round and path")
 	flag.Parse()
@@ -64,10 +63,6 @@ func run(req Request) error {
 	if _, err := exec.LookPath("iperf3"); err != nil {
 		return fmt.Errorf("iperf3 not found: %w", err)
 	}
-	bin, err := filepath.Abs(req.Bin)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	rig, err := harness.Start(ctx, harness.Options{})
@@ -75,7 +70,7 @@ func run(req Request) error {
 		return err
 	}
 	defer rig.Stop()
-	a, b, err := startPods(ctx, rig, bin)
+	a, b, err := startPods(ctx, rig, req.Bin)
 	if err != nil {
 		return err
 	}
