@@ -26,6 +26,9 @@ var underlayCRDYAML []byte
 //go:embed crd_vpc.yaml
 var vpcCRDYAML []byte
 
+//go:embed crd_nat.yaml
+var natCRDYAML []byte
+
 // CRDResource is the API of CustomResourceDefinitions.
 var CRDResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
@@ -35,12 +38,17 @@ const (
 	ProviderNetworkCRDName = "provider-networks.kubeovn.io"
 	VlanCRDName            = "vlans.kubeovn.io"
 	VpcCRDName             = "vpcs.kubeovn.io"
+	OvnEipCRDName          = "ovn-eips.kubeovn.io"
+	OvnFipCRDName          = "ovn-fips.kubeovn.io"
+	OvnSnatRuleCRDName     = "ovn-snat-rules.kubeovn.io"
+	OvnDnatRuleCRDName     = "ovn-dnat-rules.kubeovn.io"
 )
 
-// CRDs returns every CRD edgeovn installs: Subnet, ProviderNetwork, Vlan, Vpc.
+// CRDs returns every CRD edgeovn installs: Subnet, ProviderNetwork, Vlan, Vpc, OvnEip,
+// OvnFip, OvnSnatRule, OvnDnatRule.
 func CRDs() ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	for _, doc := range [][]byte{crdYAML, underlayCRDYAML, vpcCRDYAML} {
+	for _, doc := range [][]byte{crdYAML, underlayCRDYAML, vpcCRDYAML, natCRDYAML} {
 		crds, err := readCRDs(doc)
 		if err != nil {
 			return nil, err
