@@ -3,6 +3,7 @@ package controller
 import (
 	"net/netip"
 
+	"github.com/edgeovn/edgeovn/agent/controller/ovnnat"
 	"github.com/edgeovn/edgeovn/agent/controller/policies"
 	"github.com/edgeovn/edgeovn/agent/controller/services"
 	"github.com/edgeovn/edgeovn/agent/controller/vpcs"
@@ -14,6 +15,8 @@ var (
 	_ feature = (*policies.Controller)(nil)
 	_ feature = policies.RowsOff{}
 	_ feature = (*vpcs.Controller)(nil)
+	_ feature = (*ovnnat.Controller)(nil)
+	_ claimer = (*ovnnat.Controller)(nil)
 )
 
 // enabledFeatures returns the parts of the controller role the request turns on.
@@ -39,6 +42,7 @@ func (c *Controller) enabledFeatures() []feature {
 	}
 	if c.req.Dynamic != nil {
 		fs = append(fs, vpcs.New(vpcs.Request{Dynamic: c.req.Dynamic, NB: c.nb, Events: c.events, Log: c.log, Metrics: c.req.Metrics}))
+		fs = append(fs, ovnnat.New(ovnnat.Request{Dynamic: c.req.Dynamic, NB: c.nb, IPAM: c.ipam, Events: c.events, Log: c.log, Metrics: c.req.Metrics}))
 	}
 	return fs
 }
