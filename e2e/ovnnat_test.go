@@ -56,7 +56,10 @@ spec:
 // OvnSnatRule for its Subnet exists; then the device sees the SNAT EIP as the source. A FIP
 // naming a missing EIP, a second FIP on a used EIP, a FIP whose pod is in another VPC than
 // spec.vpc, an EIP outside the external Subnet and one on a used address are refused naming
-// the field, and the working FIP is untouched. Deleting the FIP removes exactly its row.
+// the field, and the working FIP is untouched. An OvnDnatRule forwards one TCP port of its
+// EIP to a pod's port (another port of the EIP is not forwarded; a second rule on the same
+// port is refused); deleting it removes its load balancer. Deleting the FIP removes exactly
+// its row.
 func TestOvnNat(t *testing.T) {
 	w, ctx := startUnderlayHosts(t, 1)
 	dyn, err := dynamic.NewForConfig(w.cl.c.Central.RESTConfig())
@@ -152,6 +155,34 @@ func TestOvnNat(t *testing.T) {
 	if got := nbctl("--columns=external_ip", "find", "NAT", "type=dnat_and_snat"); strings.Count(got, "external_ip") != 1 {
 		t.Errorf("dnat_and_snat rows after the refusals: %s", got)
 	}
+
+	// DNAT of one port: the site reaches p2's port 8080 at eip-dnat:8888, and nothing else.
+	dnats := dyn.Resource(kubeovn.OvnDnatRuleResource)
+	applyYAML(ctx, t, eips, "kind: OvnEip\napiVersion: kubeovn.io/v1\nmetadata:\n  name: eip-dnat\nspec:\n  externalSubnet: external\n")
+	dnatIP := netip.MustParseAddr(waitNatReady(ctx, t, eips, "eip-dnat")["v4Ip"].(string))
+	echo := func(port uint16) error {
+		return podsim.TCPEcho(ctx, podsim.Echo{ClientNetns: "/run/netns/" + w.site.DeviceNetns, ServerNetns: p2.Netns,
+			Listen: netip.AddrPortFrom(p2.IP(), 8080), Dial: netip.AddrPortFrom(dnatIP, port)})
+	}
+	if err := echo(8888); err == nil {
+		t.Errorf("site -> eip-dnat:8888 answered before the DNAT rule")
+	}
+	applyYAML(ctx, t, dnats, "kind: OvnDnatRule\napiVersion: kubeovn.io/v1\nmetadata:\n  name: dnat01\nspec:\n  ovnEip: eip-dnat\n  ipName: p2.default\n  protocol: tcp\n  internalPort: \"8080\"\n  externalPort: \"8888\"\n")
+	if st := waitNatReady(ctx, t, dnats, "dnat01"); st["v4Eip"] != dnatIP.String() || st["v4Ip"] != p2.IP().String() || st["externalPort"] != "8888" {
+		t.Errorf("dnat01 status %v", st)
+	}
+	eventually(ctx, t, "site -> p2:8080 at eip-dnat:8888 (DNAT)", func() bool { return echo(8888) == nil })
+	if err := echo(9999); err == nil {
+		t.Errorf("site -> eip-dnat:9999 answered: only port 8888 is forwarded")
+	}
+	applyYAML(ctx, t, dnats, "kind: OvnDnatRule\napiVersion: kubeovn.io/v1\nmetadata:\n  name: dnat02\nspec:\n  ovnEip: eip-dnat\n  ipName: p1.default\n  internalPort: \"80\"\n  externalPort: \"8888\"\n")
+	waitNatCondition(ctx, t, dnats, "dnat02", kubeovn.ConditionValidated, "False", "spec.externalPort: tcp port 8888 of ovn eip eip-dnat is already used by ovn dnat rule dnat01")
+	if err := dnats.Delete(ctx, "dnat01", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(ctx, t, "dnat01's load balancer gone", func() bool {
+		return !strings.Contains(nbctl("--columns=name", "list", "Load_Balancer"), "dnat01")
+	})
 
 	if err := fips.Delete(ctx, "fip1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)

@@ -120,7 +120,44 @@ type OvnSnatRuleStatus struct {
 	V6IpCidr   string      `json:"v6IpCidr"`
 }
 
-// SetCondition sets one condition of a NAT object's conditions, reporting a change.
+// OvnDnatRule is a kubeovn.io/v1 OvnDnatRule: one port of an EIP to a port of an internal
+// address.
+type OvnDnatRule struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              OvnDnatRuleSpec   `json:"spec"`
+	Status            OvnDnatRuleStatus `json:"status"`
+}
+
+// OvnDnatRuleSpec is Kube-OVN's spec, field names unchanged.
+type OvnDnatRuleSpec struct {
+	OvnEip       string `json:"ovnEip,omitempty"`
+	IPType       string `json:"ipType,omitempty"`
+	IPName       string `json:"ipName,omitempty"`
+	InternalPort string `json:"internalPort,omitempty"`
+	ExternalPort string `json:"externalPort,omitempty"`
+	Protocol     string `json:"protocol,omitempty"`
+	Vpc          string `json:"vpc,omitempty"`
+	V4Ip         string `json:"v4Ip,omitempty"`
+	V6Ip         string `json:"v6Ip,omitempty"`
+}
+
+// OvnDnatRuleStatus is Kube-OVN's status.
+type OvnDnatRuleStatus struct {
+	Vpc          string      `json:"vpc"`
+	V4Eip        string      `json:"v4Eip"`
+	V6Eip        string      `json:"v6Eip"`
+	ExternalPort string      `json:"externalPort"`
+	V4Ip         string      `json:"v4Ip"`
+	V6Ip         string      `json:"v6Ip"`
+	InternalPort string      `json:"internalPort"`
+	Protocol     string      `json:"protocol,omitempty"`
+	IPName       string      `json:"ipName"`
+	Ready        bool        `json:"ready"`
+	Conditions   []Condition `json:"conditions,omitempty"`
+}
+
+// SetNatCondition sets one condition of a NAT object's conditions, reporting a change.
 func SetNatCondition(conds *[]Condition, t, status, reason, message string, now metav1.Time) bool {
 	s := SubnetStatus{Conditions: *conds}
 	changed := s.SetCondition(t, status, reason, message, now)

@@ -139,11 +139,15 @@ func (c *Client) switchRouterPortOps(ctx context.Context, spec ExternalPortSpec,
 	return c.insertChild(ops, lsp, lsp.UUID, parentRef{nbdb.LogicalSwitchTable, ls.UUID, ls.Name, "ports"})
 }
 
-// OwnedNames lists the names of the owners of kind that own a router port or a NAT row: what
-// a new term compares with the objects that still exist.
+// OwnedNames lists the names of the owners of kind that own a router port, a NAT row or a
+// load balancer: what a new term compares with the objects that still exist.
 func (c *Client) OwnedNames(ctx context.Context, kind string) ([]string, error) {
 	var ports []*nbdb.LogicalRouterPort
 	var nats []*nbdb.NAT
+	var lbs []*nbdb.LoadBalancer
+	if err := c.nb.List(ctx, &lbs); err != nil {
+		return nil, fmt.Errorf("list load balancers from cache: %w", err)
+	}
 	if err := c.nb.List(ctx, &ports); err != nil {
 		return nil, fmt.Errorf("list router ports from cache: %w", err)
 	}
@@ -163,6 +167,9 @@ func (c *Client) OwnedNames(ctx context.Context, kind string) ([]string, error) 
 	}
 	for _, n := range nats {
 		add(n.ExternalIDs)
+	}
+	for _, lb := range lbs {
+		add(lb.ExternalIDs)
 	}
 	return out, nil
 }

@@ -92,3 +92,31 @@ func TestExternalPortAndNAT(t *testing.T) {
 		t.Fatalf("after the external link's deletion: port %v, switch port %v, router %+v", lrp, lsp, lr)
 	}
 }
+
+// TestDNAT: an OvnDnatRule's load balancer on a router against a real ovsdb-server: one
+// transaction, none when repeated, the backend repaired in place, the deletion unhooks it from
+// the router and removes it (a strong reference would otherwise refuse the deletion).
+func TestDNAT(t *testing.T) {
+	f := newFixture(t)
+	f.mustWrite(t, 1, "vpc router", func() error { return f.c.EnsureVpcRouter(f.ctx, "vpc1") })
+	spec := DNATSpec{Router: "vpc1", Name: "dnat01", Protocol: nbdb.LoadBalancerProtocolTCP,
+		VIP: netip.MustParseAddrPort("192.0.2.30:8888"), Backend: netip.MustParseAddrPort("10.0.1.2:80"),
+		Owner: OwnerRef{Kind: ovn.KindOvnDnatRule, Name: "dnat01"}}
+	f.mustWrite(t, 1, "dnat", func() error { return f.c.EnsureDNAT(f.ctx, spec) })
+	f.mustWrite(t, 0, "dnat again", func() error { return f.c.EnsureDNAT(f.ctx, spec) })
+	spec.Backend = netip.MustParseAddrPort("10.0.1.3:8080")
+	f.mustWrite(t, 1, "dnat to another backend", func() error { return f.c.EnsureDNAT(f.ctx, spec) })
+	lb, _ := f.c.loadBalancerByName(f.ctx, "dnat01")
+	lr, _ := f.c.routerByName(f.ctx, "vpc1")
+	if lb == nil || lb.Vips["192.0.2.30:8888"] != "10.0.1.3:8080" || !slices.Equal(lr.LoadBalancer, []string{lb.UUID}) {
+		t.Fatalf("load balancer %+v on router %v", lb, lr.LoadBalancer)
+	}
+	if n, err := f.c.DeleteDNAT(f.ctx, spec.Owner); err != nil || n != 1 {
+		t.Fatalf("delete dnat: %d, %v", n, err)
+	}
+	lb, _ = f.c.loadBalancerByName(f.ctx, "dnat01")
+	lr, _ = f.c.routerByName(f.ctx, "vpc1")
+	if lb != nil || len(lr.LoadBalancer) != 0 {
+		t.Fatalf("after deletion: load balancer %+v, router's %v", lb, lr.LoadBalancer)
+	}
+}

@@ -149,10 +149,10 @@ func (c *Controller) externalSubnet(name, field string) ([]netip.Prefix, netip.A
 	return cidrs, gateway, nil
 }
 
-// eipUsers lists the FIPs and SNAT rules naming the EIP ("fip/<name>", "snat/<name>").
+// eipUsers lists the FIPs, SNAT and DNAT rules naming the EIP ("fip/<name>", ...).
 func (c *Controller) eipUsers(eip string) []string {
 	var out []string
-	for _, kind := range []string{"fip", "snat"} {
+	for _, kind := range []string{"fip", "snat", "dnat"} {
 		objs, _ := c.lists[kind].List(labels.Everything())
 		for _, obj := range objs {
 			if u, ok := obj.(*unstructured.Unstructured); ok {

@@ -53,6 +53,9 @@ func (c *Controller) gatewayConfig(ctx context.Context) (gwConfig, *refusal) {
 
 func lrpEipName(vpc string) string { return vpc + "-" + kubeovn.ExternalSubnet }
 
+// lrpEipLabel marks the router EIPs edgeovn created, the only ones it deletes.
+const lrpEipLabel = "edgeovn.io/vpc-external"
+
 // syncVpc links a custom Vpc with enableExternal to the external Subnet as Kube-OVN does: the
 // OvnEip "<vpc>-external" (type lrp) holds the router port's address, the port
 // "<vpc>-external" has the first external-gw-nodes host as its gateway chassis, and the
@@ -122,7 +125,7 @@ func (c *Controller) externalSpec(ctx context.Context, vpc string) (*northbound.
 func (c *Controller) createLrpEip(ctx context.Context, vpc string) *refusal {
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kubeovn.io/v1", "kind": "OvnEip",
-		"metadata": map[string]any{"name": lrpEipName(vpc), "labels": map[string]any{"ovn.kubernetes.io/subnet": kubeovn.ExternalSubnet, "ovn.kubernetes.io/vpc": vpc}},
+		"metadata": map[string]any{"name": lrpEipName(vpc), "labels": map[string]any{"ovn.kubernetes.io/subnet": kubeovn.ExternalSubnet, "ovn.kubernetes.io/vpc": vpc, lrpEipLabel: vpc}},
 		"spec":     map[string]any{"externalSubnet": kubeovn.ExternalSubnet, "type": kubeovn.EipTypeLrp},
 	}}
 	if _, err := c.req.Dynamic.Resource(kubeovn.OvnEipResource).Create(ctx, obj, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -131,7 +134,7 @@ func (c *Controller) createLrpEip(ctx context.Context, vpc string) *refusal {
 	return nil
 }
 
-// unlinkVpc removes the Vpc's external link and its router's EIP; for a Vpc that is gone, its
+// unlinkVpc removes the Vpc's external link and the router EIP edgeovn created for it; for a Vpc that is gone, its
 // router too (the Vpc's own deletion kept the router while the link was on it).
 func (c *Controller) unlinkVpc(ctx context.Context, name string, u *unstructured.Unstructured) error {
 	n, err := c.req.NB.DeleteOwned(ctx, northbound.OwnerRef{Kind: ovn.KindVpcExternal, Name: name})
@@ -141,7 +144,7 @@ func (c *Controller) unlinkVpc(ctx context.Context, name string, u *unstructured
 	if n > 0 {
 		c.log.Info("vpc external link removed", "vpc", name, "rows", n)
 	}
-	if eu, _ := c.get("eip", lrpEipName(name)); eu != nil && eu.GetDeletionTimestamp() == nil {
+	if eu, _ := c.get("eip", lrpEipName(name)); eu != nil && eu.GetDeletionTimestamp() == nil && eu.GetLabels()[lrpEipLabel] == name {
 		if err := c.req.Dynamic.Resource(kubeovn.OvnEipResource).Delete(ctx, eu.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete ovn eip %s: %w", eu.GetName(), err)
 		}

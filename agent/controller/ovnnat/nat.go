@@ -38,7 +38,7 @@ type Request struct {
 }
 
 // Controller is Kube-OVN's OVN NAT family: a Vpc's external link (enableExternal, external.go),
-// OvnEips (eip.go), OvnFips (fip.go) and OvnSnatRules (snat.go).
+// OvnEips (eip.go), OvnFips (fip.go), OvnSnatRules (snat.go) and OvnDnatRules (dnat.go).
 type Controller struct {
 	req   Request
 	log   *slog.Logger
@@ -54,6 +54,7 @@ var kinds = map[string]schema.GroupVersionResource{
 	"eip":    kubeovn.OvnEipResource,
 	"fip":    kubeovn.OvnFipResource,
 	"snat":   kubeovn.OvnSnatRuleResource,
+	"dnat":   kubeovn.OvnDnatRuleResource,
 }
 
 // New is the family of one term; the controller registers, reconciles and runs it.
@@ -90,11 +91,12 @@ func (c *Controller) changed(kind string, obj any) {
 		return
 	}
 	deps := map[string][]string{
-		"vpc":    {"vpc", "fip", "snat"},
-		"subnet": {"vpc", "eip", "fip", "snat"},
-		"eip":    {"vpc", "fip", "snat"},
+		"vpc":    {"vpc", "fip", "snat", "dnat"},
+		"subnet": {"vpc", "eip", "fip", "snat", "dnat"},
+		"eip":    {"vpc", "fip", "snat", "dnat"},
 		"fip":    {"eip", "fip"},
 		"snat":   {"eip"},
+		"dnat":   {"eip", "dnat"},
 	}[kind]
 	if kind != "subnet" {
 		c.queue.Add(kind + "/" + key)
@@ -109,14 +111,14 @@ func (c *Controller) changed(kind string, obj any) {
 // Reconcile syncs every object, then removes the rows of objects deleted while no controller
 // ran (their owners in northbound without an object).
 func (c *Controller) Reconcile(ctx context.Context) error {
-	for _, kind := range []string{"eip", "vpc", "fip", "snat"} {
+	for _, kind := range []string{"eip", "vpc", "fip", "snat", "dnat"} {
 		for _, k := range c.infs[kind].GetStore().ListKeys() {
 			if err := c.sync(ctx, kind+"/"+k); err != nil {
 				return err
 			}
 		}
 	}
-	for kind, ownerKind := range map[string]string{"vpc": ovn.KindVpcExternal, "fip": ovn.KindOvnFip, "snat": ovn.KindOvnSnatRule} {
+	for kind, ownerKind := range map[string]string{"vpc": ovn.KindVpcExternal, "fip": ovn.KindOvnFip, "snat": ovn.KindOvnSnatRule, "dnat": ovn.KindOvnDnatRule} {
 		names, err := c.req.NB.OwnedNames(ctx, ownerKind)
 		if err != nil {
 			return err
@@ -153,6 +155,8 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		err = c.syncFip(ctx, name)
 	case "snat":
 		err = c.syncSnat(ctx, name)
+	case "dnat":
+		err = c.syncDnat(ctx, name)
 	}
 	if err != nil {
 		return fmt.Errorf("sync %s %s: %w", kind, name, err)
