@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +13,8 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
+	"github.com/edgeovn/edgeovn/e2e/daemon"
+	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
 
@@ -58,8 +61,8 @@ spec:
 // spec.vpc, an EIP outside the external Subnet and one on a used address are refused naming
 // the field, and the working FIP is untouched. An OvnDnatRule forwards one TCP port of its
 // EIP to a pod's port (another port of the EIP is not forwarded; a second rule on the same
-// port is refused); deleting it removes its load balancer. Deleting the FIP removes exactly
-// its row.
+// port is refused); deleting it removes its load balancer. A restart of edgeovn writes none of
+// the family's rows and keeps every EIP's address. Deleting the FIP removes exactly its row.
 func TestOvnNat(t *testing.T) {
 	w, ctx := startUnderlayHosts(t, 1)
 	dyn, err := dynamic.NewForConfig(w.cl.c.Central.RESTConfig())
@@ -184,6 +187,12 @@ func TestOvnNat(t *testing.T) {
 		return !strings.Contains(nbctl("--columns=name", "list", "Load_Balancer"), "dnat01")
 	})
 
+	natRestart(ctx, t, w)
+	retryPing(ctx, t, device, fipIP, "site -> the pod at its EIP after the restart")
+	// The restart's IPAM reconcile kept the EIPs' addresses (their claims): eip-fip's is taken.
+	applyYAML(ctx, t, eips, "kind: OvnEip\napiVersion: kubeovn.io/v1\nmetadata:\n  name: eip-after\nspec:\n  externalSubnet: external\n  v4Ip: "+fipIP.String()+"\n")
+	waitNatCondition(ctx, t, eips, "eip-after", kubeovn.ConditionValidated, "False", "is already used by ovn-eip:eip-fip")
+
 	if err := fips.Delete(ctx, "fip1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -262,4 +271,46 @@ func (w *underlayWorld) natEvent(ctx context.Context, t *testing.T, name, kind, 
 		}
 		return false
 	})
+}
+
+// natRestart SIGKILLs edgeovn on the host and starts it again: the new controller's reconcile
+// writes none of the NAT family's tables (the northbound log shows no transaction on them
+// until the database has been quiet for two seconds).
+func natRestart(ctx context.Context, t *testing.T, w *underlayWorld) {
+	t.Helper()
+	e, central := w.cl.hosts[0], w.cl.c.Central
+	before, err := central.Transactions(harness.NBDatabase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.stopDaemon(t)
+	e.daemon, err = daemon.Start(ctx, e.rig, daemon.Spec{Name: "edgeovn-restarted", Node: w.cl.names[0], BinDir: w.cl.bins,
+		Extra: append(append([]string{}, daemonFlags...), w.cl.extra...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(ctx, t, "restarted controller running", func() bool { return strings.Contains(e.daemonLog(), "controller role running") })
+	var after []harness.Transaction
+	last, since := -1, time.Now()
+	eventually(ctx, t, "northbound quiet for 2 s", func() bool {
+		if after, err = central.Transactions(harness.NBDatabase); err != nil {
+			t.Fatal(err)
+		}
+		if len(after) != last {
+			last, since = len(after), time.Now()
+		}
+		return time.Since(since) >= 2*time.Second
+	})
+	if len(after) < len(before) {
+		t.Fatalf("northbound compacted during the restart (%d -> %d records): cannot count", len(before), len(after))
+	}
+	for _, tx := range after[len(before):] {
+		t.Logf("restart wrote northbound tables %v", tx.Tables)
+		for _, table := range tx.Tables {
+			switch table {
+			case "NAT", "Logical_Router_Port", "Gateway_Chassis", "Load_Balancer", "Logical_Router_Static_Route":
+				t.Errorf("the restart wrote %s: %s", table, tx.Raw)
+			}
+		}
+	}
 }
