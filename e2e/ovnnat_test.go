@@ -193,8 +193,11 @@ func TestOvnNat(t *testing.T) {
 	applyYAML(ctx, t, eips, "kind: OvnEip\napiVersion: kubeovn.io/v1\nmetadata:\n  name: eip-after\nspec:\n  externalSubnet: external\n  v4Ip: "+fipIP.String()+"\n")
 	waitNatCondition(ctx, t, eips, "eip-after", kubeovn.ConditionValidated, "False", "is already used by ovn-eip:eip-fip")
 
-	if err := fips.Delete(ctx, "fip1", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
+	// fip-dup waits for eip-fip: it would take it over when fip1 goes. Removed first.
+	for _, name := range []string{"fip-dup", "fip1"} {
+		if err := fips.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	eventually(ctx, t, "fip1's row gone", func() bool {
 		return !strings.Contains(nbctl("--columns=logical_ip", "find", "NAT", "type=dnat_and_snat"), p1.IP().String())

@@ -1,5 +1,6 @@
 // Package ovnnat is the controller role's OVN NAT family, Kube-OVN's OVN-native EIP/FIP/SNAT
-// (kubeovn.io/v1 OvnEip, OvnFip, OvnSnatRule; field names, defaults and status unchanged):
+// (kubeovn.io/v1 OvnEip, OvnFip, OvnSnatRule, OvnDnatRule; field names, defaults and status
+// unchanged):
 //
 //   - a custom Vpc with spec.enableExternal is linked to the external Subnet "external" (an
 //     underlay Subnet) as Kube-OVN links it: an OvnEip "<vpc>-external" of type lrp holds the
@@ -11,8 +12,9 @@
 //   - an OvnEip gets its address from edgeovn's IPAM in its external Subnet (owner
 //     "ovn-eip:<name>", spec.v4Ip if set), and Kube-OVN's status; the IPAM reconcile at the
 //     start of a term claims what the EIPs' status records (Claims) (eip.go);
-//   - an OvnFip is one dnat_and_snat row, an OvnSnatRule one snat row, on the VPC's router,
-//     owned by the object (fip.go, snat.go).
+//   - an OvnFip is one dnat_and_snat row, an OvnSnatRule one snat row, an OvnDnatRule one load
+//     balancer (one VIP) in the router's load_balancer column, on the VPC's router, owned by
+//     the object (fip.go, snat.go, dnat.go).
 //
 // Bad input (a missing or unready EIP, an EIP another FIP holds, an address outside the
 // external Subnet or held by someone else, a pod port in another VPC than spec.vpc names, a
