@@ -24,12 +24,12 @@ export EDGEOVN_PKGROOT ?= $(CACHE)/pkgroot
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-PLUGINS := github.com/containernetworking/plugins/plugins/main/loopback
+PLUGINS := github.com/containernetworking/plugins/plugins/main/loopback github.com/containernetworking/plugins/plugins/main/macvlan
 
-build: ## build bin/edgeovn, bin/edgeovn-cni and the loopback plugin it ships (static, this host's architecture)
+build: ## build bin/edgeovn, bin/edgeovn-cni and the loopback and macvlan plugins it ships (static, this host's architecture)
 	$(MAKE) --no-print-directory binaries OUT=bin GOARCH=$$($(GO) env GOARCH)
 
-# binaries OUT=DIR GOARCH=ARCH: the four shipped binaries for one architecture.
+# binaries OUT=DIR GOARCH=ARCH: the shipped binaries for one architecture.
 binaries:
 	CGO_ENABLED=0 GOARCH=$(GOARCH) $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(OUT)/edgeovn .
 	CGO_ENABLED=0 GOARCH=$(GOARCH) $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(OUT)/edgeovn-cni ./cni/cmd/edgeovn-cni
