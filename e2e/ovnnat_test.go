@@ -61,7 +61,8 @@ spec:
 // spec.vpc, an EIP outside the external Subnet and one on a used address are refused naming
 // the field, and the working FIP is untouched. An OvnDnatRule forwards one TCP port of its
 // EIP to a pod's port (another port of the EIP is not forwarded; a second rule on the same
-// port is refused); deleting it removes its load balancer. A restart of edgeovn writes none of
+// port is refused, and takes the port over when the first is deleted); deleting it removes its
+// load balancer. A restart of edgeovn writes none of
 // the family's rows and keeps every EIP's address. Deleting the FIP removes exactly its row.
 func TestOvnNat(t *testing.T) {
 	w, ctx := startUnderlayHosts(t, 1)
@@ -186,6 +187,10 @@ func TestOvnNat(t *testing.T) {
 	eventually(ctx, t, "dnat01's load balancer gone", func() bool {
 		return !strings.Contains(nbctl("--columns=name", "list", "Load_Balancer"), "dnat01")
 	})
+	// The waiting dnat02 takes the port over (before the restart below: it must find it done).
+	if st := waitNatReady(ctx, t, dnats, "dnat02"); st["v4Ip"] != p1.IP().String() {
+		t.Errorf("dnat02 status %v, want p1's address", st)
+	}
 
 	natRestart(ctx, t, w)
 	retryPing(ctx, t, device, fipIP, "site -> the pod at its EIP after the restart")
