@@ -41,7 +41,13 @@ type underlayWorld struct {
 
 func startUnderlay(t *testing.T) (*underlayWorld, context.Context) {
 	t.Helper()
-	cl, ctx := startCluster(t, 2)
+	return startUnderlayHosts(t, 2)
+}
+
+// startUnderlayHosts is startUnderlay with n hosts.
+func startUnderlayHosts(t *testing.T, n int) (*underlayWorld, context.Context) {
+	t.Helper()
+	cl, ctx := startCluster(t, n)
 	site, err := cl.c.AddSite(ctx, harness.SiteOptions{VLAN: 100, Gateway: siteGW, Device: siteDevice, LAN: siteLAN})
 	if err != nil {
 		t.Fatalf("site: %v", err)

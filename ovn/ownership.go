@@ -25,6 +25,15 @@ const (
 	KindVpc = "Vpc"
 	// KindSecurityGroup owns a SecurityGroup's port group, address sets and ACLs ("name").
 	KindSecurityGroup = "SecurityGroup"
+	// KindVpcExternal owns a Vpc's link to the external network: its router port
+	// "<vpc>-external" with the gateway chassis, the switch's port and the default route
+	// ("vpc name"). A Vpc's own sync leaves these rows alone.
+	KindVpcExternal = "VpcExternal"
+	// KindOvnFip, KindOvnSnatRule and KindOvnDnatRule own the NAT rows (and the DNAT load
+	// balancer) of Kube-OVN's OVN NAT objects ("name").
+	KindOvnFip      = "OvnFip"
+	KindOvnSnatRule = "OvnSnatRule"
+	KindOvnDnatRule = "OvnDnatRule"
 )
 
 // OwnedBy returns the external_ids that tag a row as created by edgeovn for the owner of the

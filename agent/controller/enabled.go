@@ -3,6 +3,7 @@ package controller
 import (
 	"net/netip"
 
+	"github.com/edgeovn/edgeovn/agent/controller/ovnnat"
 	"github.com/edgeovn/edgeovn/agent/controller/policies"
 	"github.com/edgeovn/edgeovn/agent/controller/securitygroups"
 	"github.com/edgeovn/edgeovn/agent/controller/services"
@@ -16,6 +17,8 @@ var (
 	_ feature = policies.RowsOff{}
 	_ feature = (*vpcs.Controller)(nil)
 	_ feature = (*securitygroups.Controller)(nil)
+	_ feature = (*ovnnat.Controller)(nil)
+	_ claimer = (*ovnnat.Controller)(nil)
 )
 
 // enabledFeatures returns the parts of the controller role the request turns on.
@@ -43,6 +46,7 @@ func (c *Controller) enabledFeatures() []feature {
 		fs = append(fs, vpcs.New(vpcs.Request{Dynamic: c.req.Dynamic, NB: c.nb, Events: c.events, Log: c.log, Metrics: c.req.Metrics}))
 		fs = append(fs, securitygroups.New(securitygroups.Request{Dynamic: c.req.Dynamic, NB: c.nb, Events: c.events, Log: c.log,
 			Metrics: c.req.Metrics, Hosts: c.req.JoinCIDRs(), Lost: c.lost}))
+		fs = append(fs, ovnnat.New(ovnnat.Request{Dynamic: c.req.Dynamic, NB: c.nb, IPAM: c.ipam, Events: c.events, Log: c.log, Metrics: c.req.Metrics}))
 	}
 	return fs
 }

@@ -6,6 +6,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
+	"github.com/edgeovn/edgeovn/ipam"
 )
 
 // feature is a part of the controller role with informers and rows of its own (Services as
@@ -26,4 +27,11 @@ type feature interface {
 	Reconcile(ctx context.Context) error
 	// Run processes the feature's work until ctx ends.
 	Run(ctx context.Context)
+}
+
+// claimer is a feature that holds IPAM allocations of its own (the OVN NAT family's EIPs):
+// the IPAM reconcile at the start of a term keeps what Claims returns (read from the
+// feature's caches, synced by then) and releases the rest, as for pods.
+type claimer interface {
+	Claims() []ipam.Allocation
 }

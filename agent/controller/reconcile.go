@@ -68,6 +68,11 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		claims = append(claims, ipam.Allocation{Subnet: p.Switch, Owner: portOwner(p), IPs: p.IPs, MAC: p.MAC,
 			Allocated: time.Now()})
 	}
+	for _, f := range c.features {
+		if cl, ok := f.(claimer); ok {
+			claims = append(claims, cl.Claims()...)
+		}
+	}
 	res, err := c.ipam.Reconcile(ctx, claims)
 	if err != nil {
 		return fmt.Errorf("reconcile ipam with %d pod claims: %w", len(claims), err)

@@ -28,6 +28,8 @@ var vpcCRDYAML []byte
 
 //go:embed crd_securitygroup.yaml
 var securityGroupCRDYAML []byte
+//go:embed crd_nat.yaml
+var natCRDYAML []byte
 
 // CRDResource is the API of CustomResourceDefinitions.
 var CRDResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
@@ -39,12 +41,17 @@ const (
 	VlanCRDName            = "vlans.kubeovn.io"
 	VpcCRDName             = "vpcs.kubeovn.io"
 	SecurityGroupCRDName   = "security-groups.kubeovn.io"
+	OvnEipCRDName          = "ovn-eips.kubeovn.io"
+	OvnFipCRDName          = "ovn-fips.kubeovn.io"
+	OvnSnatRuleCRDName     = "ovn-snat-rules.kubeovn.io"
+	OvnDnatRuleCRDName     = "ovn-dnat-rules.kubeovn.io"
 )
 
-// CRDs returns every CRD edgeovn installs: Subnet, ProviderNetwork, Vlan, Vpc, SecurityGroup.
+// CRDs returns every CRD edgeovn installs: Subnet, ProviderNetwork, Vlan, Vpc, SecurityGroup,
+// OvnEip, OvnFip, OvnSnatRule, OvnDnatRule.
 func CRDs() ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	for _, doc := range [][]byte{crdYAML, underlayCRDYAML, vpcCRDYAML, securityGroupCRDYAML} {
+	for _, doc := range [][]byte{crdYAML, underlayCRDYAML, vpcCRDYAML, securityGroupCRDYAML, natCRDYAML} {
 		crds, err := readCRDs(doc)
 		if err != nil {
 			return nil, err

@@ -86,7 +86,7 @@ func TestUnderlayCRDs(t *testing.T) {
 	for _, c := range crds {
 		names = append(names, c.GetName())
 	}
-	if strings.Join(names, ",") != SubnetCRDName+","+ProviderNetworkCRDName+","+VlanCRDName+","+VpcCRDName+","+SecurityGroupCRDName {
+	if strings.Join(names, ",") != SubnetCRDName+","+ProviderNetworkCRDName+","+VlanCRDName+","+VpcCRDName+","+SecurityGroupCRDName+","+OvnEipCRDName+","+OvnFipCRDName+","+OvnSnatRuleCRDName+","+OvnDnatRuleCRDName {
 		t.Fatalf("crds %v", names)
 	}
 }

@@ -46,6 +46,17 @@ func controllerRights(cfg Config) []right {
 		// SecurityGroups: finalizers and status.
 		{Group: "kubeovn.io", Resource: "security-groups", Verbs: []string{"list", "watch", "patch"}},
 		{Group: "kubeovn.io", Resource: "security-groups/status", Verbs: []string{"patch"}},
+		// OVN NAT: EIPs (and a Vpc's router EIP, created), FIPs, SNAT and DNAT rules with
+		// finalizers and status; the gateway nodes from kube-system/ovn-external-gw-config.
+		{Group: "kubeovn.io", Resource: "ovn-eips", Verbs: []string{"list", "watch", "create", "patch", "delete"}},
+		{Group: "kubeovn.io", Resource: "ovn-eips/status", Verbs: []string{"patch"}},
+		{Group: "kubeovn.io", Resource: "ovn-fips", Verbs: []string{"list", "watch", "patch"}},
+		{Group: "kubeovn.io", Resource: "ovn-fips/status", Verbs: []string{"patch"}},
+		{Group: "kubeovn.io", Resource: "ovn-snat-rules", Verbs: []string{"list", "watch", "patch"}},
+		{Group: "kubeovn.io", Resource: "ovn-snat-rules/status", Verbs: []string{"patch"}},
+		{Group: "kubeovn.io", Resource: "ovn-dnat-rules", Verbs: []string{"list", "watch", "patch"}},
+		{Group: "kubeovn.io", Resource: "ovn-dnat-rules/status", Verbs: []string{"patch"}},
+		{Resource: "configmaps", Namespace: "kube-system", Verbs: []string{"get"}},
 		// StatefulSets: a deleted pod's address stays while its StatefulSet wants it back.
 		{Group: "apps", Resource: "statefulsets", Verbs: []string{"list", "watch"}},
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // unsupportedVpc are the Vpc spec fields edgeovn does not implement yet.
-var unsupportedVpc = []string{"enableExternal", "enableBfd", "bfdPort", "extraExternalSubnets"}
+var unsupportedVpc = []string{"enableBfd", "bfdPort", "extraExternalSubnets"}
 
 // writeStatus sets Kube-OVN's status fields (standby, default, router, defaultLogicalSwitch,
 // subnets, vpcPeerings, enableExternal) and the conditions Ready, Validated, Error and
@@ -51,7 +51,8 @@ func (c *Controller) writeStatus(ctx context.Context, u *unstructured.Unstructur
 		c.event(u, ref.reason, ref.Error())
 	}
 	st.Standby, st.Default, st.Router = true, v.Name == kubeovn.DefaultVpc, v.Name
-	st.DefaultLogicalSwitch, st.EnableExternal = v.Spec.DefaultSubnet, false
+	// status.enableExternal is the OVN NAT family's (package ovnnat): it is kept as it is.
+	st.DefaultLogicalSwitch = v.Spec.DefaultSubnet
 	if st.Default && st.DefaultLogicalSwitch == "" {
 		st.DefaultLogicalSwitch = kubeovn.DefaultSubnet
 	}
@@ -86,7 +87,7 @@ func (c *Controller) writeStatus(ctx context.Context, u *unstructured.Unstructur
 func unsupported(spec map[string]any, name string) []string {
 	fields := unsupportedVpc
 	if name == kubeovn.DefaultVpc {
-		fields = append(slices.Clone(fields), "staticRoutes", "policyRoutes")
+		fields = append(slices.Clone(fields), "staticRoutes", "policyRoutes", "enableExternal")
 	}
 	var out []string
 	for _, f := range fields {

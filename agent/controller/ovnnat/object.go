@@ -1,0 +1,119 @@
+package ovnnat
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
+)
+
+// Reasons in the objects' conditions and Events.
+const (
+	ReasonReady        = "Ready"
+	ReasonInvalidSpec  = "InvalidSpec"
+	ReasonEipNotFound  = "EipNotFound"
+	ReasonEipInUse     = "EipInUse"
+	ReasonIPNotFound   = "IPNotFound"
+	ReasonVpcMismatch  = "VpcMismatch"
+	ReasonNoExternal   = "VpcNotExternal"
+	ReasonExternalNet  = "ExternalSubnetInvalid"
+	ReasonNoGateway    = "NoGatewayNode"
+	ReasonAddressTaken = "AddressUnavailable"
+	ReasonApplyError   = "ApplyFailed"
+)
+
+// refusal is a spec edgeovn will not apply as it stands: reported in the object's conditions
+// and a Warning Event naming the field; what was applied before stays.
+type refusal struct {
+	reason string
+	err    error
+}
+
+func (r *refusal) Error() string { return r.err.Error() }
+
+func refuse(reason, format string, args ...any) *refusal {
+	return &refusal{reason: reason, err: fmt.Errorf(format, args...)}
+}
+
+// get returns the object of kind called name from the cache, nil when there is none.
+func (c *Controller) get(kind, name string) (*unstructured.Unstructured, error) {
+	obj, err := c.lists[kind].Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get %s %s: %w", kind, name, err)
+	}
+	u, _ := obj.(*unstructured.Unstructured)
+	return u, nil
+}
+
+// setFinalizer adds or removes Finalizer, guarded by the object's resourceVersion.
+func (c *Controller) setFinalizer(ctx context.Context, kind string, u *unstructured.Unstructured, want bool) error {
+	fs := u.GetFinalizers()
+	if slices.Contains(fs, Finalizer) == want {
+		return nil
+	}
+	if want {
+		fs = append(slices.Clone(fs), Finalizer)
+	} else {
+		fs = slices.DeleteFunc(slices.Clone(fs), func(f string) bool { return f == Finalizer })
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": fs, "resourceVersion": u.GetResourceVersion()}})
+	if err != nil {
+		return fmt.Errorf("encode finalizers of %s %s: %w", kind, u.GetName(), err)
+	}
+	if _, err := c.req.Dynamic.Resource(kinds[kind]).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("set finalizer of %s %s: %w", kind, u.GetName(), err)
+	}
+	return nil
+}
+
+// setConditions sets Validated, Ready and Error from ref (nil: applied) and says whether a
+// condition changed.
+func setConditions(conds *[]kubeovn.Condition, ref *refusal) bool {
+	now := metav1.Now()
+	changed := false
+	set := func(t, status, reason, msg string) {
+		changed = kubeovn.SetNatCondition(conds, t, status, reason, msg, now) || changed
+	}
+	if ref == nil {
+		set(kubeovn.ConditionValidated, "True", ReasonReady, "")
+		set(kubeovn.ConditionReady, "True", ReasonReady, "")
+		set(kubeovn.ConditionError, "False", "NoError", "")
+		return changed
+	}
+	set(kubeovn.ConditionValidated, "False", ref.reason, ref.Error())
+	set(kubeovn.ConditionReady, "False", ref.reason, "not applied (what was applied before stays): "+ref.Error())
+	set(kubeovn.ConditionError, "True", ref.reason, ref.Error())
+	return changed
+}
+
+// writeStatus patches the object's status to after when it differs from before, and sends
+// the refusal's Warning Event when its conditions changed.
+func (c *Controller) writeStatus(ctx context.Context, kind string, u *unstructured.Unstructured, before, after any, ref *refusal, condChanged bool) error {
+	if ref != nil && condChanged && c.req.Events != nil {
+		c.req.Events.Event(u, corev1.EventTypeWarning, ref.reason, ref.Error())
+	}
+	b, _ := json.Marshal(before)
+	a, _ := json.Marshal(after)
+	if string(a) == string(b) {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"status": after})
+	if err != nil {
+		return fmt.Errorf("encode status of %s %s: %w", kind, u.GetName(), err)
+	}
+	if _, err := c.req.Dynamic.Resource(kinds[kind]).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("write status of %s %s: %w", kind, u.GetName(), err)
+	}
+	return nil
+}
