@@ -28,6 +28,7 @@ var vpcCRDYAML []byte
 
 //go:embed crd_securitygroup.yaml
 var securityGroupCRDYAML []byte
+
 //go:embed crd_nat.yaml
 var natCRDYAML []byte
 
