@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"time"
 
 	"github.com/vishvananda/netlink"
 	corev1 "k8s.io/api/core/v1"
@@ -21,7 +20,7 @@ import (
 )
 
 // Reporter receives the speaker's state for metrics and `edgeovn status`: each peer's
-// session (up: established), the count of announced prefixes and Status's text.
+// session (up: established), the count of announced prefixes and the status's text.
 type Reporter interface {
 	SetBGP(up map[string]bool, prefixes int, status string)
 }
@@ -35,63 +34,55 @@ type Request struct {
 	Dynamic dynamic.Interface
 	// Report gets the state at each change; nil: none.
 	Report Reporter
-	// ListenPort: see SpeakerRequest (0: 179).
-	ListenPort int32
-	Log        *slog.Logger
+	// Speaker is the path of the speaker process's binary (edgeovn-bgp).
+	Speaker string
+	Log     *slog.Logger
 }
 
-// Run speaks BGP for this host until ctx ends: it starts the speaker, watches what it
-// announces from (Subnets, this host's pods, Services with announce-cluster-ip) and keeps
-// the announcement equal to Announcements of what it sees. It is only called with a
-// neighbour configured.
+// Run speaks BGP for this host until ctx ends: it watches what it announces from (Subnets,
+// this host's pods, Services with announce-cluster-ip), and, once they have listed, runs the
+// speaker process and keeps its announcement equal to Announcements of what it sees. It is
+// only called with a neighbour configured.
 func Run(ctx context.Context, req Request) error {
-	id, err := routerID(req.BGP)
-	if err != nil {
-		return err
-	}
-	sp, err := StartSpeaker(ctx, SpeakerRequest{BGP: req.BGP, RouterID: id, ListenPort: req.ListenPort, Log: req.Log})
-	if err != nil {
-		return err
-	}
-	req.Log.Info("bgp speaker started", "router_id", id.String(), "as", req.ClusterAS, "neighbors", fmt.Sprint(req.Neighbors()),
-		"neighbor_as", req.NeighborAS, "graceful_restart", req.GracefulRestart)
 	w := newWatch(req)
 	if err := w.start(ctx); err != nil {
-		sp.Stop(false)
 		return err
 	}
-	peerEvents := make(chan struct{}, 1)
+	wants := make(chan []netip.Prefix, 1)
 	go func() {
-		_ = sp.srv.WatchEvent(ctx, watchPeers(), func(*apiWatchResponse) { poke(peerEvents) })
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-w.changed:
+				if want, ok := w.want(); ok {
+					latest(wants, want)
+				}
+			}
+		}
 	}()
-	d := newDiagnosis(req.AuthPassword != "")
-	tick := time.NewTicker(statusEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			sp.Stop(true)
-			return nil
-		case <-w.changed:
-			w.apply(ctx, sp)
-		case <-peerEvents:
-		case <-tick.C:
-		}
-		if req.Report != nil {
-			st := sp.Status(ctx, d)
-			req.Report.SetBGP(st.Up(), len(st.Announced), st.String())
-		}
-	}
+	return supervise(ctx, req, wants)
 }
-
-// statusEvery refreshes the status (peer states, why a session is down) besides the peers'
-// events.
-var statusEvery = 5 * time.Second
 
 func poke(ch chan struct{}) {
 	select {
 	case ch <- struct{}{}:
 	default:
+	}
+}
+
+// latest puts v in ch (capacity 1) in place of what is there.
+func latest[T any](ch chan T, v T) {
+	for {
+		select {
+		case ch <- v:
+			return
+		default:
+		}
+		select {
+		case <-ch:
+		default:
+		}
 	}
 }
 
@@ -173,19 +164,15 @@ func (w *watch) informers() []cache.SharedIndexInformer {
 	return out
 }
 
-// apply announces what the informers say, once all have listed (before, a partial list
-// would withdraw what is still wanted).
-func (w *watch) apply(ctx context.Context, sp *Speaker) {
+// want is what the informers say to announce, once all have listed (before, a partial list
+// would withdraw what is still wanted; start's wait pokes once all have).
+func (w *watch) want() ([]netip.Prefix, bool) {
 	for _, inf := range w.informers() {
 		if !inf.HasSynced() {
-			return // start's wait pokes once all have
+			return nil, false
 		}
 	}
-	state := w.state()
-	want, bad := Announcements(state)
+	want, bad := Announcements(w.state())
 	w.events.report(bad, w.objects())
-	if err := sp.Set(ctx, want); err != nil {
-		w.req.Log.Warn("bgp announcement incomplete, retried at the next change", "err", err)
-		time.AfterFunc(time.Second, func() { poke(w.changed) })
-	}
+	return want, true
 }

@@ -2,6 +2,9 @@ package node
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"k8s.io/client-go/dynamic"
@@ -15,14 +18,21 @@ import (
 // bgpRetryMax.
 var bgpRetry, bgpRetryMax = time.Second, 30 * time.Second
 
-// serveBGP runs the BGP speaker (package bgp) when a neighbour is configured; otherwise
-// nothing of it starts. A speaker that cannot start is logged, said in `edgeovn status`,
-// and tried again: BGP never stops the node role.
+// serveBGP runs the BGP speaker (package bgp: its informers here, the speaker process
+// edgeovn-bgp beside this binary) when a neighbour is configured; otherwise nothing of it
+// starts. A speaker that cannot start is logged, said in `edgeovn status`, and tried again:
+// BGP never stops the node role.
 func (r *Role) serveBGP(ctx context.Context, kube *kubeapi.Client) error {
 	if !r.req.BGP.Enabled() {
 		return nil
 	}
 	log := r.log.With("component", "bgp")
+	speaker, err := speakerPath()
+	if err != nil {
+		log.Error("bgp speaker not found", "err", err)
+		r.req.Metrics.SetBGP(nil, 0, "speaker not running: "+err.Error()+"\n")
+		return nil
+	}
 	var dyn dynamic.Interface
 	wait := bgpRetry
 	for ctx.Err() == nil {
@@ -32,7 +42,7 @@ func (r *Role) serveBGP(ctx context.Context, kube *kubeapi.Client) error {
 		}
 		if err == nil {
 			err = bgp.Run(ctx, bgp.Request{BGP: r.req.BGP, NodeName: r.req.NodeName, Kube: kube, Dynamic: dyn,
-				Report: r.req.Metrics, Log: log})
+				Report: r.req.Metrics, Speaker: speaker, Log: log})
 		}
 		if err == nil || ctx.Err() != nil {
 			return nil
@@ -46,4 +56,15 @@ func (r *Role) serveBGP(ctx context.Context, kube *kubeapi.Client) error {
 		wait = min(2*wait, bgpRetryMax)
 	}
 	return nil
+}
+
+// speakerName is the speaker process's binary, installed next to edgeovn's.
+const speakerName = "edgeovn-bgp"
+
+func speakerPath() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find %s: %w", speakerName, err)
+	}
+	return filepath.Join(filepath.Dir(exe), speakerName), nil
 }
