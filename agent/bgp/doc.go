@@ -16,8 +16,9 @@
 // it that run on this host; a pod "true", "cluster" or "local" as its host routes, from its own
 // host only (Kube-OVN announces a "cluster" pod from every speaker; edgeovn's hosts watch only
 // their own pods); a Service's ClusterIPs with announce-cluster-ip. Each host decides for
-// itself from its own informers (Subnets, its own pods by spec.nodeName, Services only with
-// announce-cluster-ip): the controller role marks nothing.
+// itself from what its node role watches (the host wiring's Subnet informer and the pod watch
+// of its own pods, shared: Request.Subnets, Request.Pods) and, only with announce-cluster-ip, a
+// Service informer of its own: the controller role marks nothing.
 //
 // Invariants:
 //   - Nothing starts without a neighbour (config.BGP.Enabled): no process, no informer.

@@ -9,14 +9,10 @@ import (
 
 	"github.com/vishvananda/netlink"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/edgeovn/edgeovn/agent/config"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
-	"github.com/edgeovn/edgeovn/agent/kubeovn"
 )
 
 // Reporter receives the speaker's state for metrics and `edgeovn status`: each peer's
@@ -30,13 +26,26 @@ type Request struct {
 	config.BGP
 	NodeName string
 	Kube     *kubeapi.Client
-	// Dynamic reads kubeovn.io/v1 Subnets; nil: no Subnet is announced.
-	Dynamic dynamic.Interface
+	// Pods is the node role's watch of this host's pods, shared.
+	Pods Pods
+	// Subnets is the node role's running kubeovn.io/v1 Subnet informer, shared; nil: no
+	// Subnet is announced.
+	Subnets cache.SharedIndexInformer
 	// Report gets the state at each change; nil: none.
 	Report Reporter
 	// Speaker is the path of the speaker process's binary (edgeovn-bgp).
 	Speaker string
 	Log     *slog.Logger
+}
+
+// Pods is what the announcement reads of the node role's pod watch (podwatch.Watcher): this
+// host's pods, whose cache keeps what podOf reads.
+type Pods interface {
+	List() []*corev1.Pod
+	Pod(namespace, name string) (*corev1.Pod, bool)
+	HasSynced() bool
+	// OnChange calls f at each pod's change, from the informer's goroutine.
+	OnChange(f func(namespace, name string)) error
 }
 
 // Run speaks BGP for this host until ctx ends: it watches what it announces from (Subnets,
@@ -104,11 +113,11 @@ func routerID(b config.BGP) (netip.Addr, error) {
 	return netip.Addr{}, fmt.Errorf("bgp router-id: none set and no IPv4 source address toward %v: set router-id", b.Neighbors())
 }
 
-// watch is the informers the announcement is made from.
+// watch is the informers the announcement is made from: the node role's Subnets and pods
+// (shared), and its own Services.
 type watch struct {
 	req      Request
 	subnets  cache.SharedIndexInformer // nil without a dynamic client
-	pods     cache.SharedIndexInformer
 	services cache.SharedIndexInformer // nil without announce-cluster-ip
 	changed  chan struct{}
 	events   *badValues
@@ -119,46 +128,41 @@ func newWatch(req Request) *watch {
 }
 
 func (w *watch) start(ctx context.Context) error {
-	node := w.req.NodeName
-	w.pods = kubeapi.NewInformer(kubeapi.ListWatch(w.req.Kube.Pods(""), func(o *metav1.ListOptions) {
-		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", node).String()
-	}), &corev1.Pod{}, nil)
-	infs := []cache.SharedIndexInformer{w.pods}
-	if w.req.Dynamic != nil {
-		w.subnets = kubeapi.DynamicInformer(w.req.Dynamic, kubeovn.SubnetResource).Informer()
-		infs = append(infs, w.subnets)
+	on := func(any) { poke(w.changed) }
+	handler := cache.ResourceEventHandlerFuncs{AddFunc: on, UpdateFunc: func(_, o any) { on(o) }, DeleteFunc: on}
+	if err := w.req.Pods.OnChange(func(string, string) { poke(w.changed) }); err != nil {
+		return fmt.Errorf("bgp: watch pods: %w", err)
+	}
+	w.subnets = w.req.Subnets
+	if w.subnets != nil {
+		reg, err := w.subnets.AddEventHandler(handler)
+		if err != nil {
+			return fmt.Errorf("bgp: watch subnets: %w", err)
+		}
+		context.AfterFunc(ctx, func() { _ = w.subnets.RemoveEventHandler(reg) })
 	}
 	if w.req.AnnounceClusterIP {
 		w.services = kubeapi.NewInformer(kubeapi.ListWatch(w.req.Kube.Services(""), nil), &corev1.Service{}, nil)
-		infs = append(infs, w.services)
-	}
-	on := func(any) { poke(w.changed) }
-	for _, inf := range infs {
-		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: on,
-			UpdateFunc: func(_, o any) { on(o) }, DeleteFunc: on}); err != nil {
-			return fmt.Errorf("bgp: watch: %w", err)
+		if _, err := w.services.AddEventHandler(handler); err != nil {
+			return fmt.Errorf("bgp: watch services: %w", err)
 		}
-		go inf.RunWithContext(ctx)
+		go w.services.RunWithContext(ctx)
 	}
 	go func() {
-		synced := make([]cache.InformerSynced, len(infs))
-		for i, inf := range infs {
-			synced[i] = inf.HasSynced
-		}
-		if cache.WaitForCacheSync(ctx.Done(), synced...) {
+		if cache.WaitForCacheSync(ctx.Done(), w.synced()...) {
 			poke(w.changed)
 		}
 	}()
-	w.events = newBadValues(ctx, w.req.Kube, node, w.req.Log)
+	w.events = newBadValues(ctx, w.req.Kube, w.req.NodeName, w.req.Log)
 	return nil
 }
 
-// informers are the running informers.
-func (w *watch) informers() []cache.SharedIndexInformer {
-	var out []cache.SharedIndexInformer
-	for _, inf := range []cache.SharedIndexInformer{w.pods, w.subnets, w.services} {
+// synced are the sources' HasSynced.
+func (w *watch) synced() []cache.InformerSynced {
+	out := []cache.InformerSynced{w.req.Pods.HasSynced}
+	for _, inf := range []cache.SharedIndexInformer{w.subnets, w.services} {
 		if inf != nil {
-			out = append(out, inf)
+			out = append(out, inf.HasSynced)
 		}
 	}
 	return out
@@ -167,8 +171,8 @@ func (w *watch) informers() []cache.SharedIndexInformer {
 // want is what the informers say to announce, once all have listed (before, a partial list
 // would withdraw what is still wanted; start's wait pokes once all have).
 func (w *watch) want() ([]netip.Prefix, bool) {
-	for _, inf := range w.informers() {
-		if !inf.HasSynced() {
+	for _, synced := range w.synced() {
+		if !synced() {
 			return nil, false
 		}
 	}

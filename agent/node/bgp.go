@@ -7,10 +7,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"k8s.io/client-go/dynamic"
-
 	"github.com/edgeovn/edgeovn/agent/bgp"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
+	"github.com/edgeovn/edgeovn/agent/podwatch"
 )
 
 // bgpRetry is the first wait before the speaker is started again after it could not start
@@ -22,7 +21,7 @@ var bgpRetry, bgpRetryMax = time.Second, 30 * time.Second
 // edgeovn-bgp beside this binary) when a neighbour is configured; otherwise nothing of it
 // starts. A speaker that cannot start is logged, said in `edgeovn status`, and tried again:
 // BGP never stops the node role.
-func (r *Role) serveBGP(ctx context.Context, kube *kubeapi.Client) error {
+func (r *Role) serveBGP(ctx context.Context, kube *kubeapi.Client, pods bgp.Pods) error {
 	if !r.req.BGP.Enabled() {
 		return nil
 	}
@@ -33,17 +32,18 @@ func (r *Role) serveBGP(ctx context.Context, kube *kubeapi.Client) error {
 		r.req.Metrics.SetBGP(nil, 0, "speaker not running: "+err.Error()+"\n")
 		return nil
 	}
-	var dyn dynamic.Interface
+	// The Subnets and this host's pods are the node role's own watches (the host wiring's,
+	// the CNI server's), shared.
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-r.subnetsSet:
+	}
+	subnets := r.subnets.Load().informer
 	wait := bgpRetry
 	for ctx.Err() == nil {
-		var err error
-		if dyn == nil && r.req.Dynamic != nil {
-			dyn, err = r.req.Dynamic(ctx)
-		}
-		if err == nil {
-			err = bgp.Run(ctx, bgp.Request{BGP: r.req.BGP, NodeName: r.req.NodeName, Kube: kube, Dynamic: dyn,
-				Report: r.req.Metrics, Speaker: speaker, Log: log})
-		}
+		err := bgp.Run(ctx, bgp.Request{BGP: r.req.BGP, NodeName: r.req.NodeName, Kube: kube, Pods: pods, Subnets: subnets,
+			Report: r.req.Metrics, Speaker: speaker, Log: log})
 		if err == nil || ctx.Err() != nil {
 			return nil
 		}
@@ -57,6 +57,8 @@ func (r *Role) serveBGP(ctx context.Context, kube *kubeapi.Client) error {
 	}
 	return nil
 }
+
+var _ bgp.Pods = (*podwatch.Watcher)(nil)
 
 // speakerName is the speaker process's binary, installed next to edgeovn's.
 const speakerName = "edgeovn-bgp"

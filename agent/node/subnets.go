@@ -33,6 +33,9 @@ type subnetView struct {
 	// u2o are the underlay subnets with u2oInterconnection, by name: their pods' gateways
 	// (u2o.go).
 	u2o map[string]u2oGateway
+	// informer is the Subnet informer the view is made from (nil without a dynamic client),
+	// shared with the BGP speaker's announcement.
+	informer cache.SharedIndexInformer
 }
 
 // watchSubnets keeps the view current from a Subnet informer and calls poke on each change.
@@ -43,6 +46,7 @@ func watchSubnets(ctx context.Context, dyn dynamic.Interface, log *slog.Logger, 
 		return v, nil
 	}
 	inf := kubeapi.DynamicInformer(dyn, kubeovn.SubnetResource).Informer()
+	v.informer = inf
 	update := func(any) {
 		v.refresh(inf.GetStore().List())
 		poke(nil)

@@ -13,8 +13,8 @@ func (w *Watcher) Subscribe() <-chan struct{} {
 	return ch
 }
 
-// List returns this node's pods as the cache has them (slimPod: name, namespace, uid and
-// annotations only); callers must not change them.
+// List returns this node's pods as the cache has them (slimPod: name, namespace, uid,
+// annotations, deletion timestamp, hostNetwork and phase only); callers must not change them.
 func (w *Watcher) List() []*corev1.Pod {
 	objs := w.informer.GetStore().List()
 	out := make([]*corev1.Pod, 0, len(objs))
