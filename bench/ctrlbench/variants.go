@@ -20,15 +20,20 @@ type variant struct {
 	child usage // edgeovn-bgp's, when it runs
 }
 
-// variants restarts edgeovn as each of -compare-bin's builds and, with -bgp, as this build
+// variants restarts edgeovn as each of -compare-bin's builds (each with an IPAM database of
+// its own) and, with -bgp, as this build
 // with a BGP neighbour (one that never answers: the speaker process runs, nothing is
 // announced), and reads the memory of each (and of its edgeovn-bgp child) the same way as
 // after the restart.
 func (b *bench) variants(ctx context.Context, restarted usage) error {
 	vs := []*variant{{name: "this build (" + b.cfg.bin + ")", bin: b.cfg.bin, u: restarted}}
-	for _, dir := range b.cfg.compareBins {
+	for i, dir := range b.cfg.compareBins {
 		abs, _ := filepath.Abs(dir)
-		vs = append(vs, &variant{name: "compared build (" + abs + ")", bin: abs})
+		// An older build may not open this build's IPAM database (a newer schema): it gets an
+		// empty one of its own, which it fills from the cluster (the pods' annotations, the
+		// northbound ports) as any new leader does.
+		vs = append(vs, &variant{name: "compared build (" + abs + ")", bin: abs,
+			extra: []string{fmt.Sprintf("--ipam-db=%s/ipam-compared-%d.db", b.rig.Dir, i)}})
 	}
 	if b.cfg.bgp {
 		vs = append(vs, &variant{name: "this build, BGP on (one neighbour, never up)", bin: b.cfg.bin,
