@@ -74,8 +74,10 @@ func printVariants(pods int, vs []*variant) {
 		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s |\n", v.name, size(filepath.Join(v.bin, "edgeovn")), mb(v.u.rssKB), mb(v.u.anonKB), mb(v.u.fileKB), child, v.u.loadavg)
 	}
 	fmt.Println()
+	said := map[string]bool{}
 	for _, v := range vs {
-		if s := size(filepath.Join(v.bin, "edgeovn-bgp")); s != "-" {
+		if s := size(filepath.Join(v.bin, "edgeovn-bgp")); s != "-" && !said[v.bin] {
+			said[v.bin] = true
 			fmt.Printf("%s: edgeovn-bgp %s\n", v.bin, s)
 		}
 	}
