@@ -24,9 +24,9 @@ export EDGEOVN_PKGROOT ?= $(CACHE)/pkgroot
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-PLUGINS := github.com/containernetworking/plugins/plugins/main/loopback
+PLUGINS := github.com/containernetworking/plugins/plugins/main/loopback github.com/containernetworking/plugins/plugins/main/macvlan
 
-build: ## build bin/edgeovn, bin/edgeovn-cni, bin/edgeovn-bgp (the BGP speaker process) and the loopback plugin it ships (static, this host's architecture)
+build: ## build bin/edgeovn, bin/edgeovn-cni, bin/edgeovn-bgp (the BGP speaker process) and the loopback and macvlan plugins it ships (static, this host's architecture)
 	$(MAKE) --no-print-directory binaries OUT=bin GOARCH=$$($(GO) env GOARCH)
 
 # binaries OUT=DIR GOARCH=ARCH: the shipped binaries for one architecture.

@@ -50,6 +50,9 @@ func TestCleanup(t *testing.T) {
 	if !strings.Contains(out, "would remove route 10.42.0.0/16 via 100.64.0.1 dev ovn0 proto 211") {
 		t.Errorf("cleanup (report only) does not list edgeovn's route:\n%s", out)
 	}
+	if !strings.Contains(out, "would remove "+filepath.Join(k.BinDir, "macvlan")) {
+		t.Errorf("cleanup (report only) does not list the macvlan plugin edgeovn installed:\n%s", out)
+	}
 	if out, err = cleanup("--all"); err != nil {
 		t.Fatalf("cleanup --all: %v\n%s", err, out)
 	}
@@ -64,7 +67,7 @@ func TestCleanup(t *testing.T) {
 		t.Errorf("ports on br-int after cleanup: %q, want keepme only", ports)
 	}
 	for _, f := range []string{filepath.Join(k.ConfDir, "01-edgeovn.conflist"), filepath.Join(k.BinDir, "edgeovn"),
-		filepath.Join(k.BinDir, "loopback"), env.ipamDB} {
+		filepath.Join(k.BinDir, "loopback"), filepath.Join(k.BinDir, "macvlan"), env.ipamDB} {
 		if _, err := os.Stat(f); err == nil {
 			t.Errorf("%s left after cleanup --all", f)
 		}

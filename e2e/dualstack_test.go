@@ -220,11 +220,12 @@ func addOutside6(ctx context.Context, t *testing.T, env *env) string {
 	return "/var/run/netns/" + name
 }
 
-// TestDualStackMultiHost: two hosts of a dual-stack cluster; Geneve over the IPv4 underlay
-// carries IPv6 pod traffic between them: a pod reaches a pod on the other host and that
-// host's IPv6 join address, ping and TCP, and an IPv6 ClusterIP whose endpoint is that pod.
+// TestDualStackMultiHost: three hosts of a dual-stack cluster; Geneve over the IPv4 underlay
+// carries IPv6 pod traffic between them: a pod reaches a pod on another host and that
+// host's IPv6 join address, ping and TCP, and an IPv6 ClusterIP whose endpoint is that pod;
+// a pod on the third host reaches both over IPv6 (ping and TCP).
 func TestDualStackMultiHost(t *testing.T) {
-	cl, ctx := startClusterWith(t, clusterSpec{hosts: 2, extra: []string{"--cluster-cidr=" + dualClusterCIDR, "--service-cidr=10.43.0.0/16,2001:cafe:43::/112"},
+	cl, ctx := startClusterWith(t, clusterSpec{hosts: 3, extra: []string{"--cluster-cidr=" + dualClusterCIDR, "--service-cidr=10.43.0.0/16,2001:cafe:43::/112"},
 		serviceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.43.0.0/16"), netip.MustParsePrefix("2001:cafe:43::/112")}})
 	a, b := runPod(ctx, t, cl.hosts[0], "pod-a"), runPod(ctx, t, cl.hosts[1], "pod-b")
 	b6 := podIP6(t, b)
@@ -239,6 +240,14 @@ func TestDualStackMultiHost(t *testing.T) {
 		t.Fatalf("tcp pod-a -> host %s's IPv6 join address: %v", cl.names[1], err)
 	}
 	checkClusterIP6Across(ctx, t, cl.hosts[0], a, b, cl.names[1])
+	c := runPod(ctx, t, cl.hosts[2], "pod-c")
+	for _, to := range []*podsim.Sandbox{a, b} {
+		what := "pod-c (" + cl.names[2] + ") -> " + to.Pod.Name + " over IPv6"
+		retryPing(ctx, t, c, podIP6(t, to), what)
+		if err := podsim.TCPBetween(ctx, c.Netns, to.Netns, podIP6(t, to)); err != nil {
+			t.Fatalf("tcp %s: %v", what, err)
+		}
+	}
 }
 
 // checkClusterIP6Across: an IPv6 single-stack Service whose one endpoint is pod b on another

@@ -45,7 +45,7 @@ func TestPackageUnderSystemd(t *testing.T) {
 			t.Fatalf("unit %s is %q after boot:\n%s", unit, state, c.journal(ctx, t))
 		}
 	}
-	for _, f := range []string{"etc/cni/net.d/01-edgeovn.conflist", "opt/cni/bin/edgeovn", "opt/cni/bin/loopback", "etc/edgeovn/config.yaml"} {
+	for _, f := range []string{"etc/cni/net.d/01-edgeovn.conflist", "opt/cni/bin/edgeovn", "opt/cni/bin/loopback", "opt/cni/bin/macvlan", "etc/edgeovn/config.yaml"} {
 		if _, err := os.Stat(filepath.Join(img, f)); err != nil {
 			t.Errorf("/%s after boot: %v", f, err)
 		}
@@ -150,7 +150,7 @@ func removePackage(ctx context.Context, t *testing.T, c *container, img string) 
 	if _, err := os.Stat(filepath.Join(img, "etc/systemd/system/sockets.target.wants/edgeovn.socket")); err == nil {
 		t.Fatalf("edgeovn.socket still enabled after its package was removed")
 	}
-	for _, f := range []string{"etc/cni/net.d/01-edgeovn.conflist", "opt/cni/bin/edgeovn", "opt/cni/bin/loopback"} {
+	for _, f := range []string{"etc/cni/net.d/01-edgeovn.conflist", "opt/cni/bin/edgeovn", "opt/cni/bin/loopback", "opt/cni/bin/macvlan"} {
 		if _, err := os.Stat(filepath.Join(img, f)); err == nil {
 			t.Errorf("/%s left after the package was removed: the runtime would call a plugin that is gone", f)
 		}

@@ -6,14 +6,23 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/edgeovn/edgeovn/e2e/harness"
+	"github.com/edgeovn/edgeovn/e2e/skip"
 )
 
 // TestPingerLoss: the pinger runs on three hosts against real pods; nftables on the underlay
@@ -173,4 +182,112 @@ func dropBetween(ctx context.Context, t *testing.T, netns, a, b string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("nft on the underlay: %v: %s", err, out)
 	}
+}
+
+// TestPingerDualStack: in a dual-stack cluster every host pings every pod and every host's
+// ovn0 at each of their addresses (Kube-OVN pings each of a pod's IPs): the IPv6 series exist
+// and count requests with none lost, beside the IPv4 ones. The DNS check resolves through a
+// real CoreDNS behind the cluster DNS address (10.43.0.10, a ClusterIP reached from the host
+// through ovn0) on both hosts, and says unhealthy once CoreDNS is stopped.
+func TestPingerDualStack(t *testing.T) {
+	if err := harness.Preflight(harness.CoreDNS); err != nil {
+		skip.Now(t, "pinger DNS check (run `make deps` as root): %v", err)
+	}
+	cl, ctx := startClusterWith(t, clusterSpec{hosts: 2, extra: []string{"--cluster-cidr=" + dualClusterCIDR,
+		"--service-cidr=10.43.0.0/16,2001:cafe:43::/112", "--enable-pinger", "--pinger-interval=1s"},
+		serviceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.43.0.0/16"), netip.MustParsePrefix("2001:cafe:43::/112")}})
+	var want []pingerKey
+	for i, h := range cl.hosts {
+		sb := runPod(ctx, t, h, fmt.Sprintf("pinged-%d", i))
+		if err := h.kubelet.MarkRunning(ctx, sb); err != nil {
+			t.Fatal(err)
+		}
+		join := nodeJoinOf(ctx, t, h, cl.names[i])
+		for j := range cl.hosts {
+			src := cl.names[j]
+			want = append(want, pingerKey{"pod", src, cl.names[i], sb.IP().String()}, pingerKey{"pod", src, cl.names[i], podIP6(t, sb).String()})
+			for _, ip := range join.IPs {
+				want = append(want, pingerKey{"node", src, cl.names[i], ip.String()})
+			}
+		}
+	}
+	var got []pingerCounts
+	eventually(ctx, t, "3 pinger rounds at every address of every pod and ovn0", func() bool {
+		got = make([]pingerCounts, len(cl.hosts))
+		for i := range cl.hosts {
+			got[i] = scrapePinger(ctx, t, cl, i)
+		}
+		for _, k := range want {
+			if got[slices.Index(cl.names, k.src)].count[k] < 9 {
+				return false
+			}
+		}
+		return true
+	})
+	for _, k := range want {
+		c := got[slices.Index(cl.names, k.src)]
+		t.Logf("%s: %v of %v lost", k, c.lost[k], c.count[k])
+		if c.lost[k] != 0 {
+			t.Errorf("%s: %v of %v lost on a network that drops nothing", k, c.lost[k], c.count[k])
+		}
+	}
+	checkPingerDNS(ctx, t, cl)
+}
+
+// checkPingerDNS runs CoreDNS in a pod on the first host behind the Service kube-dns at
+// 10.43.0.10 (the pinger's default cluster DNS); every host's pinger says the internal DNS is
+// healthy, and unhealthy once CoreDNS is stopped.
+func checkPingerDNS(ctx context.Context, t *testing.T, cl *cluster) {
+	t.Helper()
+	h := cl.hosts[0]
+	sb := runPod(ctx, t, h, "coredns")
+	p, err := h.rig.StartCoreDNS(ctx, harness.CoreDNSRequest{Netns: sb.Netns})
+	if err != nil {
+		t.Fatalf("start coredns in pod %s: %v", sb.Pod.Name, err)
+	}
+	createServiceIn(ctx, t, h, "kube-system", "kube-dns", func(svc *corev1.Service) {
+		svc.Spec.ClusterIP = "10.43.0.10"
+		svc.Spec.Ports = []corev1.ServicePort{{Name: "dns", Port: 53, TargetPort: intstr.FromInt32(53), Protocol: corev1.ProtocolUDP}}
+	})
+	slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "kube-dns-test",
+		Labels: map[string]string{discoveryv1.LabelServiceName: "kube-dns"}}, AddressType: discoveryv1.AddressTypeIPv4,
+		Ports:     []discoveryv1.EndpointPort{{Name: new("dns"), Port: new(int32(53)), Protocol: new(corev1.ProtocolUDP)}},
+		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{sb.IP().String()}, NodeName: new(cl.names[0])}}}
+	if _, err := h.kubelet.Kube.DiscoveryV1().EndpointSlices("kube-system").Create(ctx, slice, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dnsHealth := func(want float64) func() bool {
+		return func() bool {
+			for i := range cl.hosts {
+				if pingerGauge(ctx, t, cl, i, "pinger_internal_dns_healthy") != want {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	eventually(ctx, t, "internal DNS healthy on every host (CoreDNS behind 10.43.0.10)", dnsHealth(1))
+	if err := p.Stop(); err != nil {
+		t.Logf("stop coredns: %v", err)
+	}
+	eventually(ctx, t, "internal DNS unhealthy on every host once CoreDNS is stopped", dnsHealth(0))
+	for i := range cl.hosts {
+		if v := pingerGauge(ctx, t, cl, i, "pinger_internal_dns_unhealthy"); v != 1 {
+			t.Errorf("%s: pinger_internal_dns_unhealthy = %v with CoreDNS stopped, want 1", cl.names[i], v)
+		}
+	}
+}
+
+// pingerGauge is host i's value of a gauge without labels other than nodeName (-1: absent).
+func pingerGauge(ctx context.Context, t *testing.T, cl *cluster, i int, name string) float64 {
+	t.Helper()
+	var parser expfmt.TextParser
+	families, err := parser.TextToMetricFamilies(strings.NewReader(getOps(ctx, t, cl, i, "/metrics")))
+	if err != nil {
+		t.Fatalf("%s /metrics does not parse: %v", cl.names[i], err)
+	}
+	if mf := families[name]; mf != nil && len(mf.Metric) == 1 {
+		return mf.Metric[0].GetGauge().GetValue()
+	}
+	return -1
 }

@@ -39,6 +39,12 @@ func TestDualStackServicesWithKubeProxy(t *testing.T) {
 // its ipFamilyPolicy, and RequireDualStack is refused by the API server.
 func TestIPv6OnlyServices(t *testing.T) { runDualStackServices(t, svcMatrix{v6only: true}) }
 
+// TestIPv6OnlyServicesWithKubeProxy runs the IPv6-only matrix with kube-proxy (its ip6tables
+// half, --cluster-cidr the IPv6 pod range) serving the host's traffic and node ports.
+func TestIPv6OnlyServicesWithKubeProxy(t *testing.T) {
+	runDualStackServices(t, svcMatrix{kubeProxy: true, v6only: true})
+}
+
 // svcMatrix is one run of the matrix: kube-proxy on the host or not, a dual-stack or an
 // IPv6-only cluster.
 type svcMatrix struct{ kubeProxy, v6only bool }
@@ -77,7 +83,11 @@ func runDualStackServices(t *testing.T, m svcMatrix) {
 	}
 	mode := "edgeovn serves host traffic to services and node ports"
 	if kubeProxy {
-		if _, err := env.rig.StartKubeProxy(ctx, harness.KubeProxyRequest{Node: node, Extra: []string{"--cluster-cidr=" + dualClusterCIDR}}); err != nil {
+		podCIDR := dualClusterCIDR
+		if m.v6only {
+			podCIDR = v6ClusterCIDR
+		}
+		if _, err := env.rig.StartKubeProxy(ctx, harness.KubeProxyRequest{Node: node, Extra: []string{"--cluster-cidr=" + podCIDR}}); err != nil {
 			t.Fatal(err)
 		}
 		mode = "kube-proxy serves host traffic to services and node ports"

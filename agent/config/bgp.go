@@ -4,10 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"net/netip"
-	"strings"
 	"time"
-
-	"github.com/edgeovn/edgeovn/agent/config/configfile"
 )
 
 // BGP are the node role's BGP speaker options, named as kube-ovn-speaker's flags. With no
@@ -55,8 +52,8 @@ func defaultBGP() BGP {
 
 func (c *Config) addBGPFlags(fs *flag.FlagSet) {
 	b := &c.BGP
-	fs.Var(&familyAddrsFlag{l: &b.NeighborAddresses, v6: false}, "neighbor-address", "BGP: IPv4 address of a site router to peer with (repeat or comma-separate; none: no speaker)")
-	fs.Var(&familyAddrsFlag{l: &b.NeighborIPv6Addresses, v6: true}, "neighbor-ipv6-address", "BGP: IPv6 address of a site router to peer with (repeat or comma-separate)")
+	fs.Var(&addrListFlag{l: &b.NeighborAddresses, accept: neighborFamily(false)}, "neighbor-address", "BGP: IPv4 address of a site router to peer with (repeat or comma-separate; none: no speaker)")
+	fs.Var(&addrListFlag{l: &b.NeighborIPv6Addresses, accept: neighborFamily(true)}, "neighbor-ipv6-address", "BGP: IPv6 address of a site router to peer with (repeat or comma-separate)")
 	fs.Var(asFlag{&b.NeighborAS}, "neighbor-as", "BGP: the site routers' AS number")
 	fs.Var(asFlag{&b.ClusterAS}, "cluster-as", "BGP: this cluster's AS number")
 	fs.Var(addrFlag{&b.RouterID}, "router-id", "BGP: router id (default: this host's IPv4 address toward the first neighbour)")
@@ -75,12 +72,21 @@ func (c *Config) validateBGP() []error {
 	b := c.BGP
 	var errs []error
 	for _, n := range b.Neighbors() {
+		flag := "neighbor-address"
+		if n.Is6() {
+			flag = "neighbor-ipv6-address"
+		}
 		if n.IsUnspecified() || n.IsMulticast() || n.IsLoopback() {
-			errs = append(errs, fmt.Errorf("neighbor-address %s: not a router's address (loopback, unspecified or multicast)", n))
+			errs = append(errs, fmt.Errorf("%s %s: not a router's address (loopback, unspecified or multicast)", flag, n))
 		}
 	}
-	if b.NeighborAS == 0 || b.ClusterAS == 0 {
-		errs = append(errs, fmt.Errorf("neighbor-as %d, cluster-as %d: AS numbers are 1..4294967295", b.NeighborAS, b.ClusterAS))
+	for _, as := range []struct {
+		flag string
+		n    uint32
+	}{{"neighbor-as", b.NeighborAS}, {"cluster-as", b.ClusterAS}} {
+		if as.n == 0 {
+			errs = append(errs, fmt.Errorf("%s %d: outside 1..4294967295", as.flag, as.n))
+		}
 	}
 	if b.RouterID.IsValid() && !b.RouterID.Is4() {
 		errs = append(errs, fmt.Errorf("router-id %s: a BGP identifier is an IPv4 address", b.RouterID))
@@ -116,38 +122,12 @@ func (f asFlag) Set(s string) error {
 	return nil
 }
 
-var _ configfile.Repeated = (*familyAddrsFlag)(nil)
-
-// familyAddrsFlag is addrListFlag (config_observe.go) for one family: the other is refused.
-type familyAddrsFlag struct {
-	l  *[]netip.Addr
-	v6 bool
-}
-
-func (f *familyAddrsFlag) String() string {
-	if f.l == nil {
-		return ""
-	}
-	s := make([]string, len(*f.l))
-	for i, a := range *f.l {
-		s[i] = a.String()
-	}
-	return strings.Join(s, ",")
-}
-
-// Repeated: the config file gives a list.
-func (f *familyAddrsFlag) Repeated() {}
-
-func (f *familyAddrsFlag) Set(s string) error {
-	for _, part := range strings.Split(s, ",") {
-		a, err := netip.ParseAddr(strings.TrimSpace(part))
-		if err != nil {
-			return err
-		}
-		if a.Is6() != f.v6 {
+// neighborFamily refuses a neighbour of the other family than the flag's.
+func neighborFamily(v6 bool) func(netip.Addr) error {
+	return func(a netip.Addr) error {
+		if a.Is6() != v6 {
 			return fmt.Errorf("%s: wrong family (IPv4 neighbours go to neighbor-address, IPv6 to neighbor-ipv6-address)", a)
 		}
-		*f.l = append(*f.l, a)
+		return nil
 	}
-	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/edgeovn/edgeovn/agent/config/configfile"
 )
 
 // Mirror is traffic mirroring (Kube-OVN's --enable-mirror and --mirror-iface): an internal
@@ -75,8 +77,11 @@ func (c *Config) validateObserve() []error {
 	if c.PingerInterval < time.Second {
 		errs = append(errs, fmt.Errorf("pinger-interval %v: at least 1s", c.PingerInterval))
 	}
-	if c.PingerPodsPerNode < 0 || c.PingerMaxTargets < 1 {
-		errs = append(errs, fmt.Errorf("pinger-pods-per-node %d, pinger-max-targets %d: want 0 or more and 1 or more", c.PingerPodsPerNode, c.PingerMaxTargets))
+	if c.PingerPodsPerNode < 0 {
+		errs = append(errs, fmt.Errorf("pinger-pods-per-node %d: 0 or more", c.PingerPodsPerNode))
+	}
+	if c.PingerMaxTargets < 1 {
+		errs = append(errs, fmt.Errorf("pinger-max-targets %d: at least 1", c.PingerMaxTargets))
 	}
 	if !c.PingerClusterDNS.IsValid() && len(c.ServiceCIDRs) > 0 && c.ServiceCIDRs[0].IsValid() {
 		a := c.ServiceCIDRs[0].Masked().Addr()
@@ -88,8 +93,14 @@ func (c *Config) validateObserve() []error {
 	return errs
 }
 
-// addrListFlag is a repeatable, comma-separable list of addresses.
-type addrListFlag struct{ l *[]netip.Addr }
+// addrListFlag is a repeatable, comma-separable list of addresses; accept, when set, refuses
+// an address (BGP's neighbours: the other family).
+type addrListFlag struct {
+	l      *[]netip.Addr
+	accept func(netip.Addr) error
+}
+
+var _ configfile.Repeated = (*addrListFlag)(nil)
 
 func (f *addrListFlag) String() string {
 	if f.l == nil {
@@ -102,6 +113,7 @@ func (f *addrListFlag) String() string {
 	return strings.Join(s, ",")
 }
 
+// Repeated: the config file gives a list.
 func (f *addrListFlag) Repeated() {}
 
 func (f *addrListFlag) Set(s string) error {
@@ -109,6 +121,11 @@ func (f *addrListFlag) Set(s string) error {
 		a, err := netip.ParseAddr(strings.TrimSpace(part))
 		if err != nil {
 			return err
+		}
+		if f.accept != nil {
+			if err := f.accept(a); err != nil {
+				return err
+			}
 		}
 		*f.l = append(*f.l, a)
 	}

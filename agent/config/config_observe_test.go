@@ -36,7 +36,8 @@ func TestObserveValidate(t *testing.T) {
 		"--mirror-iface=ovn0":                "mirror-iface",
 		"--mirror-iface=a-name-far-too-long": "mirror-iface",
 		"--pinger-interval=10ms":             "pinger-interval",
-		"--pinger-max-targets=0":             "pinger-max-targets",
+		"--pinger-max-targets=0":             "pinger-max-targets 0: at least 1",
+		"--pinger-pods-per-node=-1":          "pinger-pods-per-node -1: 0 or more",
 	} {
 		c := Default()
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)

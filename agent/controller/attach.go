@@ -192,7 +192,7 @@ func (c *Controller) ensureAttachments(ctx context.Context, pod *corev1.Pod, att
 		}
 		c.subnets.Touched(a.subnet)
 		n = c.network(alloc)
-		if err := c.ensureAttachmentPort(ctx, pod, a.Provider, n); err != nil {
+		if err := c.ensureAttachmentPort(ctx, pod, a, n); err != nil {
 			return err
 		}
 		maps.Copy(patch, a.keys.Encode(n))
@@ -213,10 +213,16 @@ func (c *Controller) adoptAttachment(ctx context.Context, pod *corev1.Pod, a pod
 	if err != nil {
 		return fmt.Errorf("adopt attachment %s allocation %v of pod %s: %w", a.Provider, n.IPs, o.Pod, err)
 	}
-	return c.ensureAttachmentPort(ctx, pod, a.Provider, n)
+	return c.ensureAttachmentPort(ctx, pod, a, n)
 }
 
-func (c *Controller) ensureAttachmentPort(ctx context.Context, pod *corev1.Pod, provider string, n annotation.Network) error {
+// ensureAttachmentPort ensures the attachment's OVN port; an IPAM-only attachment (another
+// plugin's interface, Kube-OVN as its IPAM) has none, as in Kube-OVN.
+func (c *Controller) ensureAttachmentPort(ctx context.Context, pod *corev1.Pod, a podAttachment, n annotation.Network) error {
+	if a.IPAMOnly {
+		return nil
+	}
+	provider := a.Provider
 	lsp := annotation.AttachmentPortName(pod.Namespace, pod.Name, provider)
 	err := c.nb.EnsurePodPort(ctx, northbound.PodPortSpec{Switch: n.Switch, Name: lsp, MAC: n.MAC, IPs: n.IPs,
 		Owner: pod.Namespace + "/" + pod.Name, Chassis: pod.Spec.NodeName, StatefulSet: statefulSetMark(pod), Provider: provider})
@@ -245,7 +251,8 @@ func (c *Controller) patchAnnotations(ctx context.Context, pod *corev1.Pod, want
 }
 
 // deleteAttachments removes the ports of a gone pod's attachments and notes their addresses
-// released (the caller releases the pod's allocations).
+// released (the caller releases the pod's allocations). An IPAM-only attachment has no port:
+// its deletion finds none.
 func (c *Controller) deleteAttachments(ctx context.Context, ns, name string) error {
 	for _, a := range c.ipam.PodAllocations(ns + "/" + name) {
 		if a.Owner.Interface == primaryInterface {

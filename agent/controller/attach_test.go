@@ -27,6 +27,13 @@ var (
 	// nadOrphan is a kube-ovn NAD no Subnet serves.
 	nadOrphan = ctltest.NAD("default", "orphan", `{"cniVersion":"0.3.1","type":"kube-ovn","provider":"orphan.default.ovn"}`)
 
+	// nadMV is macvlan with edgeovn as its IPAM (provider mv.default, Subnet mv);
+	// nadMVOrphan names a provider no Subnet has.
+	nadMV       = ctltest.NAD("default", "mv", `{"cniVersion":"0.3.1","type":"macvlan","master":"eth0","ipam":{"type":"kube-ovn","provider":"mv.default"}}`)
+	nadMVOrphan = ctltest.NAD("default", "mvorphan", `{"cniVersion":"0.3.1","type":"macvlan","master":"eth0","ipam":{"type":"kube-ovn","provider":"mvorphan.default"}}`)
+	subnetMV    = ctltest.Subnet("mv", kubeovn.SubnetSpec{Protocol: kubeovn.ProtocolIPv4, CIDRBlock: "172.19.0.0/24",
+		Gateway: "172.19.0.1", Provider: "mv.default", ExcludeIps: []string{"172.19.0.2..172.19.0.9"}})
+
 	subnetA = ctltest.Subnet("att-a", kubeovn.SubnetSpec{Protocol: kubeovn.ProtocolIPv4, CIDRBlock: "172.17.0.0/24",
 		Gateway: "172.17.0.1", Provider: "a.default.ovn"})
 	subnetB = ctltest.Subnet("att-b", kubeovn.SubnetSpec{Protocol: kubeovn.ProtocolIPv4, CIDRBlock: "172.18.0.0/24",
@@ -35,8 +42,8 @@ var (
 
 // attachWorld is the world of the attachment cases: the NADs and Subnets above, and pods.
 func attachWorld(pods ...*corev1.Pod) world {
-	return world{pods: pods, subnets: []*kubeovn.Subnet{subnetA, subnetB},
-		nads: []runtime.Object{nadA.DeepCopy(), nadB.DeepCopy(), nadM.DeepCopy(), nadOrphan.DeepCopy()}}
+	return world{pods: pods, subnets: []*kubeovn.Subnet{subnetA, subnetB, subnetMV},
+		nads: []runtime.Object{nadA.DeepCopy(), nadB.DeepCopy(), nadM.DeepCopy(), nadOrphan.DeepCopy(), nadMV.DeepCopy(), nadMVOrphan.DeepCopy()}}
 }
 
 // selecting is the annotations of a pod selecting networks, plus more.
@@ -159,6 +166,35 @@ func TestSyncPodAttachments(t *testing.T) {
 			lsps:   []string{"lsp ovn-default p.default 0a:58:0a:2a:00:02 10.42.0.2"},
 			allocs: []string{"alloc ovn-default default/p 10.42.0.2 0a:58:0a:2a:00:02"},
 			events: []string{`Warning DefaultNetworkUnsupported default/p: v1.multus-cni.io/default-network "default/m" is not a kube-ovn network`},
+		},
+	}, {
+		name:   "macvlan with kube-ovn IPAM: an address on the Subnet of provider <nad>.<ns> outside its excludeIps, annotations under it, no port",
+		before: attachWorld(pod("default/p", 1, selecting("mv,a"))),
+		steps:  []step{syncPodStep("default/p")},
+		want: after{
+			pods: map[string]string{"default/p": "ovn-default 10.42.0.2 0a:58:0a:2a:00:02"},
+			lsps: []string{"lsp ovn-default p.default 0a:58:0a:2a:00:02 10.42.0.2",
+				"lsp att-a p.default.a.default.ovn 0a:58:ac:11:00:02 172.17.0.2"},
+			allocs: []string{"alloc ovn-default default/p 10.42.0.2 0a:58:0a:2a:00:02",
+				"alloc mv default/p@mv.default 172.19.0.10 0a:58:ac:13:00:0a",
+				"alloc att-a default/p@a.default.ovn 172.17.0.2 0a:58:ac:11:00:02"},
+		},
+		attached: []attach{{"default/p", "mv.default", "mv 172.19.0.10 0a:58:ac:13:00:0a"}},
+	}, {
+		name:   "macvlan with kube-ovn IPAM, pod deleted: its address is released with the others",
+		before: attachWorld(pod("default/p", 1, selecting("mv"))),
+		steps:  []step{syncPodStep("default/p"), deletePodStep("default/p"), syncPodStep("default/p")},
+		want: after{
+			released: []string{"released mv 172.19.0.10", "released ovn-default 10.42.0.2"},
+		},
+	}, {
+		name:   "kube-ovn IPAM of a provider no Subnet has: Event naming it, nothing allocated, retried",
+		before: attachWorld(pod("default/p", 1, selecting("mvorphan"))),
+		steps:  []step{syncPodStep("default/p")},
+		want: after{
+			pods:   map[string]string{"default/p": ""},
+			events: []string{"Warning AttachmentFailed default/p: attachment networks: attachment default/mvorphan: no Subnet has provider mvorphan.default"},
+			errs:   []string{"attachments of pod default/p"},
 		},
 	}, {
 		name:   "a missing NAD: Event naming it, nothing allocated, retried",

@@ -99,3 +99,11 @@ func ParseAllowSubnets(spec SubnetSpec) ([]netip.Prefix, error) {
 	}
 	return out, nil
 }
+
+// IPAMOnlyProvider says whether a Subnet's provider is another plugin's network with
+// Kube-OVN as its IPAM ("<nad>.<namespace>", for macvlan): its pods' interfaces are that
+// plugin's, on the host's network, not OVN's. The primary ("ovn" or unset) and kube-ovn
+// attachments ("<nad>.<namespace>.ovn", with ".<interface>" appended) are OVN's.
+func IPAMOnlyProvider(p string) bool {
+	return p != "" && p != "ovn" && !strings.HasSuffix(p, ".ovn") && !strings.Contains(p, ".ovn.")
+}

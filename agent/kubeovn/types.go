@@ -49,7 +49,9 @@ type SubnetSpec struct {
 	Private      bool     `json:"private,omitempty"`
 	AllowSubnets []string `json:"allowSubnets,omitempty"`
 	// Provider is "ovn" (or empty) for the pods' primary networks, "<nad>.<namespace>.ovn"
-	// for the Subnet of a kube-ovn NetworkAttachmentDefinition (attachment networks).
+	// for the Subnet of a kube-ovn NetworkAttachmentDefinition (attachment networks),
+	// "<nad>.<namespace>" for the Subnet another plugin's NAD takes addresses from with
+	// "ipam": {"type": "kube-ovn"} (macvlan).
 	Provider string `json:"provider,omitempty"`
 	// Vlan names the Vlan of an underlay subnet; LogicalGateway and U2OInterconnection are
 	// Kube-OVN's underlay options (underlay.go).

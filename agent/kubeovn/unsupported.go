@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"slices"
 	"sort"
-	"strings"
 )
 
 // implemented are the spec fields edgeovn acts on.
@@ -13,6 +12,9 @@ var implemented = map[string]bool{
 	"default": true, "protocol": true, "namespaces": true, "cidrBlock": true, "gateway": true,
 	"excludeIps": true, "gatewayType": true, "natOutgoing": true, "private": true, "allowSubnets": true,
 	"vlan": true, "logicalGateway": true, "u2oInterconnection": true, "u2oInterconnectionIP": true, "vpc": true,
+	// provider: "ovn" (or unset) for pods' primary networks, "<nad>.<namespace>.ovn" for
+	// kube-ovn attachments, "<nad>.<namespace>" for other plugins with Kube-OVN as their IPAM.
+	"provider": true,
 }
 
 // harmless are fields whose value is what edgeovn does anyway: Kube-OVN writes them on its own
@@ -30,10 +32,6 @@ func Unsupported(spec map[string]any) []string {
 	var out []string
 	for k, v := range spec {
 		switch {
-		case k == "provider":
-			if p, _ := v.(string); !ServedProvider(p) {
-				out = append(out, fmt.Sprintf("provider: %s", p))
-			}
 		case k == "gatewayType":
 			if gt, _ := v.(string); gt != "" && gt != GatewayDistributed {
 				out = append(out, fmt.Sprintf("gatewayType: %s", gt))
@@ -50,13 +48,6 @@ func Unsupported(spec map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// ServedProvider says whether edgeovn serves a Subnet of provider: the primary network's
-// ("ovn", or unset) and a kube-ovn NetworkAttachmentDefinition's ("<nad>.<namespace>.ovn").
-// An IPAM-only provider ("<nad>.<namespace>", for other CNI plugins) is not served yet.
-func ServedProvider(p string) bool {
-	return p == "" || p == "ovn" || strings.HasSuffix(p, ".ovn") && len(p) > len(".ovn")
 }
 
 func isZero(v any) bool {

@@ -14,6 +14,10 @@ type Attachment struct {
 	// SubnetProvider is the spec.provider of the Subnet it takes its address from: Provider
 	// without the interface.
 	SubnetProvider string
+	// IPAMOnly: the NAD is another plugin's (macvlan, ...) with Kube-OVN as its IPAM. Its
+	// provider is "<nad>.<namespace>" (no ".ovn", never an interface appended, as Kube-OVN):
+	// an address and annotations, no OVN port, no interface of edgeovn's.
+	IPAMOnly bool
 }
 
 // NAD is a NetworkAttachmentDefinition's spec.config, "" for one that has none.
@@ -21,7 +25,8 @@ type NAD struct {
 	Config string
 }
 
-// Attachments returns the kube-ovn attachments among sel; nads holds the selected NADs by
+// Attachments returns the kube-ovn attachments among sel (and the networks of other plugins
+// whose IPAM is kube-ovn, IPAMOnly); nads holds the selected NADs by
 // Key, a missing one is an error naming it. Networks of other plugins are skipped (Multus
 // serves them), but their interface names count: two selections on one interface name are
 // refused.
@@ -49,6 +54,14 @@ func Attachments(sel []Selection, nads map[string]NAD) ([]Attachment, error) {
 			return nil, fmt.Errorf("attachment %s: %w", s.Key(), err)
 		}
 		if _, ok := conf.KubeOVN(); !ok {
+			if !conf.KubeOVNIPAM() {
+				continue
+			}
+			if count[s.Key()] > 1 {
+				return nil, fmt.Errorf("attachment %s: selected %d times, but its IPAM provider %s.%s serves one interface per pod", s.Key(), count[s.Key()], s.Name, s.Namespace)
+			}
+			p := s.Name + "." + s.Namespace
+			out = append(out, Attachment{Selection: s, Provider: p, SubnetProvider: p, IPAMOnly: true})
 			continue
 		}
 		a := Attachment{Selection: s, SubnetProvider: s.Name + "." + s.Namespace + ".ovn"}

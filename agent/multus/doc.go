@@ -7,7 +7,9 @@
 // position in the selection. Attachments turns a selection and the NADs it names into the
 // kube-ovn attachments of a pod, with Kube-OVN's providers ("<nad>.<namespace>.ovn", and
 // ".<iface>" appended when one NAD is selected twice), refusing two attachments on one
-// interface name.
+// interface name. A NAD of another plugin whose "ipam" has type "kube-ovn" (macvlan with
+// Kube-OVN as its IPAM) is an IPAMOnly attachment of provider "<nad>.<namespace>", as Kube-OVN
+// names it; selected twice by one pod it is refused (the provider has no interface in it).
 //
 // The package is pure: no client-go, no I/O; bad input is an error naming the attachment.
 package multus

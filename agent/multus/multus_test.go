@@ -50,7 +50,9 @@ func TestAttachments(t *testing.T) {
 	ko := NAD{Config: `{"cniVersion":"0.3.1","type":"kube-ovn","server_socket":"/run/openvswitch/kube-ovn-daemon.sock","provider":"a.pods.ovn"}`}
 	list := NAD{Config: `{"cniVersion":"0.3.1","plugins":[{"type":"kube-ovn","provider":"b.pods.ovn"},{"type":"portmap"}]}`}
 	macvlan := NAD{Config: `{"type":"macvlan","master":"eth0","ipam":{"type":"host-local"}}`}
-	nads := map[string]NAD{"pods/a": ko, "pods/b": list, "pods/m": macvlan, "pods/bad": {Config: "{"}}
+	mvIPAM := NAD{Config: `{"cniVersion":"0.3.1","type":"macvlan","master":"eth0","ipam":{"type":"kube-ovn","provider":"mv.pods"}}`}
+	mvList := NAD{Config: `{"cniVersion":"0.3.1","plugins":[{"type":"macvlan","ipam":{"type":"kube-ovn"}},{"type":"tuning"}]}`}
+	nads := map[string]NAD{"pods/a": ko, "pods/b": list, "pods/m": macvlan, "pods/bad": {Config: "{"}, "pods/mv": mvIPAM, "pods/mvl": mvList}
 	tests := []struct {
 		sel, want, err string
 	}{
@@ -60,6 +62,8 @@ func TestAttachments(t *testing.T) {
 		{sel: "a@x,b@x", err: "attachments pods/a and pods/b both ask for interface x"},
 		{sel: "a,gone", err: "attachment pods/gone: NetworkAttachmentDefinition pods/gone not found"},
 		{sel: "bad", err: "attachment pods/bad: spec.config is not a CNI configuration"},
+		{sel: "a,mv,mvl", want: "a.pods.ovn@net1(a.pods.ovn) mv.pods@net2(mv.pods)ipam mvl.pods@net3(mvl.pods)ipam"},
+		{sel: "mv@x,mv@y", err: "attachment pods/mv: selected 2 times, but its IPAM provider mv.pods serves one interface per pod"},
 	}
 	for _, tt := range tests {
 		sel, err := ParseSelection(tt.sel, "pods")
@@ -75,7 +79,11 @@ func TestAttachments(t *testing.T) {
 		}
 		var parts []string
 		for _, a := range got {
-			parts = append(parts, fmt.Sprintf("%s@%s(%s)", a.Provider, a.Interface, a.SubnetProvider))
+			p := fmt.Sprintf("%s@%s(%s)", a.Provider, a.Interface, a.SubnetProvider)
+			if a.IPAMOnly {
+				p += "ipam"
+			}
+			parts = append(parts, p)
 		}
 		if g := strings.Join(parts, " "); g != tt.want || err != nil {
 			t.Errorf("%q: got %q (%v), want %q", tt.sel, g, err, tt.want)

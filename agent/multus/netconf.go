@@ -44,3 +44,18 @@ func (c NetConf) KubeOVN() (NetConf, bool) {
 	}
 	return NetConf{}, false
 }
+
+// KubeOVNIPAM says whether the config is another plugin's (macvlan, ipvlan, ...) with
+// Kube-OVN as its IPAM: "ipam": {"type": "kube-ovn"}, in the config itself or in one of a
+// conflist's plugins.
+func (c NetConf) KubeOVNIPAM() bool {
+	if c.Type != KubeOVNType && c.IPAM.Type == KubeOVNType {
+		return true
+	}
+	for _, p := range c.Plugins {
+		if p.Type != KubeOVNType && p.IPAM.Type == KubeOVNType {
+			return true
+		}
+	}
+	return false
+}

@@ -31,9 +31,8 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 	}
 	r.shaper.watcher.Store(watcher)
 	pods.set(u2oPods{Pods: watcher, view: r.subnetView})
-	podsChanged := watcher.Subscribe()
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return r.serveMirror(ctx, kube, watcher, podsChanged) })
+	g.Go(func() error { return r.serveMirror(ctx, kube, watcher) })
 	if r.req.EnablePinger {
 		g.Go(func() error { return r.runPinger(ctx, kube) })
 	}

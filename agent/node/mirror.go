@@ -44,8 +44,15 @@ type mirror struct {
 }
 
 // serveMirror runs the mirror reconciler until ctx ends.
-func (r *Role) serveMirror(ctx context.Context, kube *kubeapi.Client, pods *podwatch.Watcher, changed <-chan struct{}) error {
+func (r *Role) serveMirror(ctx context.Context, kube *kubeapi.Client, pods *podwatch.Watcher) error {
 	m := &mirror{ovs: r.ovs, pods: pods, iface: r.req.MirrorIface, all: r.req.EnableMirror, log: r.log, kick: r.portAdded}
+	changed := make(chan struct{}, 1) // any pod's change: the mirror re-reads them all
+	if err := pods.OnChange(func(_, _ string) { signal(changed) }); err != nil {
+		if ctx.Err() != nil {
+			return nil // the informer stopped first
+		}
+		return fmt.Errorf("watch pods for the mirror: %w", err)
+	}
 	tick := time.NewTicker(mirrorResync)
 	defer tick.Stop()
 	for {

@@ -125,7 +125,8 @@ func Run(ctx context.Context, req Request) error {
 	}
 	srv, err := server.New(server.Config{Socket: req.CNISocket, Listener: passed, Pods: pods, Ports: ports{ovs, r.portAdded}, HostPorts: hostPorts{r.hostPorts}, Shaper: r.shaper,
 		Ready: r.checkReady, DisableTxChecksum: datapath == "netdev", Timeout: req.CNITimeout, Log: req.Log,
-		Listening: func() { req.Startup.Mark("serving"); close(listening) }, Observer: req.Metrics})
+		Listening: func() { req.Startup.Mark("serving"); close(listening) }, Observer: req.Metrics,
+		SubnetProviders: func(p string) (bool, bool) { return r.subnetView().hasProvider(p) }})
 	if err != nil {
 		return fmt.Errorf("create cni server: %w", err)
 	}

@@ -11,8 +11,9 @@ import (
 
 // Plugins are the reference CNI plugins edgeovn ships beside its own (built from
 // containernetworking/plugins): the runtime runs loopback for every sandbox's lo. With k3s's
-// flannel disabled nobody else puts it in the CNI bin dir.
-var Plugins = []string{"loopback"}
+// flannel disabled nobody else puts it in the CNI bin dir. macvlan is for Multus NADs with
+// edgeovn as their IPAM ("ipam": {"type": "kube-ovn"}, docs/attachments.md).
+var Plugins = []string{"loopback", "macvlan"}
 
 // RetiredPlugins are plugins older edgeovn versions shipped and installed: portmap, chained
 // for hostPort until the daemon served it. One edgeovn installed (recorded in the manifest,

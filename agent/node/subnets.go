@@ -33,6 +33,9 @@ type subnetView struct {
 	// u2o are the underlay subnets with u2oInterconnection, by name: their pods' gateways
 	// (u2o.go).
 	u2o map[string]u2oGateway
+	// providers are the applied Subnets' spec.providers; read says the list has been read.
+	providers map[string]bool
+	read      bool
 	// informer is the Subnet informer the view is made from (nil without a dynamic client),
 	// shared with the BGP speaker's announcement.
 	informer cache.SharedIndexInformer
@@ -79,6 +82,7 @@ func (v *subnetView) refresh(objs []any) {
 	var routes, masq []netip.Prefix
 	defaultNAT := true
 	u2o := map[string]u2oGateway{}
+	providers := map[string]bool{}
 	for _, obj := range objs {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok || u.GetName() == "join" {
@@ -90,6 +94,10 @@ func (v *subnetView) refresh(objs []any) {
 		}
 		if sn.Name == "ovn-default" {
 			defaultNAT = sn.Spec.NatOutgoing
+		}
+		providers[sn.Spec.Provider] = true
+		if kubeovn.IPAMOnlyProvider(sn.Spec.Provider) {
+			continue // another plugin's network (macvlan) on the host's own: not OVN's to route
 		}
 		if kubeovn.VpcOf(sn.Spec) != kubeovn.DefaultVpc {
 			continue // a custom VPC's router is not linked to join: no host reaches it (docs/vpc.md)
@@ -118,6 +126,18 @@ func (v *subnetView) refresh(objs []any) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.routes, v.masq, v.defaultNAT, v.u2o = routes, masq, defaultNAT, u2o
+	v.providers, v.read = providers, true
+}
+
+// hasProvider says whether an applied Subnet has spec.provider p; checked is false until the
+// Subnets have been read.
+func (v *subnetView) hasProvider(p string) (known, checked bool) {
+	if v == nil {
+		return false, false
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.providers[p], v.read
 }
 
 // wiring returns the prefixes to route through ovn0, those of the families ovn0 has a join

@@ -95,6 +95,35 @@ func TestSubnetWiring(t *testing.T) {
 	}
 }
 
+// TestSubnetIPAMOnly: a Subnet of an IPAM-only provider (macvlan's "<nad>.<namespace>") is
+// neither routed into OVN nor masqueraded, and its provider is known to the CNI server's
+// check; an attachment Subnet ("<...>.ovn") is routed as before. Before the Subnets are read,
+// nothing is checked.
+func TestSubnetIPAMOnly(t *testing.T) {
+	withProvider := func(u *unstructured.Unstructured, p string) *unstructured.Unstructured {
+		u.Object["spec"].(map[string]any)["provider"] = p
+		return u
+	}
+	v := &subnetView{defaultNAT: true}
+	if _, checked := v.hasProvider("mv.default"); checked {
+		t.Errorf("providers checked before the Subnets were read")
+	}
+	v.refresh([]any{
+		subnetObj("ovn-default", "10.42.0.0/16", true, true),
+		withProvider(subnetObj("att", "172.17.0.0/24", true, true), "att.default.ovn"),
+		withProvider(subnetObj("mv", "172.19.0.0/24", true, true), "mv.default"),
+	})
+	routes, masq := v.wiring([]netip.Prefix{netip.MustParsePrefix("10.42.0.0/16")}, true, false)
+	if got, want := fmt.Sprint(routes, masq), "[10.42.0.0/16 172.17.0.0/24] [10.42.0.0/16 172.17.0.0/24]"; got != want {
+		t.Errorf("routes and masquerade %s, want %s (mv's CIDR is macvlan's network)", got, want)
+	}
+	for p, want := range map[string]bool{"mv.default": true, "att.default.ovn": true, "orphan.default": false} {
+		if known, checked := v.hasProvider(p); known != want || !checked {
+			t.Errorf("provider %s: known %v checked %v, want %v true", p, known, checked, want)
+		}
+	}
+}
+
 // Until the CRD exists the Subnet informer's lists answer NotFound at every retry: said once,
 // at Info, in edgeovn's log; another error is left to client-go's handler.
 func TestCRDPendingSaidOnce(t *testing.T) {

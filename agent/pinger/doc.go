@@ -13,14 +13,15 @@
 // target's ovn0 address (Kube-OVN's pings the Node's InternalIP from a pod).
 //
 // Invariants: off unless enabled. A round is bounded: at most PodsPerNode pods per host and
-// MaxTargets pod and host targets in all, each pinged Count times over one raw ICMP socket
-// (one goroutine sending, one receiving, whatever the number of targets), the pods listed
+// MaxTargets pod and host addresses in all (a dual-stack pod or ovn0 is one target per family,
+// never split), each pinged Count times over one raw ICMP socket per family (one goroutine
+// sending, one receiving, whatever the number of targets), the pods listed
 // per host with a limit, never the cluster's whole pod list, and listed again only every 30 s
 // (1 + hosts API requests), the rounds between reuse the sample; a round where a target
 // answered nothing lists again first, and a target gone since is not reported (no false loss
 // for a deleted pod). The sample is stable (pods in
 // name order) and the series of a target that left the sample are deleted, so the exported
-// series are bounded too (Kube-OVN #2764). IPv4 only.
+// series are bounded too (Kube-OVN #2764). An IPv6 target's src_pod_ip is ovn0's IPv6 address.
 //
 // Concurrency: Run is one goroutine; Last may be called from any.
 package pinger

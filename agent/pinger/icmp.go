@@ -2,7 +2,9 @@ package pinger
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/netip"
@@ -11,6 +13,7 @@ import (
 
 	"golang.org/x/net/icmp"
 	"golang.org/x/net/ipv4"
+	"golang.org/x/net/ipv6"
 )
 
 // Result is what the pings to one address got.
@@ -25,29 +28,71 @@ func (r Result) Lost() int { return r.Sent - r.Received }
 
 // ProbeRequest says how probe pings.
 type ProbeRequest struct {
-	Targets  []netip.Addr // IPv4; duplicates are pinged once
+	Targets  []netip.Addr // either family; duplicates are pinged once
 	Count    int          // requests per target
 	Interval time.Duration
 	Timeout  time.Duration // wait for replies after the last request
 }
 
-// probe pings every target Count times, Interval apart, over one raw ICMP socket, and
-// returns the results by target.
+// probe pings every target Count times, Interval apart, over one raw ICMP socket per family
+// (ICMPv6 for IPv6 targets, both rounds at once), and returns the results by target.
 func probe(ctx context.Context, req ProbeRequest) (map[netip.Addr]Result, error) {
-	targets := dedupe(req.Targets)
-	out := make(map[netip.Addr]Result, len(targets))
-	if len(targets) == 0 {
-		return out, nil
+	var v4, v6 []netip.Addr
+	for _, a := range dedupe(req.Targets) {
+		if a.Unmap().Is4() {
+			v4 = append(v4, a.Unmap())
+		} else {
+			v6 = append(v6, a)
+		}
 	}
+	out := make(map[netip.Addr]Result, len(v4)+len(v6))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, f := range []struct {
+		fam     icmpFamily
+		targets []netip.Addr
+	}{{icmpV4, v4}, {icmpV6, v6}} {
+		if len(f.targets) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := probeFamily(ctx, f.fam, f.targets, req)
+			mu.Lock()
+			defer mu.Unlock()
+			errs[i] = err
+			maps.Copy(out, res)
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// icmpFamily is what differs between pinging IPv4 and IPv6 addresses.
+type icmpFamily struct {
+	network, listen string
+	proto           int // for icmp.ParseMessage
+	echo, reply     icmp.Type
+}
+
+var (
+	icmpV4 = icmpFamily{"ip4:icmp", "0.0.0.0", 1, ipv4.ICMPTypeEcho, ipv4.ICMPTypeEchoReply}
+	icmpV6 = icmpFamily{"ip6:ipv6-icmp", "::", 58, ipv6.ICMPTypeEchoRequest, ipv6.ICMPTypeEchoReply}
+)
+
+// probeFamily is probe for targets of one family (deduplicated) over one raw socket.
+func probeFamily(ctx context.Context, fam icmpFamily, targets []netip.Addr, req ProbeRequest) (map[netip.Addr]Result, error) {
 	if len(targets)*req.Count > 1<<16 {
 		return nil, fmt.Errorf("%d targets x %d requests exceed the 65536 sequence numbers", len(targets), req.Count)
 	}
-	conn, err := icmp.ListenPacket("ip4:icmp", "0.0.0.0")
+	conn, err := icmp.ListenPacket(fam.network, fam.listen)
 	if err != nil {
-		return nil, fmt.Errorf("open raw icmp socket: %w", err)
+		return nil, fmt.Errorf("open raw %s socket: %w", fam.network, err)
 	}
 	defer conn.Close()
-	p := &round{id: rand.IntN(1 << 16), targets: targets, sentAt: make([]time.Time, len(targets)*req.Count),
+	p := &round{id: rand.IntN(1 << 16), fam: fam, targets: targets, sentAt: make([]time.Time, len(targets)*req.Count),
 		rtt: make([]time.Duration, len(targets)*req.Count)}
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -55,11 +100,17 @@ func probe(ctx context.Context, req ProbeRequest) (map[netip.Addr]Result, error)
 	p.send(ctx, conn, req)
 	_ = conn.SetReadDeadline(time.Now().Add(req.Timeout))
 	wg.Wait()
-	for i, t := range targets {
+	return p.results(req.Count), nil
+}
+
+// results sums each target's requests and replies.
+func (p *round) results(count int) map[netip.Addr]Result {
+	out := make(map[netip.Addr]Result, len(p.targets))
+	for i, t := range p.targets {
 		var r Result
 		var sum time.Duration
-		for c := range req.Count {
-			seq := c*len(targets) + i
+		for c := range count {
+			seq := c*len(p.targets) + i
 			if p.sentAt[seq].IsZero() {
 				continue
 			}
@@ -74,7 +125,7 @@ func probe(ctx context.Context, req ProbeRequest) (map[netip.Addr]Result, error)
 		}
 		out[t] = r
 	}
-	return out, nil
+	return out
 }
 
 // A pass over the targets sends sendBurst requests, then pauses burstPause: 1,000 targets
@@ -87,6 +138,7 @@ const (
 // round is one probe's state: request seq is target seq % len(targets), attempt seq / len.
 type round struct {
 	id      int
+	fam     icmpFamily
 	targets []netip.Addr
 	mu      sync.Mutex
 	sentAt  []time.Time
@@ -109,7 +161,7 @@ func (p *round) send(ctx context.Context, conn *icmp.PacketConn, req ProbeReques
 				time.Sleep(burstPause)
 			}
 			seq := c*len(p.targets) + i
-			msg := icmp.Message{Type: ipv4.ICMPTypeEcho, Body: &icmp.Echo{ID: p.id, Seq: seq, Data: []byte("edgeovn-pinger")}}
+			msg := icmp.Message{Type: p.fam.echo, Body: &icmp.Echo{ID: p.id, Seq: seq, Data: []byte("edgeovn-pinger")}}
 			b, err := msg.Marshal(nil)
 			if err != nil {
 				continue
@@ -140,8 +192,8 @@ func (p *round) receive(conn *icmp.PacketConn) {
 			}
 		}
 		now := time.Now()
-		msg, err := icmp.ParseMessage(1, buf[:n])
-		if err != nil || msg.Type != ipv4.ICMPTypeEchoReply {
+		msg, err := icmp.ParseMessage(p.fam.proto, buf[:n])
+		if err != nil || msg.Type != p.fam.reply {
 			continue
 		}
 		echo, ok := msg.Body.(*icmp.Echo)

@@ -176,7 +176,7 @@ func stillListed(t, fresh Targets) Targets {
 	for _, n := range fresh.Nodes {
 		nodes[n] = true
 	}
-	out := Targets{SrcNodeIP: t.SrcNodeIP, SrcIP: t.SrcIP}
+	out := Targets{SrcNodeIP: t.SrcNodeIP, SrcIPs: t.SrcIPs}
 	for _, p := range t.Pods {
 		if pods[p] {
 			out.Pods = append(out.Pods, p)
@@ -194,22 +194,28 @@ func stillListed(t, fresh Targets) Targets {
 // targets that left the sample.
 func (p *Pinger) export(t Targets, res map[netip.Addr]Result, r *Round) {
 	m := p.cfg.Metrics
-	src := []string{p.cfg.Node, t.SrcNodeIP, t.SrcIP.String()}
+	src := func(target netip.Addr) []string {
+		from := ""
+		if a := t.srcIP(target); a.IsValid() {
+			from = a.String()
+		}
+		return []string{p.cfg.Node, t.SrcNodeIP, from}
+	}
 	now := map[string][]string{}
 	for _, n := range t.Nodes {
-		labels := append(append([]string{}, src...), n.Node, n.IP.String())
+		labels := append(src(n.IP), n.Node, n.IP.String())
 		observe(m.nodeLatency, m.nodeLost, m.nodeTotal, labels, res[n.IP])
 		now["node\x00"+strings.Join(labels, "\x00")] = labels
 		r.add("node", n.Node, n.IP, res[n.IP])
 	}
 	for _, pod := range t.Pods {
-		labels := append(append([]string{}, src...), pod.Node, pod.NodeIP, pod.IP.String())
+		labels := append(src(pod.IP), pod.Node, pod.NodeIP, pod.IP.String())
 		observe(m.podLatency, m.podLost, m.podTotal, labels, res[pod.IP])
 		now["pod\x00"+strings.Join(labels, "\x00")] = labels
 		r.add("pod", pod.Node, pod.IP, res[pod.IP])
 	}
 	for _, a := range p.cfg.External {
-		labels := append(append([]string{}, src...), a.String())
+		labels := append(src(a), a.String())
 		observe(m.externalLatency, m.externalLost, nil, labels, res[a])
 		r.add("external", "", a, res[a])
 	}

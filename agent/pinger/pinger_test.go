@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,8 +57,8 @@ func TestListTargetsSamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tg.SrcNodeIP != "192.0.2.1" || tg.SrcIP != netip.MustParseAddr("100.64.0.2") {
-		t.Errorf("source %s %s", tg.SrcNodeIP, tg.SrcIP)
+	if tg.SrcNodeIP != "192.0.2.1" || !slices.Equal(tg.SrcIPs, []netip.Addr{netip.MustParseAddr("100.64.0.2")}) {
+		t.Errorf("source %s %s", tg.SrcNodeIP, tg.SrcIPs)
 	}
 	var got []string
 	for _, n := range tg.Nodes {
@@ -72,6 +73,60 @@ func TestListTargetsSamples(t *testing.T) {
 	}
 }
 
+// dual is allocated for a dual-stack address pair.
+func dual(v4, v6 string) map[string]string {
+	a := allocated(v4 + "," + v6)
+	a["ovn.kubernetes.io/cidr"], a["ovn.kubernetes.io/gateway"] = "0.0.0.0/0,::/0", "0.0.0.1,::1"
+	return a
+}
+
+// TestListTargetsDualStack: a dual-stack host's ovn0 and pods are a target per address (IPv4
+// first), a pod counts once towards PodsPerNode, MaxTargets counts addresses and never splits a
+// pod's pair, and each family's series carry the ovn0 address of that family as src_pod_ip.
+func TestListTargetsDualStack(t *testing.T) {
+	n1, n2 := node("n1", "192.0.2.1", ""), node("n2", "192.0.2.2", "")
+	n1.Annotations, n2.Annotations = dual("100.64.0.2", "fd00:100:64::2"), dual("100.64.0.3", "fd00:100:64::3")
+	a, b, c := pod("a", "", false), pod("b", "", false), pod("c", "", false)
+	a.Annotations, b.Annotations, c.Annotations = dual("10.42.0.1", "fd00:10:42::1"), dual("10.42.0.2", "fd00:10:42::2"), dual("10.42.1.1", "fd00:10:42:1::1")
+	l := fakeLister{nodes: []corev1.Node{n1, n2}, pods: map[string][]corev1.Pod{"n1": {b, a}, "n2": {c}}}
+	tg, err := listTargets(context.Background(), l, pickRequest{Self: "n1", PodsPerNode: 2, MaxTargets: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []netip.Addr{netip.MustParseAddr("100.64.0.2"), netip.MustParseAddr("fd00:100:64::2")}; !slices.Equal(tg.SrcIPs, want) {
+		t.Errorf("source addresses %v, want %v", tg.SrcIPs, want)
+	}
+	var got []string
+	for _, n := range tg.Nodes {
+		got = append(got, n.Node+"="+n.IP.String())
+	}
+	for _, p := range tg.Pods {
+		got = append(got, p.Node+":"+p.IP.String())
+	}
+	// 4 host addresses, then a (n1) and c (n2) as pairs; b's pair would make 10 > 9.
+	want := "n1=100.64.0.2 n1=fd00:100:64::2 n2=100.64.0.3 n2=fd00:100:64::3 n1:10.42.0.1 n1:fd00:10:42::1 n2:10.42.1.1 n2:fd00:10:42:1::1"
+	if strings.Join(got, " ") != want {
+		t.Errorf("targets %q, want %q", strings.Join(got, " "), want)
+	}
+
+	m := NewMetrics()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m.Collectors()...)
+	p := New(Config{Node: "n1", Metrics: m})
+	res := map[netip.Addr]Result{}
+	for _, pt := range tg.Pods {
+		res[pt.IP] = Result{Sent: 3, Received: 3, RTT: time.Millisecond}
+	}
+	var r Round
+	p.export(tg, res, &r)
+	lost := gather(t, reg)["pinger_pod_ping_lost_total"]
+	for _, pair := range [][2]string{{"100.64.0.2", "10.42.1.1"}, {"fd00:100:64::2", "fd00:10:42:1::1"}} {
+		if !strings.Contains(lost, `src_pod_ip="`+pair[0]+`",target_node_ip="192.0.2.2",target_node_name="n2",target_pod_ip="`+pair[1]+`"`) {
+			t.Errorf("no series from %s to %s in:\n%s", pair[0], pair[1], lost)
+		}
+	}
+}
+
 // TestMetricsParse: a round's metrics, as /metrics serves them, parse with the Prometheus
 // text parser and carry Kube-OVN's names and labels; a target gone from the sample takes
 // its series with it.
@@ -80,7 +135,7 @@ func TestMetricsParse(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(m.Collectors()...)
 	p := New(Config{Node: "n1", Metrics: m})
-	tg := Targets{SrcNodeIP: "192.0.2.1", SrcIP: netip.MustParseAddr("100.64.0.2"),
+	tg := Targets{SrcNodeIP: "192.0.2.1", SrcIPs: []netip.Addr{netip.MustParseAddr("100.64.0.2")},
 		Nodes: []NodeTarget{{Node: "n2", IP: netip.MustParseAddr("100.64.0.3")}},
 		Pods:  []PodTarget{{Node: "n2", NodeIP: "192.0.2.2", IP: netip.MustParseAddr("10.42.1.9")}}}
 	res := map[netip.Addr]Result{
@@ -116,7 +171,7 @@ func TestMetricsParse(t *testing.T) {
 	if v := families["pinger_node_ping_lost_total"]; !strings.HasSuffix(strings.TrimSpace(v), " 1") {
 		t.Errorf("node lost: %s, want 1", v)
 	}
-	p.export(Targets{SrcNodeIP: tg.SrcNodeIP, SrcIP: tg.SrcIP, Nodes: tg.Nodes}, res, &r)
+	p.export(Targets{SrcNodeIP: tg.SrcNodeIP, SrcIPs: tg.SrcIPs, Nodes: tg.Nodes}, res, &r)
 	if _, ok := gather(t, reg)["pinger_pod_ping_lost_total"]; ok {
 		t.Error("a pod gone from the sample still has its series")
 	}
@@ -151,18 +206,21 @@ func gather(t *testing.T, reg *prometheus.Registry) map[string]string {
 	return out
 }
 
-// TestProbeLoopback pings this host's loopback over the raw socket (root only).
+// TestProbeLoopback pings this host's loopback, both families at once, over the raw sockets
+// (root only).
 func TestProbeLoopback(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("raw ICMP socket needs root")
 	}
-	lo := netip.MustParseAddr("127.0.0.1")
-	res, err := probe(context.Background(), ProbeRequest{Targets: []netip.Addr{lo, lo}, Count: 3, Interval: 10 * time.Millisecond, Timeout: 500 * time.Millisecond})
+	lo, lo6 := netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1")
+	res, err := probe(context.Background(), ProbeRequest{Targets: []netip.Addr{lo, lo6, lo}, Count: 3, Interval: 10 * time.Millisecond, Timeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := res[lo]; r.Sent != 3 || r.Received != 3 || r.RTT <= 0 {
-		t.Errorf("loopback: %+v, want 3 sent, 3 received, an rtt", r)
+	for _, a := range []netip.Addr{lo, lo6} {
+		if r := res[a]; r.Sent != 3 || r.Received != 3 || r.RTT <= 0 {
+			t.Errorf("loopback %s: %+v, want 3 sent, 3 received, an rtt", a, r)
+		}
 	}
 }
 

@@ -15,13 +15,14 @@ import (
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
 )
 
-// PodTarget is a sampled pod: its host (name and InternalIP) and its address.
+// PodTarget is one address of a sampled pod (a dual-stack pod is two targets) and its host
+// (name and InternalIP).
 type PodTarget struct {
 	Node, NodeIP string
 	IP           netip.Addr
 }
 
-// NodeTarget is a host's ovn0.
+// NodeTarget is one of a host's ovn0 addresses (one target per family).
 type NodeTarget struct {
 	Node string
 	IP   netip.Addr
@@ -29,8 +30,8 @@ type NodeTarget struct {
 
 // Targets are one round's: the pods and hosts pinged, and this host's labels.
 type Targets struct {
-	SrcNodeIP string     // this host's InternalIP
-	SrcIP     netip.Addr // this host's ovn0 address, where the pings leave from
+	SrcNodeIP string       // this host's InternalIP
+	SrcIPs    []netip.Addr // this host's ovn0 addresses, where the pings leave from
 	Nodes     []NodeTarget
 	Pods      []PodTarget
 }
@@ -83,14 +84,16 @@ func listTargets(ctx context.Context, l Lister, req pickRequest) (Targets, error
 	}
 	slices.SortFunc(nodes, func(a, b corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 	var t Targets
-	perNode := map[string][]PodTarget{}
+	perNode := map[string][][]PodTarget{} // per host, per sampled pod: a target per address
 	for _, n := range nodes {
-		join := joinIP(n.Annotations)
+		joins := podIPs(n.Annotations)
 		if n.Name == req.Self {
-			t.SrcNodeIP, t.SrcIP = annotation.NodeInternalIP(&n).String(), join
+			t.SrcNodeIP, t.SrcIPs = annotation.NodeInternalIP(&n).String(), joins
 		}
-		if join.IsValid() && len(t.Nodes) < req.MaxTargets {
-			t.Nodes = append(t.Nodes, NodeTarget{Node: n.Name, IP: join})
+		for _, ip := range joins {
+			if len(t.Nodes) < req.MaxTargets {
+				t.Nodes = append(t.Nodes, NodeTarget{Node: n.Name, IP: ip})
+			}
 		}
 		if req.PodsPerNode == 0 {
 			continue
@@ -104,20 +107,22 @@ func listTargets(ctx context.Context, l Lister, req pickRequest) (Targets, error
 	}
 	for i := 0; i < req.PodsPerNode; i++ {
 		for _, n := range nodes {
-			if ps := perNode[n.Name]; i < len(ps) && len(t.Nodes)+len(t.Pods) < req.MaxTargets {
-				t.Pods = append(t.Pods, ps[i])
+			if ps := perNode[n.Name]; i < len(ps) && len(t.Nodes)+len(t.Pods)+len(ps[i]) <= req.MaxTargets {
+				t.Pods = append(t.Pods, ps[i]...)
 			}
 		}
 	}
 	return t, nil
 }
 
-// samplePods keeps up to n of the host's pod-network pods with an IPv4 address, by name.
-func samplePods(pods []corev1.Pod, node corev1.Node, n int) []PodTarget {
+// samplePods keeps up to n of the host's allocated pod-network pods, by name: per pod, a
+// target per address (both families of a dual-stack pod, as Kube-OVN's pinger pings each of a
+// pod's IPs).
+func samplePods(pods []corev1.Pod, node corev1.Node, n int) [][]PodTarget {
 	slices.SortFunc(pods, func(a, b corev1.Pod) int {
 		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
-	var out []PodTarget
+	var out [][]PodTarget
 	for _, p := range pods {
 		if len(out) == n {
 			break
@@ -125,22 +130,42 @@ func samplePods(pods []corev1.Pod, node corev1.Node, n int) []PodTarget {
 		if p.Spec.HostNetwork || p.DeletionTimestamp != nil {
 			continue
 		}
-		if ip := joinIP(p.Annotations); ip.IsValid() {
-			out = append(out, PodTarget{Node: node.Name, NodeIP: annotation.NodeInternalIP(&node).String(), IP: ip})
+		var targets []PodTarget
+		for _, ip := range podIPs(p.Annotations) {
+			targets = append(targets, PodTarget{Node: node.Name, NodeIP: annotation.NodeInternalIP(&node).String(), IP: ip})
+		}
+		if len(targets) > 0 {
+			out = append(out, targets)
 		}
 	}
 	return out
 }
 
-// joinIP is the IPv4 address of an allocated pod or Node (ovn.kubernetes.io/ip_address).
-func joinIP(a map[string]string) netip.Addr {
+// podIPs are the addresses of an allocated pod, or of a Node's ovn0
+// (ovn.kubernetes.io/ip_address), IPv4 first.
+func podIPs(a map[string]string) []netip.Addr {
 	n, err := annotation.Decode(a)
 	if err != nil {
-		return netip.Addr{}
+		return nil
 	}
-	for _, ip := range n.IPs {
-		if ip.Is4() {
-			return ip
+	ips := slices.Clone(n.IPs)
+	slices.SortStableFunc(ips, func(a, b netip.Addr) int {
+		if a.Is4() == b.Is4() {
+			return 0
+		}
+		if a.Is4() {
+			return -1
+		}
+		return 1
+	})
+	return ips
+}
+
+// srcIP is the ovn0 address of target's family (the src_pod_ip label); invalid without one.
+func (t Targets) srcIP(target netip.Addr) netip.Addr {
+	for _, a := range t.SrcIPs {
+		if a.Is4() == target.Unmap().Is4() {
+			return a
 		}
 	}
 	return netip.Addr{}

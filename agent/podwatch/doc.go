@@ -11,9 +11,8 @@
 // An attachment network's waiter (PodKey.Provider "<nad>.<ns>.ovn") reads the provider's
 // annotations ("<provider>.kubernetes.io/..."), its port "<pod>.<ns>.<provider>", its routes,
 // and whether it carries the default route (default_route; unset: no).
-// Subscribe gives the node's reconcilers of pod annotations (mirroring) a coalescing token at
-// every change of a pod, and List the cached pods; Pod reads one pod from the cache and OnChange
-// gives another part of the node role (the QoS shaper) each changed pod's key, without a second
-// watch.
+// OnChange is the one way to hear of a change: it gives each changed pod's key to the other
+// parts of the node role (the QoS shaper queues it; the mirror folds the calls into a token and
+// re-reads List), without a second watch. Pod reads one pod from the cache, List all of them.
 // Safe for concurrent use.
 package podwatch

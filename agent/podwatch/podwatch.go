@@ -27,8 +27,6 @@ type Watcher struct {
 
 	mu      sync.Mutex
 	changed map[string]chan struct{}
-	// subscribers get a token at every change (subscribe.go).
-	subscribers []chan struct{}
 }
 
 var _ server.Pods = (*Watcher)(nil)
@@ -76,7 +74,6 @@ func (w *Watcher) notify(obj any) {
 		close(ch)
 		delete(w.changed, key)
 	}
-	w.signalSubscribers()
 	w.mu.Unlock()
 }
 
@@ -180,6 +177,22 @@ func (w *Watcher) Pod(namespace, name string) (*corev1.Pod, bool) {
 	}
 	return obj.(*corev1.Pod), true
 }
+
+// List returns this node's pods as the cache has them (slimPod: name, namespace, uid,
+// annotations, deletion timestamp, hostNetwork and phase only); callers must not change them.
+func (w *Watcher) List() []*corev1.Pod {
+	objs := w.informer.GetStore().List()
+	out := make([]*corev1.Pod, 0, len(objs))
+	for _, o := range objs {
+		if p, ok := o.(*corev1.Pod); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// HasSynced reports whether the informer has listed the node's pods once.
+func (w *Watcher) HasSynced() bool { return w.informer.HasSynced() }
 
 // OnChange calls f with the namespace and name of each pod added, updated or deleted
 // (including those already cached when it is called), from the informer's goroutine: f must

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
 	"github.com/edgeovn/edgeovn/cni/server"
@@ -144,4 +145,39 @@ func TestCacheKeepsOnlyWhatLookupReads(t *testing.T) {
 	if len(c.Spec.Containers) != 0 || len(c.Spec.Tolerations) != 0 || len(c.Status.Conditions) != 0 || len(c.Labels) != 0 || len(c.ManagedFields) != 0 {
 		t.Errorf("cached pod keeps what nothing reads: %+v", c)
 	}
+}
+
+// TestOnChange: a handler added after the cache holds a pod is told of it (QoS and the mirror
+// start after the watch), then of its update and its deletion, each with the pod's key.
+func TestOnChange(t *testing.T) {
+	w, kube := start(t, pod("1", nil))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if !cache.WaitForCacheSync(ctx.Done(), w.HasSynced) {
+		t.Fatal("pod cache never synced")
+	}
+	keys := make(chan string, 10)
+	if err := w.OnChange(func(ns, name string) { keys <- ns + "/" + name }); err != nil {
+		t.Fatal(err)
+	}
+	next := func(what string) {
+		t.Helper()
+		select {
+		case k := <-keys:
+			if k != "default/p" {
+				t.Fatalf("%s: key %q, want default/p", what, k)
+			}
+		case <-ctx.Done():
+			t.Fatalf("%s: not told", what)
+		}
+	}
+	next("cached pod")
+	if _, err := kube.CoreV1().Pods("default").Update(ctx, pod("1", allocated), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	next("update")
+	if err := kube.CoreV1().Pods("default").Delete(ctx, "p", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	next("deletion")
 }

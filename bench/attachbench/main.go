@@ -34,7 +34,7 @@ type config struct {
 
 func main() {
 	var c config
-	flag.StringVar(&c.bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	benchkit.BinFlag(&c.bin)
 	flag.StringVar(&c.multus, "multus", "", "the Multus thin plugin (v4.3.0); empty: edgeovn alone")
 	flag.StringVar(&c.crd, "crd", "e2e/testdata/nad-crd.yaml", "Multus's NetworkAttachmentDefinition CRD")
 	flag.IntVar(&c.pods, "pods", 30, "pods per kind (0, 1, 2 attachments) and path")

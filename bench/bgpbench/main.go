@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
@@ -30,7 +29,7 @@ type Request struct {
 
 func main() {
 	var req Request
-	flag.StringVar(&req.Bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	benchkit.BinFlag(&req.Bin)
 	flag.IntVar(&req.Pods, "pods", 50, "pods announced and withdrawn")
 	flag.DurationVar(&req.Settle, "settle", 10*time.Second, "idle time before RSS is read")
 	flag.BoolVar(&req.OffOnly, "off-only", false, "only measure RSS with no neighbour (works with a build that has no BGP)")
@@ -48,13 +47,9 @@ func run(req Request) error {
 	if err := harness.FRRAvailable(); err != nil {
 		return err
 	}
-	bin, err := filepath.Abs(req.Bin)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	w, err := startWorld(ctx, bin)
+	w, err := startWorld(ctx, req.Bin)
 	if err != nil {
 		return err
 	}

@@ -21,14 +21,15 @@ import (
 )
 
 func main() {
-	bin := flag.String("bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	var bin string
+	benchkit.BinFlag(&bin)
 	pods := flag.Int("pods", 20, "pods per plugin, one after the other")
 	afterOVN0 := flag.Bool("after-ovn0", false, "start the pods once the host's ovn0 is bound (as on a node that has been up a moment), not as edgeovn starts")
 	flag.BoolVar(&dualRun, "dual", false, "measure dual-stack pods against IPv4-only pods of one edgeovn (a dual-stack cluster CIDR and an IPv4-only Subnet), alternating; no reference plugins")
 	flag.BoolVar(&vpcRun, "vpc", false, "measure pods of a custom VPC (kubeovn.io/v1 Vpc and its Subnet) against pods of the default VPC of one edgeovn, alternating; no reference plugins")
 	flag.BoolVar(&keep, "keep", false, "keep the rig's directory (logs, databases) and run edgeovn at debug level, to read where the time went")
 	flag.Parse()
-	if err := run(*bin, *pods, *afterOVN0); err != nil {
+	if err := run(bin, *pods, *afterOVN0); err != nil {
 		fmt.Fprintln(os.Stderr, "cnibench:", err)
 		os.Exit(1)
 	}
@@ -43,7 +44,6 @@ func run(bin string, pods int, afterOVN0 bool) error {
 	if err := harness.Preflight(); err != nil {
 		return err
 	}
-	bin, _ = filepath.Abs(bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	if dualRun || vpcRun {
@@ -53,9 +53,9 @@ func run(bin string, pods int, afterOVN0 bool) error {
 		}
 		defer rig.Stop()
 		if vpcRun {
-			return runVpc(ctx, rig, bin, pods)
+			return vpcPair.run(ctx, rig, bin, pods)
 		}
-		return runDual(ctx, rig, bin, pods)
+		return dualPair.run(ctx, rig, bin, pods)
 	}
 	work, err := os.MkdirTemp("", "cnibench-")
 	if err != nil {

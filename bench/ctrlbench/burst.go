@@ -75,7 +75,7 @@ func (b *bench) burst(ctx context.Context, name string, n int) (burstResult, err
 		r.after = append(r.after, a.Sub(answered[name]))
 	}
 	r.all = last.Sub(r.creating)
-	r.loadavg = loadavg()
+	r.loadavg = benchkit.LoadAvg()
 	r.profile = strings.TrimSpace(profiled() + "\n" + traced())
 	return r, nil
 }

@@ -41,7 +41,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 func main() {
 	var c config
-	flag.StringVar(&c.bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	benchkit.BinFlag(&c.bin)
 	flag.IntVar(&c.pods, "pods", 500, "pods created at once for the throughput figure (0: skip)")
 	flag.IntVar(&c.restartPods, "restart-pods", 1000, "pods in the cluster for the memory, idle CPU and restart figures (0: skip them)")
 	flag.DurationVar(&c.idle, "idle", 60*time.Second, "how long the idle CPU is measured")
@@ -79,7 +79,6 @@ func run(c config) error {
 	if err := harness.Preflight(); err != nil {
 		return err
 	}
-	c.bin, _ = filepath.Abs(c.bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	rig, err := harness.Start(ctx, harness.Options{Keep: c.keep})
@@ -102,7 +101,7 @@ func run(c config) error {
 		return err
 	}
 	defer b.cl.Close()
-	fmt.Printf("edgeovn %s, extra flags %q, environment %q; load average at start %s\n", c.bin, c.flags, c.env, loadavg())
+	fmt.Printf("edgeovn %s, extra flags %q, environment %q; load average at start %s\n", c.bin, c.flags, c.env, benchkit.LoadAvg())
 	if c.pods > 0 {
 		r, err := b.burst(ctx, "burst", c.pods)
 		if err != nil {

@@ -84,7 +84,7 @@ func (b *bench) restart(ctx context.Context) (restartResult, error) {
 	r.toRunning = logTimeAfter(b.proc.Log, logAt, "controller role running").Sub(start)
 	r.toLease = logTimeAfter(b.proc.Log, logAt, "acquired controller lease").Sub(start)
 	r.phases = logPhasesAfter(b.proc.Log, logAt, "controller role running")
-	r.loadavg = loadavg()
+	r.loadavg = benchkit.LoadAvg()
 	r.profile = traced()
 	return r, b.countWrites(ctx, before, name, &r)
 }

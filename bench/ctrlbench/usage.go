@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 )
 
 // userHZ is the unit of utime and stime in /proc/PID/stat (USER_HZ, 100 on Linux for every
@@ -62,7 +64,7 @@ func (b *bench) usage(ctx context.Context, name string, idle time.Duration) (usa
 		u.idleCalls = strings.Replace(b.apiCallsSince(ctx, calls0, callsErr, pods(b)), "over the burst", fmt.Sprintf("over %s idle", idle), 1)
 		u.idleProfile = idleProfile()
 	}
-	u.loadavg = loadavg()
+	u.loadavg = benchkit.LoadAvg()
 	u.profile = b.prof.heap(ctx, name)
 	return u, nil
 }

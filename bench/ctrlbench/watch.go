@@ -144,18 +144,6 @@ func createNamespace(ctx context.Context, kube kubernetes.Interface, name string
 	return nil
 }
 
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := bytes.Fields(b)
-	if len(f) < 3 {
-		return "?"
-	}
-	return string(bytes.Join(f[:3], []byte(" ")))
-}
-
 // logTimeAfter returns the time= of the first line beyond offset that holds s (zero if none).
 func logTimeAfter(path string, offset int64, s string) time.Time {
 	b, err := os.ReadFile(path)

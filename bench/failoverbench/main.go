@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
@@ -15,7 +14,8 @@ import (
 )
 
 func main() {
-	bin := flag.String("bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	var bin string
+	benchkit.BinFlag(&bin)
 	pods := flag.Int("pods", 200, "pods created at once")
 	killAfter := flag.Int("kill-after", 50, "pods allocated before the leader is killed")
 	runs := flag.Int("runs", 3, "runs, each on a fresh rig")
@@ -25,7 +25,7 @@ func main() {
 	flag.Parse()
 	leaseFlags := []string{"--lease-duration=" + lease.String(), "--lease-renew-deadline=" + renew.String(),
 		"--lease-retry-period=" + retry.String()}
-	if err := run(*bin, *runs, failover.Request{Node: "bench-1", Pods: *pods, KillAfter: *killAfter, LeaseFlags: leaseFlags}); err != nil {
+	if err := run(bin, *runs, failover.Request{Node: "bench-1", Pods: *pods, KillAfter: *killAfter, LeaseFlags: leaseFlags}); err != nil {
 		fmt.Fprintln(os.Stderr, "failoverbench:", err)
 		os.Exit(1)
 	}
@@ -35,7 +35,7 @@ func run(bin string, runs int, req failover.Request) error {
 	if err := harness.Preflight(); err != nil {
 		return err
 	}
-	req.BinDir, _ = filepath.Abs(bin)
+	req.BinDir = bin
 	fmt.Printf("lease timings: %v; %d pods created at once, leader SIGKILLed after %d allocated\n\n", req.LeaseFlags, req.Pods, req.KillAfter)
 	fmt.Println("| run | allocated at the kill | kill to takeover | kill to next pod allocated | kill to all allocated | addresses held twice |")
 	fmt.Println("|---:|---:|---:|---:|---:|---:|")

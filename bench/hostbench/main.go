@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
@@ -23,7 +22,7 @@ type Request struct {
 
 func main() {
 	var req Request
-	flag.StringVar(&req.Bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	benchkit.BinFlag(&req.Bin)
 	flag.IntVar(&req.Rounds, "rounds", 3, "rounds per path, alternating same-host and cross-host")
 	flag.IntVar(&req.Pings, "pings", 200, "pings per round, 10 ms apart")
 	flag.IntVar(&req.MB, "mb", 64, "megabytes sent one way per throughput round")
@@ -46,13 +45,9 @@ func run(req Request) error {
 	if err := harness.PreflightCluster(); err != nil {
 		return err
 	}
-	bin, err := filepath.Abs(req.Bin)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	cl, err := startCluster(ctx, bin, 2)
+	cl, err := startCluster(ctx, req.Bin, 2)
 	if err != nil {
 		return err
 	}
@@ -63,8 +58,8 @@ func run(req Request) error {
 	}
 	paths := []*path{{name: "same host", from: a1, to: a2}, {name: "cross host (Geneve)", from: a1, to: b}}
 	for _, p := range paths { // warm up: neighbours resolved, flows installed
-		if err := warmUp(ctx, p); err != nil {
-			return err
+		if err := benchkit.WarmUp(ctx, p.from, p.to.IP()); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
 		}
 	}
 	for round := range req.Rounds {
@@ -80,7 +75,7 @@ func run(req Request) error {
 }
 
 func measure(ctx context.Context, p *path, req Request) error {
-	rtts, err := pingTimes(ctx, p.from, p.to.IP(), req.Pings)
+	rtts, err := benchkit.PingTimes(ctx, p.from.NetnsName(), p.to.IP(), req.Pings)
 	if err != nil {
 		return err
 	}
@@ -94,9 +89,8 @@ func measure(ctx context.Context, p *path, req Request) error {
 }
 
 func printTable(req Request, paths []*path) {
-	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("\nPod to pod on a harness.Cluster (userspace datapath, Geneve between hosts), %d rounds per path: %d pings 10 ms apart and %d MB of TCP one way per round; load average %s\n",
-		req.Rounds, req.Pings, req.MB, firstField(string(load)))
+		req.Rounds, req.Pings, req.MB, benchkit.LoadAvg())
 	fmt.Println("| path | ping p50 | ping p95 | TCP Mbit/s, median | TCP Mbit/s, per round |")
 	fmt.Println("|---|---:|---:|---:|---|")
 	for _, p := range paths {

@@ -6,52 +6,12 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/containernetworking/plugins/pkg/ns"
-
-	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
-
-var pingTime = regexp.MustCompile(`time=([0-9.]+) ms`)
-
-// pingTimes sends n pings 10 ms apart from the sandbox and returns each reply's round trip.
-func pingTimes(ctx context.Context, from *podsim.Sandbox, to netip.Addr, n int) ([]time.Duration, error) {
-	out, err := exec.CommandContext(ctx, "ip", "netns", "exec", from.NetnsName(), "ping", "-n", "-c", strconv.Itoa(n),
-		"-i", "0.01", "-W", "1", to.String()).CombinedOutput()
-	if err != nil {
-		return nil, fmt.Errorf("ping %s from %s: %w\n%s", to, from.Pod.Name, err, out)
-	}
-	var rtts []time.Duration
-	for _, m := range pingTime.FindAllStringSubmatch(string(out), -1) {
-		ms, err := strconv.ParseFloat(m[1], 64)
-		if err != nil {
-			return nil, fmt.Errorf("ping output %q: %w", m[0], err)
-		}
-		rtts = append(rtts, time.Duration(ms*float64(time.Millisecond)))
-	}
-	if len(rtts) == 0 {
-		return nil, fmt.Errorf("ping %s from %s: no replies\n%s", to, from.Pod.Name, out)
-	}
-	return rtts, nil
-}
-
-// warmUp pings until replies come: the datapath drops first packets while it resolves
-// neighbours.
-func warmUp(ctx context.Context, p *path) error {
-	var err error
-	for range 50 {
-		if _, err = podsim.Ping(ctx, p.from, p.to.IP()); err == nil {
-			return nil
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return fmt.Errorf("%s: %w", p.name, err)
-}
 
 // throughput sends size bytes over one TCP connection from the client's namespace to a
 // listener in the server's, and returns the rate from the connect to the server's
@@ -119,10 +79,3 @@ func inNetns(path string, f func() error) error {
 }
 
 func msec(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d.Nanoseconds())/1e6) }
-
-func firstField(s string) string {
-	if f := strings.Fields(s); len(f) > 0 {
-		return f[0]
-	}
-	return "?"
-}

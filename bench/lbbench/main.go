@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
@@ -23,7 +22,7 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	benchkit.BinFlag(&o.bin)
 	flag.Float64Var(&o.seconds, "seconds", 5, "length of each load round, per path")
 	flag.IntVar(&o.rounds, "rounds", 4, "rounds per path, the paths interleaved")
 	flag.IntVar(&o.workers, "workers", 4, "concurrent clients in the site namespace")
@@ -43,7 +42,6 @@ func run(o options) error {
 	if err := harness.Preflight(); err != nil {
 		return err
 	}
-	bin, _ := filepath.Abs(o.bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	rig, err := harness.Start(ctx, harness.Options{LANPeer: true})
@@ -51,7 +49,7 @@ func run(o options) error {
 		return err
 	}
 	defer rig.Stop()
-	if _, err := daemon.Start(ctx, rig, daemon.Spec{Node: node, BinDir: bin, Extra: []string{"--log-level=warn"}}); err != nil {
+	if _, err := daemon.Start(ctx, rig, daemon.Spec{Node: node, BinDir: o.bin, Extra: []string{"--log-level=warn"}}); err != nil {
 		return err
 	}
 	b, err := newBench(ctx, rig)

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +24,7 @@ import (
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
+	"github.com/edgeovn/edgeovn/e2e/iperf"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
 
@@ -37,7 +37,7 @@ type Request struct {
 
 func main() {
 	var req Request
-	flag.StringVar(&req.Bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	benchkit.BinFlag(&req.Bin)
 	flag.IntVar(&req.Rounds, "rounds", 3, "rounds per path and mode")
 	flag.IntVar(&req.Seconds, "seconds", 3, "iperf3 seconds per round")
 	flag.Parse()
@@ -60,10 +60,6 @@ func run(req Request) error {
 	if err := harness.PreflightCluster(); err != nil {
 		return err
 	}
-	bin, err := filepath.Abs(req.Bin)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	c, err := harness.StartCluster(ctx, harness.ClusterOptions{Hosts: 2})
@@ -74,7 +70,7 @@ func run(req Request) error {
 	var kubelets []*podsim.Kubelet
 	for i, h := range c.Hosts {
 		node := fmt.Sprintf("edge-%d", i+1)
-		if _, err := daemon.Start(ctx, h, daemon.Spec{Node: node, BinDir: bin}); err != nil {
+		if _, err := daemon.Start(ctx, h, daemon.Spec{Node: node, BinDir: req.Bin}); err != nil {
 			return err
 		}
 		k := daemon.Kubelet(h, node)
@@ -101,8 +97,8 @@ func run(req Request) error {
 	paths := []*path{{name: "same host", from: sbs[0], to: sbs[1]}, {name: "across hosts (Geneve)", from: sbs[0], to: sbs[2]}}
 	for _, p := range paths {
 		p.mbits = map[string][]float64{}
-		if err := warmUp(ctx, p); err != nil {
-			return err
+		if err := benchkit.WarmUp(ctx, p.from, p.to.IP()); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
 		}
 	}
 	for round := range req.Rounds {
@@ -113,11 +109,11 @@ func run(req Request) error {
 				return err
 			}
 			for _, p := range paths {
-				mbit, err := iperf(ctx, p.from.NetnsName(), p.to.NetnsName(), p.to.IP().String(), req.Seconds)
+				res, err := iperf.Run(ctx, iperf.Request{ClientNetns: p.from.NetnsName(), ServerNetns: p.to.NetnsName(), Server: p.to.IP(), Seconds: float64(req.Seconds)})
 				if err != nil {
 					return fmt.Errorf("%s, %s: %w", p.name, mode, err)
 				}
-				p.mbits[mode] = append(p.mbits[mode], mbit)
+				p.mbits[mode] = append(p.mbits[mode], res.Mbit)
 			}
 			stopCapture()
 		}
@@ -168,8 +164,7 @@ func setMode(ctx context.Context, c *harness.Cluster, sb *podsim.Sandbox, mode s
 }
 
 func printTable(req Request, paths []*path) {
-	load, _ := os.ReadFile("/proc/loadavg")
-	fmt.Printf("\nTCP from a pod (iperf3 %d s, %d rounds per mode, modes alternating), userspace datapath; load average %.20s\n", req.Seconds, req.Rounds, string(load))
+	fmt.Printf("\nTCP from a pod (iperf3 %d s, %d rounds per mode, modes alternating), userspace datapath; load average %s\n", req.Seconds, req.Rounds, benchkit.LoadAvg())
 	fmt.Println("| path | mode | TCP Mbit/s, median | per round | vs not mirrored |")
 	fmt.Println("|---|---|---:|---|---:|")
 	for _, p := range paths {
@@ -179,45 +174,4 @@ func printTable(req Request, paths []*path) {
 			fmt.Printf("| %s | %s | %.0f | %s | %.0f%% |\n", p.name, m, med, benchkit.Rounds(p.mbits[m]), 100*med/base)
 		}
 	}
-}
-
-// iperf runs an iperf3 server (one test) in serverNetns and the client in clientNetns and
-// returns the receiver's rate in Mbit/s.
-func iperf(ctx context.Context, clientNetns, serverNetns, server string, seconds int) (float64, error) {
-	srv := exec.CommandContext(ctx, "ip", "netns", "exec", serverNetns, "iperf3", "-s", "-1", "-B", server)
-	if err := srv.Start(); err != nil {
-		return 0, err
-	}
-	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
-	var out []byte
-	var err error
-	for range 30 {
-		out, err = exec.CommandContext(ctx, "ip", "netns", "exec", clientNetns, "iperf3", "-J", "-c", server,
-			"-t", strconv.Itoa(seconds)).Output()
-		var res struct {
-			End struct {
-				SumReceived struct {
-					BitsPerSecond float64 `json:"bits_per_second"`
-				} `json:"sum_received"`
-			} `json:"end"`
-		}
-		if json.Unmarshal(out, &res) == nil && res.End.SumReceived.BitsPerSecond > 0 {
-			return res.End.SumReceived.BitsPerSecond / 1e6, nil
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return 0, fmt.Errorf("iperf3 %s -> %s measured nothing (%v):\n%.2000s", clientNetns, server, err, out)
-}
-
-// warmUp pings until replies come: the datapath drops first packets while it resolves
-// neighbours.
-func warmUp(ctx context.Context, p *path) error {
-	var err error
-	for range 40 {
-		if _, err = podsim.Ping(ctx, p.from, p.to.IP()); err == nil {
-			return nil
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	return fmt.Errorf("%s: no ping reply: %w", p.name, err)
 }

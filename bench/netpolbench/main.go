@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
@@ -14,13 +13,14 @@ import (
 )
 
 func main() {
-	bin := flag.String("bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	var bin string
+	benchkit.BinFlag(&bin)
 	policies := flag.Int("policies", 100, "NetworkPolicies, spread over the namespaces")
 	pods := flag.Int("pods", 500, "pods (API objects with addresses and OVN ports, no sandbox)")
 	namespaces := flag.Int("namespaces", 10, "namespaces the pods and policies are spread over")
 	flips := flag.Int("flips", 10, "label changes timed one after the other (each way)")
 	flag.Parse()
-	if err := run(*bin, scale{policies: *policies, pods: *pods, namespaces: *namespaces}, *flips); err != nil {
+	if err := run(bin, scale{policies: *policies, pods: *pods, namespaces: *namespaces}, *flips); err != nil {
 		fmt.Fprintln(os.Stderr, "netpolbench:", err)
 		os.Exit(1)
 	}
@@ -32,7 +32,6 @@ func run(bin string, sc scale, flips int) error {
 	if err := harness.Preflight(); err != nil {
 		return err
 	}
-	bin, _ = filepath.Abs(bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	rig, err := harness.Start(ctx, harness.Options{})

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/images"
@@ -27,7 +27,7 @@ type config struct {
 
 func main() {
 	var c config
-	flag.StringVar(&c.bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	benchkit.BinFlag(&c.bin)
 	flag.IntVar(&c.pods, "pods", 50, "pods created at once, per plugin")
 	flag.IntVar(&c.restarts, "restarts", 5, "edgeovn restarts timed to node Ready")
 	flag.IntVar(&c.rounds, "rounds", 2, "rounds per network, alternating which goes first")
@@ -55,7 +55,6 @@ func run(c config) error {
 	if err := harness.Preflight(harness.RealNodeParts...); err != nil {
 		return err
 	}
-	c.bin, _ = filepath.Abs(c.bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	work, err := os.MkdirTemp("", "podbench-")

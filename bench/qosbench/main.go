@@ -14,9 +14,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 )
 
@@ -30,7 +30,7 @@ type Request struct {
 
 func main() {
 	var req Request
-	flag.StringVar(&req.Bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	benchkit.BinFlag(&req.Bin)
 	flag.IntVar(&req.Hosts, "hosts", 1, "1: both pods on one host; 2: the receiver on another host")
 	flag.Float64Var(&req.Seconds, "seconds", 4, "iperf3 seconds per measurement")
 	flag.IntVar(&req.Changes, "changes", 10, "annotation changes timed")
@@ -48,13 +48,9 @@ func run(req Request) error {
 	if err := harness.PreflightCluster(); err != nil {
 		return err
 	}
-	bin, err := filepath.Abs(req.Bin)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	w, err := startWorld(ctx, bin, req.Hosts)
+	w, err := startWorld(ctx, req.Bin, req.Hosts)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
@@ -21,7 +20,7 @@ type Request struct {
 
 func main() {
 	var req Request
-	flag.StringVar(&req.Bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	benchkit.BinFlag(&req.Bin)
 	flag.IntVar(&req.Runs, "runs", 3, "NB leader kills, and hosts added, on one cluster")
 	flag.BoolVar(&req.Keep, "keep", false, "keep the cluster's run directory (every process's log) and print it")
 	writerTo := flag.String(writerFlag, "", "internal: run as the NB writer against these members")
@@ -56,13 +55,9 @@ func run(req Request) error {
 	if req.Runs < 1 {
 		return fmt.Errorf("-runs %d: want at least 1", req.Runs)
 	}
-	bin, err := filepath.Abs(req.Bin)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	cl, err := startCluster(ctx, bin, 3, req.Keep)
+	cl, err := startCluster(ctx, req.Bin, 3, req.Keep)
 	if err != nil {
 		return err
 	}
@@ -91,8 +86,7 @@ func run(req Request) error {
 }
 
 func printTable(req Request, r results) {
-	load, _ := os.ReadFile("/proc/loadavg")
-	fmt.Printf("\nOVN NB and SB as 3-member raft clusters on a harness.Cluster, edgeovn on every host; %d runs; load average %.14s\n", req.Runs, load)
+	fmt.Printf("\nOVN NB and SB as 3-member raft clusters on a harness.Cluster, edgeovn on every host; %d runs; load average %s\n", req.Runs, benchkit.LoadAvg())
 	fmt.Println("| measure | p50 | max | per run |")
 	fmt.Println("|---|---:|---:|---|")
 	row := func(name string, d []time.Duration) {

@@ -5,24 +5,25 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 )
 
 func main() {
-	bin := flag.String("bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	var bin string
+	benchkit.BinFlag(&bin)
 	pods := flag.String("pods", "10,100", "comma-separated pod counts, each on a fresh rig")
 	keep := flag.Bool("keep", false, "keep the rigs' directories (every daemon's log) and print where they are")
 	kubelet := flag.Bool("kubelet", false, "reboot a real node instead (kubelet and containerd 2 from $EDGEOVN_KUBELET etc., a Deployment of -pods testserver pods; make deps) and print its timeline")
 	flag.Parse()
 	sizes, err := parseSizes(*pods)
 	if err == nil && *kubelet {
-		err = runRealNode(*bin, sizes, *keep)
+		err = runRealNode(bin, sizes, *keep)
 	} else if err == nil {
-		err = run(*bin, sizes, *keep)
+		err = run(bin, sizes, *keep)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rebootbench:", err)
@@ -34,7 +35,6 @@ func runRealNode(bin string, sizes []int, keep bool) error {
 	if err := harness.Preflight(harness.RealNodeParts...); err != nil {
 		return err
 	}
-	bin, _ = filepath.Abs(bin)
 	printRealHeader()
 	for _, n := range sizes {
 		r, err := rebootRealNode(context.Background(), bin, n, keep)
@@ -62,7 +62,6 @@ func run(bin string, sizes []int, keep bool) error {
 	if err := harness.Preflight(); err != nil {
 		return err
 	}
-	bin, _ = filepath.Abs(bin)
 	fmt.Printf("%6s  %14s  %14s  %15s  %10s  %9s  %16s\n", "pods", "boot->all up", "ovs->all up", "edgeovn->all up", "ADD p99", "ADDs > 1", "unreachable@60s")
 	for _, n := range sizes {
 		r, err := reboot(context.Background(), bin, n, keep)

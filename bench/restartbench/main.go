@@ -5,22 +5,23 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
 
 func main() {
-	bin := flag.String("bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	var bin string
+	benchkit.BinFlag(&bin)
 	restarts := flag.Int("restarts", 10, "restarts, alternately SIGTERM and SIGKILL")
 	drift := flag.Int("drift", 0, "instead of restarts: break the host wiring this many times each way and time the repairs")
 	keep := flag.Bool("keep", false, "keep the rig's directory (edgeovn's logs, one per start) and print where it is")
 	flag.Parse()
-	if err := run(*bin, *restarts, *drift, *keep); err != nil {
+	if err := run(bin, *restarts, *drift, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "restartbench:", err)
 		os.Exit(1)
 	}
@@ -38,7 +39,6 @@ func run(bin string, restarts, drift int, keep bool) error {
 	if err := harness.Preflight(); err != nil {
 		return err
 	}
-	bin, _ = filepath.Abs(bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	rig, err := harness.Start(ctx, harness.Options{Keep: keep})

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
@@ -15,7 +14,7 @@ import (
 
 func main() {
 	var o options
-	flag.StringVar(&o.bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	benchkit.BinFlag(&o.bin)
 	flag.IntVar(&o.services, "services", 1000, "Services (3 endpoints each) programmed from a cold start")
 	flag.IntVar(&o.changes, "changes", 50, "endpoint changes timed one after the other")
 	flag.IntVar(&o.pods, "pods", 20, "pods whose CNI ADD is timed with the Services present")
@@ -42,7 +41,6 @@ func run(o options) error {
 	if err := harness.Preflight(); err != nil {
 		return err
 	}
-	bin, _ := filepath.Abs(o.bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	rig, err := harness.Start(ctx, harness.Options{Keep: keep})
@@ -60,7 +58,7 @@ func run(o options) error {
 	}
 	start := time.Now()
 	level := map[bool]string{true: "debug", false: "warn"}[keep || o.trace]
-	proc, err := daemon.Start(ctx, rig, daemon.Spec{Node: node, BinDir: bin, Extra: []string{"--log-level=" + level}})
+	proc, err := daemon.Start(ctx, rig, daemon.Spec{Node: node, BinDir: o.bin, Extra: []string{"--log-level=" + level}})
 	if err != nil {
 		return err
 	}

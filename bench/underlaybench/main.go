@@ -14,11 +14,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/harness"
+	"github.com/edgeovn/edgeovn/e2e/iperf"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
 
@@ -32,7 +32,7 @@ type Request struct {
 
 func main() {
 	var req Request
-	flag.StringVar(&req.Bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	benchkit.BinFlag(&req.Bin)
 	flag.IntVar(&req.Rounds, "rounds", 3, "rounds per path, alternating underlay and Geneve")
 	flag.IntVar(&req.Pings, "pings", 200, "pings per round, 10 ms apart")
 	flag.IntVar(&req.Seconds, "seconds", 3, "iperf3 seconds per throughput round")
@@ -55,13 +55,9 @@ func run(req Request) error {
 	if err := harness.PreflightCluster(); err != nil {
 		return err
 	}
-	bin, err := filepath.Abs(req.Bin)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	w, err := startWorld(ctx, bin)
+	w, err := startWorld(ctx, req.Bin)
 	if err != nil {
 		return err
 	}
@@ -90,25 +86,24 @@ func run(req Request) error {
 }
 
 func measure(ctx context.Context, p *path, req Request) error {
-	rtts, err := pingTimes(ctx, p.from.NetnsName(), p.to.IP(), req.Pings)
+	rtts, err := benchkit.PingTimes(ctx, p.from.NetnsName(), p.to.IP(), req.Pings)
 	if err != nil {
 		return err
 	}
 	p.rtts = append(p.rtts, rtts...)
-	mbit, err := iperf(ctx, p.from.NetnsName(), p.to.NetnsName(), p.to.IP(), req.Seconds)
+	res, err := iperf.Run(ctx, iperf.Request{ClientNetns: p.from.NetnsName(), ServerNetns: p.to.NetnsName(), Server: p.to.IP(), Seconds: float64(req.Seconds)})
 	if err != nil {
 		return err
 	}
-	p.mbits = append(p.mbits, mbit)
+	p.mbits = append(p.mbits, res.Mbit)
 	return nil
 }
 
 func printTable(req Request, take takeover, paths []*path) {
-	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("\nProviderNetwork on eth1 of 2 hosts: created -> Ready on both in %v; host pings through its eth1 route (10 ms apart) during the move: %d sent, %d lost\n",
 		take.ready.Round(time.Millisecond), take.sent, take.lost)
-	fmt.Printf("\nPod to pod across 2 hosts (userspace datapath), %d rounds per path: %d pings 10 ms apart and iperf3 %d s per round; load average %.20s\n",
-		req.Rounds, req.Pings, req.Seconds, string(load))
+	fmt.Printf("\nPod to pod across 2 hosts (userspace datapath), %d rounds per path: %d pings 10 ms apart and iperf3 %d s per round; load average %s\n",
+		req.Rounds, req.Pings, req.Seconds, benchkit.LoadAvg())
 	fmt.Println("| path | ping p50 | ping p99 | TCP Mbit/s, median | TCP Mbit/s, per round |")
 	fmt.Println("|---|---:|---:|---:|---|")
 	for _, p := range paths {

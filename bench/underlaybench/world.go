@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
@@ -172,8 +173,8 @@ func (w *world) pods(ctx context.Context) ([]*path, error) {
 	paths := []*path{{name: "underlay (VLAN 100, site switch)", from: sbs[0], to: sbs[1]}, {name: "overlay (Geneve)", from: sbs[2], to: sbs[3]},
 		{name: "u2oInterconnection (underlay pod -> overlay pod on the other host)", from: sbs[0], to: sbs[3]}}
 	for _, p := range paths {
-		if err := warmUp(ctx, p); err != nil {
-			return nil, err
+		if err := benchkit.WarmUp(ctx, p.from, p.to.IP()); err != nil {
+			return nil, fmt.Errorf("%s: %w", p.name, err)
 		}
 	}
 	return paths, nil

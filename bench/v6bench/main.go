@@ -7,13 +7,13 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
+	"github.com/edgeovn/edgeovn/e2e/iperf"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
 
@@ -38,7 +38,7 @@ type Request struct {
 
 func main() {
 	var req Request
-	flag.StringVar(&req.Bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
+	benchkit.BinFlag(&req.Bin)
 	flag.IntVar(&req.Rounds, "rounds", 3, "rounds; each measures every path once, the order alternating")
 	flag.IntVar(&req.Seconds, "seconds", 3, "iperf3 seconds per round and path")
 	flag.Parse()
@@ -63,10 +63,6 @@ func run(req Request) error {
 	if _, err := exec.LookPath("iperf3"); err != nil {
 		return fmt.Errorf("iperf3 not found: %w", err)
 	}
-	bin, err := filepath.Abs(req.Bin)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	rig, err := harness.Start(ctx, harness.Options{})
@@ -74,7 +70,7 @@ func run(req Request) error {
 		return err
 	}
 	defer rig.Stop()
-	a, b, err := startPods(ctx, rig, bin)
+	a, b, err := startPods(ctx, rig, req.Bin)
 	if err != nil {
 		return err
 	}
@@ -102,11 +98,11 @@ func run(req Request) error {
 	for r := range req.Rounds {
 		for i := range paths {
 			p := paths[(i+r)%len(paths)] // each round starts one path later
-			mbit, err := benchkit.IPerf(ctx, p.client, p.server, p.addr, req.Seconds)
+			res, err := iperf.Run(ctx, iperf.Request{ClientNetns: p.client, ServerNetns: p.server, Server: p.addr, Seconds: float64(req.Seconds)})
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.name, err)
 			}
-			p.mbits = append(p.mbits, mbit)
+			p.mbits = append(p.mbits, res.Mbit)
 		}
 	}
 	report(req, paths)

@@ -27,8 +27,10 @@ func Funcs(ctx context.Context) skel.CNIFuncs {
 	}
 }
 
-func podRequest(command string, a *skel.CmdArgs, pod PodArgs) protocol.PodRequest {
+func podRequest(command string, a *skel.CmdArgs, pod PodArgs, conf *NetConf) protocol.PodRequest {
 	return protocol.PodRequest{
+		Provider:     conf.Provider,
+		IPAMOnly:     conf.ipamOnly,
 		Command:      command,
 		ContainerID:  a.ContainerID,
 		Netns:        a.Netns,
@@ -48,8 +50,7 @@ func cmdAdd(ctx context.Context, a *skel.CmdArgs) error {
 	if err != nil {
 		return err
 	}
-	req := podRequest(protocol.CommandAdd, a, pod)
-	req.Provider = conf.Provider
+	req := podRequest(protocol.CommandAdd, a, pod, conf)
 	req.PortMappings = conf.RuntimeConfig.PortMappings
 	resp, err := call(ctx, callRequest{Socket: conf.ServerSocket, Timeout: conf.timeout, Window: restartWindow,
 		Req: req, UnreachableCode: types.ErrTryAgainLater})
@@ -58,6 +59,9 @@ func cmdAdd(ctx context.Context, a *skel.CmdArgs) error {
 	}
 	if resp.Add == nil {
 		return types.NewError(types.ErrInternal, "edgeovn daemon answered ADD without a result", "")
+	}
+	if conf.ipamOnly {
+		return types.PrintResult(toIPAMResult(resp.Add), conf.CNIVersion)
 	}
 	res, err := mergePrev(conf.PrevResult, toResult(resp.Add))
 	if err != nil {
@@ -68,17 +72,23 @@ func cmdAdd(ctx context.Context, a *skel.CmdArgs) error {
 
 // cmdDel forwards DEL. The pod's identity is optional: DEL must work for pods the API no
 // longer knows, and the daemon finds everything by container ID.
+//
+// An IPAM call whose ipam section is bad succeeds: its ADD failed on the same section and
+// held nothing, and the calling plugin (macvlan) removes its interface only after its IPAM's
+// DEL succeeds.
 func cmdDel(ctx context.Context, a *skel.CmdArgs) error {
 	conf, err := LoadNetConf(a.StdinData)
 	if err != nil {
+		if ipamCall(a.StdinData) {
+			return nil
+		}
 		return err
 	}
 	pod, err := LoadPodArgs(a.Args, false)
 	if err != nil {
 		return err
 	}
-	req := podRequest(protocol.CommandDel, a, pod)
-	req.Provider = conf.Provider
+	req := podRequest(protocol.CommandDel, a, pod, conf)
 	_, err = call(ctx, callRequest{Socket: conf.ServerSocket, Timeout: conf.timeout, Window: restartWindow,
 		Req: req, UnreachableCode: types.ErrTryAgainLater})
 	return err
@@ -97,8 +107,7 @@ func cmdCheck(ctx context.Context, a *skel.CmdArgs) error {
 	if err != nil {
 		return err
 	}
-	req := podRequest(protocol.CommandCheck, a, pod)
-	req.Provider = conf.Provider
+	req := podRequest(protocol.CommandCheck, a, pod, conf)
 	req.ExpectedIPs = ips
 	_, err = call(ctx, callRequest{Socket: conf.ServerSocket, Timeout: conf.timeout, Window: restartWindow,
 		Req: req, UnreachableCode: types.ErrTryAgainLater})
@@ -121,7 +130,7 @@ func cmdGC(ctx context.Context, a *skel.CmdArgs) error {
 	if err != nil {
 		return err
 	}
-	req := protocol.PodRequest{Command: protocol.CommandGC}
+	req := protocol.PodRequest{Command: protocol.CommandGC, Provider: conf.Provider, IPAMOnly: conf.ipamOnly}
 	for _, v := range conf.ValidAttachments {
 		req.ValidAttachments = append(req.ValidAttachments, protocol.Attachment{ContainerID: v.ContainerID, IfName: v.IfName})
 	}

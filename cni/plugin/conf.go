@@ -34,7 +34,12 @@ type NetConf struct {
 		PortMappings []protocol.PortMapping `json:"portMappings,omitempty"`
 	} `json:"runtimeConfig,omitempty"`
 
-	timeout time.Duration
+	// IPAM is the ipam section: with another plugin's type and "type": "kube-ovn" in it,
+	// the call is an IPAM call (ipam.go).
+	IPAM IPAMConf `json:"ipam,omitzero"`
+
+	timeout  time.Duration
+	ipamOnly bool
 }
 
 // LoadNetConf parses the configuration from stdin, applies defaults and parses the
@@ -42,7 +47,10 @@ type NetConf struct {
 func LoadNetConf(stdin []byte) (*NetConf, error) {
 	conf := &NetConf{}
 	if err := json.Unmarshal(stdin, conf); err != nil {
-		return nil, types.NewError(types.ErrDecodingFailure, "parse network configuration", err.Error())
+		return nil, decodeError(err)
+	}
+	if err := applyIPAM(conf); err != nil {
+		return nil, err
 	}
 	if conf.ServerSocket == "" {
 		conf.ServerSocket = protocol.DefaultSocket

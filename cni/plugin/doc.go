@@ -20,5 +20,10 @@
 //     (containerd does, and repeats DEL during sandbox GC), and the daemon's DEL succeeds when
 //     the pod or its namespace is already gone, so the retry converges once the daemon is up.
 //
+// IPAM mode (ipam.go): called with another plugin's config whose "ipam" section has type
+// "kube-ovn" (or "edgeovn"), as macvlan calls its IPAM, the binary forwards the request with
+// IPAMOnly, ipam.provider and ipam.serverSocket, and prints an IPAM result (addresses and
+// routes, no interface). A bad ipam section is an error naming the field; its DEL succeeds.
+//
 // Concurrency: each binary invocation handles one command; there is no shared state.
 package plugin

@@ -5,6 +5,9 @@ import "net/netip"
 // DefaultSocket is where the daemon listens unless the network configuration says otherwise.
 const DefaultSocket = "/run/edgeovn/cni.sock"
 
+// PrimaryProvider is Kube-OVN's provider of the pods' primary network.
+const PrimaryProvider = "ovn"
+
 // Path is the HTTP path every request is POSTed to; the command is in the body.
 const Path = "/v1/cni"
 
@@ -26,6 +29,10 @@ type PodRequest struct {
 	// Provider is the network configuration's provider: "" (or "ovn") for the pod's primary
 	// interface, "<nad>.<namespace>.ovn" for an attachment network Multus delegates.
 	Provider string `json:"provider,omitempty"`
+	// IPAMOnly: the binary was called as another plugin's IPAM (macvlan with "ipam":
+	// {"type": "kube-ovn"}): ADD answers the addresses of Provider without wiring anything,
+	// and DEL, CHECK and GC touch no pod port.
+	IPAMOnly bool `json:"ipamOnly,omitempty"`
 
 	PodNamespace string `json:"podNamespace,omitempty"`
 	PodName      string `json:"podName,omitempty"`

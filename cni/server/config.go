@@ -154,6 +154,9 @@ type Config struct {
 	DrainTimeout time.Duration
 	// Observer, if set, receives every request's outcome (metrics).
 	Observer Observer
+	// SubnetProviders, if set, lets an IPAM ADD whose provider no Subnet has fail at once
+	// rather than wait for an allocation nobody makes.
+	SubnetProviders SubnetProviders
 }
 
 // Observer receives the outcome of each request: its verb (ADD, DEL, ...), the CNI error code

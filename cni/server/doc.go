@@ -22,6 +22,13 @@
 // (ExtIDProvider on the port), installs no default route unless the attachment's
 // default_route says so, and never serves hostPorts; its DEL removes that veth and port only.
 //
+// IPAM calls (ipam.go, protocol.PodRequest.IPAMOnly): the binary called as another plugin's
+// IPAM (macvlan with "ipam": {"type": "kube-ovn", "provider": "<nad>.<namespace>"}). ADD waits
+// for that provider's annotations and answers its addresses and routes, wiring nothing; a
+// provider no Subnet has (Config.SubnetProviders) is refused at once. The node holds nothing
+// per container for them: DEL, CHECK and GC succeed without touching a port, and such a GC
+// never runs the pod-port GC (its valid list is the calling plugin's network's only).
+//
 // Invariants:
 //   - Only root is served: the socket's directory is 0700 (or an existing one only its owner
 //     can write), the socket 0600, and each connection's SO_PEERCRED must say uid 0 (peer.go);

@@ -86,6 +86,9 @@ func (s *Server) requestLog(req protocol.PodRequest) *slog.Logger {
 }
 
 func (s *Server) serve(ctx context.Context, req protocol.PodRequest) protocol.Response {
+	if req.IPAMOnly && req.Command != protocol.CommandStatus {
+		return s.serveIPAM(ctx, req)
+	}
 	switch req.Command {
 	case protocol.CommandAdd:
 		res, perr := s.add(ctx, req)
@@ -98,6 +101,18 @@ func (s *Server) serve(ctx context.Context, req protocol.PodRequest) protocol.Re
 		return protocol.Response{Error: s.status(ctx)}
 	case protocol.CommandGC:
 		return protocol.Response{Error: s.gc(ctx, req)}
+	}
+	return protocol.Response{Error: &protocol.Error{
+		Code: protocol.CodeInvalidEnvironment, Msg: fmt.Sprintf("unknown cni command %q", req.Command)}}
+}
+
+func (s *Server) serveIPAM(ctx context.Context, req protocol.PodRequest) protocol.Response {
+	switch req.Command {
+	case protocol.CommandAdd:
+		res, perr := s.ipamAdd(ctx, req)
+		return protocol.Response{Add: res, Error: perr}
+	case protocol.CommandDel, protocol.CommandCheck, protocol.CommandGC:
+		return protocol.Response{Error: s.ipamOther(req)}
 	}
 	return protocol.Response{Error: &protocol.Error{
 		Code: protocol.CodeInvalidEnvironment, Msg: fmt.Sprintf("unknown cni command %q", req.Command)}}

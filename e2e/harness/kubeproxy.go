@@ -81,7 +81,8 @@ func (r *Rig) StartKubeProxy(ctx context.Context, req KubeProxyRequest) (*Proces
 }
 
 // ProxyRules returns what kube-proxy in mode has programmed in the rig's namespace: the
-// IPv4 nat and filter tables (iptables-save) or the "ip kube-proxy" table (nft).
+// IPv4 nat and filter tables and the IPv6 nat table (iptables-save, ip6tables-save: an
+// IPv6-only cluster's Services are only there) or the "ip kube-proxy" table (nft).
 func (r *Rig) ProxyRules(ctx context.Context, mode KubeProxyMode) (string, error) {
 	var out []byte
 	var err error
@@ -89,11 +90,12 @@ func (r *Rig) ProxyRules(ctx context.Context, mode KubeProxyMode) (string, error
 	case KubeProxyNFTables:
 		out, err = r.Run(ctx, "nft", "list", "table", "ip", "kube-proxy")
 	case KubeProxyIPTables, "":
-		out, err = r.Run(ctx, "iptables-save", "-t", "nat")
-		if err == nil {
-			var filter []byte
-			filter, err = r.Run(ctx, "iptables-save", "-t", "filter")
-			out = append(out, filter...)
+		for _, save := range [][]string{{"iptables-save", "-t", "nat"}, {"iptables-save", "-t", "filter"}, {"ip6tables-save", "-t", "nat"}} {
+			var b []byte
+			if b, err = r.Run(ctx, save[0], save[1:]...); err != nil {
+				break
+			}
+			out = append(out, b...)
 		}
 	default:
 		return "", fmt.Errorf("kube-proxy rules: unknown mode %q", mode)

@@ -7,12 +7,15 @@ import (
 	"net/netip"
 	"os/exec"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // Request is one iperf3 run.
 type Request struct {
-	ClientNetns, ServerNetns string // names under /run/netns
+	// ClientNetns and ServerNetns are names under /run/netns, or paths (podsim's
+	// Sandbox.Netns).
+	ClientNetns, ServerNetns string
 	Server                   netip.Addr
 	Port                     int // 0: iperf3's default 5201
 	Seconds                  float64
@@ -35,12 +38,12 @@ type Result struct {
 // connection is refused.
 func Run(ctx context.Context, r Request) (Result, error) {
 	port := strconv.Itoa(max(r.Port, 5201))
-	srv := exec.CommandContext(ctx, "ip", "netns", "exec", r.ServerNetns, "iperf3", "-s", "-1", "-B", r.Server.String(), "-p", port)
+	srv := inNetns(ctx, r.ServerNetns, "iperf3", "-s", "-1", "-B", r.Server.String(), "-p", port)
 	if err := srv.Start(); err != nil {
 		return Result{}, fmt.Errorf("start iperf3 server in %s: %w", r.ServerNetns, err)
 	}
 	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
-	args := []string{"netns", "exec", r.ClientNetns, "iperf3", "-J", "--get-server-output", "-c", r.Server.String(), "-p", port,
+	args := []string{"iperf3", "-J", "--get-server-output", "-c", r.Server.String(), "-p", port,
 		"-t", strconv.FormatFloat(r.Seconds, 'f', -1, 64)}
 	if r.Interval > 0 {
 		args = append(args, "-i", strconv.FormatFloat(r.Interval.Seconds(), 'f', -1, 64))
@@ -54,7 +57,7 @@ func Run(ctx context.Context, r Request) (Result, error) {
 	var out []byte
 	var err error
 	for range 30 {
-		out, err = exec.CommandContext(ctx, "ip", args...).Output()
+		out, err = inNetns(ctx, r.ClientNetns, args...).Output()
 		if res, ok := parse(out, r.Reverse); ok {
 			return res, nil
 		}
@@ -64,6 +67,15 @@ func Run(ctx context.Context, r Request) (Result, error) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return Result{}, fmt.Errorf("iperf3 %s -> %s measured nothing (%v):\n%.2000s", r.ClientNetns, r.Server, err, out)
+}
+
+// inNetns is the command run in the network namespace netns: a path is entered with
+// nsenter, a name with ip netns exec.
+func inNetns(ctx context.Context, netns string, args ...string) *exec.Cmd {
+	if strings.Contains(netns, "/") {
+		return exec.CommandContext(ctx, "nsenter", append([]string{"--net=" + netns}, args...)...)
+	}
+	return exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", netns}, args...)...)
 }
 
 type report struct {

@@ -52,9 +52,9 @@
 // status.conflict (a Vlan with the id of one in use or older on its provider; its Subnets are
 // refused VlanConflict).
 //
-// A Subnet with spec.vpc other than ovn-cluster is a custom VPC's (vpc.go): its Vpc (a Vpc
-// informer queues the Subnets that name it) must exist, else it is refused naming spec.vpc
-// (VpcNotFound); its switch's router port is on the Vpc's router (created here when the
+// A Subnet with spec.vpc other than ovn-cluster is a custom VPC's (vpc.go): its Vpc (the
+// term's Vpc informer, shared with package vpcs, queues the Subnets that name it) must exist,
+// else it is refused naming spec.vpc (VpcNotFound); its switch's router port is on the Vpc's router (created here when the
 // Subnet comes before its Vpc's own sync; owned by the Vpc, package vpcs), with no allow
 // policy; a change of an applied Subnet's VPC is refused. Overlap is checked only between
 // Subnets of one VPC (the IPAM keys addresses by subnet, so two VPCs' Subnets may share a

@@ -179,7 +179,7 @@ func (s *Controller) Register(f *kubeapi.Informers) ([]cache.InformerSynced, err
 	if err != nil {
 		return nil, err
 	}
-	vpcsSynced, err := s.registerVpcs()
+	vpcsSynced, err := s.registerVpcs(f)
 	if err != nil {
 		return nil, err
 	}

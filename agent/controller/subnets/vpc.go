@@ -19,11 +19,12 @@ const (
 	ReasonVpcChange   = "VpcChangeRefused"
 )
 
-// registerVpcs adds the Vpc informer: a Vpc's creation (after a Subnet that names it), change
-// (its namespaces and defaultSubnet choose pods' subnets) or deletion queues the Subnets that
-// name it and the namespaces.
-func (s *Controller) registerVpcs() (cache.InformerSynced, error) {
-	gi := kubeapi.DynamicInformer(s.dyn, kubeovn.VpcResource)
+// registerVpcs adds a handler to the term's Vpc informer (the vpcs feature's too; the factory
+// runs it): a Vpc's creation (after a Subnet that names it), change (its namespaces and
+// defaultSubnet choose pods' subnets) or deletion queues the Subnets that name it and the
+// namespaces.
+func (s *Controller) registerVpcs(f *kubeapi.Informers) (cache.InformerSynced, error) {
+	gi := f.Dynamic(s.dyn, kubeovn.VpcResource)
 	s.vpcs = gi.Lister()
 	inf := gi.Informer()
 	onVpc := func(obj any) {
@@ -44,7 +45,6 @@ func (s *Controller) registerVpcs() (cache.InformerSynced, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("watch vpcs: %w", err)
 	}
-	go inf.Run(s.stop)
 	return inf.HasSynced, nil
 }
 

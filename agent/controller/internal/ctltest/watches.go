@@ -63,3 +63,10 @@ func (w *Watches) Wait(ctx context.Context, resource string) error {
 		}
 	}
 }
+
+// Count is how many watches of resource have been registered so far.
+func (w *Watches) Count(resource string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n[resource]
+}
