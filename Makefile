@@ -26,13 +26,14 @@ help: ## list the targets
 
 PLUGINS := github.com/containernetworking/plugins/plugins/main/loopback github.com/containernetworking/plugins/plugins/main/macvlan
 
-build: ## build bin/edgeovn, bin/edgeovn-cni and the loopback and macvlan plugins it ships (static, this host's architecture)
+build: ## build bin/edgeovn, bin/edgeovn-cni, bin/edgeovn-bgp (the BGP speaker process) and the loopback and macvlan plugins it ships (static, this host's architecture)
 	$(MAKE) --no-print-directory binaries OUT=bin GOARCH=$$($(GO) env GOARCH)
 
 # binaries OUT=DIR GOARCH=ARCH: the shipped binaries for one architecture.
 binaries:
 	CGO_ENABLED=0 GOARCH=$(GOARCH) $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(OUT)/edgeovn .
 	CGO_ENABLED=0 GOARCH=$(GOARCH) $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(OUT)/edgeovn-cni ./cni/cmd/edgeovn-cni
+	CGO_ENABLED=0 GOARCH=$(GOARCH) $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(OUT)/edgeovn-bgp ./agent/bgp/cmd/edgeovn-bgp
 	CGO_ENABLED=0 GOARCH=$(GOARCH) $(GO) build -trimpath -ldflags "-s -w" -o $(OUT)/ $(PLUGINS)
 
 # Debian and RPM versions must start with a digit; nfpm is run from the module proxy at a
@@ -63,7 +64,7 @@ vet: ## gofmt, go vet, staticcheck, and deadcode: no function unreachable from t
 	$(GO) vet ./...
 	$(TOOL) staticcheck ./...
 	@set -e; dead=$$(mktemp); allow=$$(mktemp); trap 'rm -f $$dead $$allow' EXIT; \
-	$(TOOL) deadcode -f '$(DEADFMT)' . ./cni/cmd/edgeovn-cni > $$dead; \
+	$(TOOL) deadcode -f '$(DEADFMT)' . ./cni/cmd/edgeovn-cni ./agent/bgp/cmd/edgeovn-bgp > $$dead; \
 	$(TOOL) deadcode -test -f '$(DEADFMT)' ./... >> $$dead; \
 	sort -u -o $$dead $$dead; sed -e 's/#.*//' -e 's/[[:space:]]*$$//' -e '/^$$/d' deadcode.allow > $$allow; \
 	if grep -vxF -f $$allow $$dead; then echo "deadcode: the functions above are reached by no binary (or only by tests): remove them, or say in deadcode.allow why they stay"; exit 1; fi; \

@@ -27,7 +27,7 @@ func TestPackagesPerArchitecture(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, path := range []string{"usr/bin/edgeovn", "usr/lib/edgeovn/edgeovn-cni", "usr/lib/edgeovn/loopback", "usr/lib/edgeovn/macvlan"} {
+		for _, path := range []string{"usr/bin/edgeovn", "usr/bin/edgeovn-bgp", "usr/lib/edgeovn/edgeovn-cni", "usr/lib/edgeovn/loopback", "usr/lib/edgeovn/macvlan"} {
 			data, ok := bins[path]
 			if !ok {
 				t.Errorf("%s: no %s", debs[0], path)

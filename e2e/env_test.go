@@ -48,6 +48,7 @@ func buildBinaries(t *testing.T) string {
 		}
 		for pkg, out := range map[string]string{"github.com/edgeovn/edgeovn": "edgeovn",
 			"github.com/edgeovn/edgeovn/cni/cmd/edgeovn-cni":               "edgeovn-cni",
+			"github.com/edgeovn/edgeovn/agent/bgp/cmd/edgeovn-bgp":         "edgeovn-bgp",
 			"github.com/containernetworking/plugins/plugins/main/loopback": "loopback",
 			"github.com/containernetworking/plugins/plugins/main/macvlan":  "macvlan"} {
 			// edgeovn_testhooks: the crash-window test's hook (agent/controller/testhook.go).

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+
+	"github.com/edgeovn/edgeovn/agent/bgp/speakerproto"
 )
 
 // Annotation is Kube-OVN's key on Subnets, pods and Services that asks for an announcement.
@@ -123,6 +125,6 @@ func Announcements(s State) (prefixes []netip.Prefix, bad []BadValue) {
 	for p := range set {
 		prefixes = append(prefixes, p)
 	}
-	slices.SortFunc(prefixes, comparePrefix)
+	slices.SortFunc(prefixes, speakerproto.ComparePrefix)
 	return prefixes, bad
 }

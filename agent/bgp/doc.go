@@ -1,6 +1,10 @@
 // Package bgp is the node role's BGP speaker: it announces this host's share of the
-// cluster's addresses to the site's routers, as Kube-OVN's kube-ovn-speaker does, with GoBGP
-// (github.com/osrg/gobgp/v3) as a library inside the edgeovn process.
+// cluster's addresses to the site's routers, as Kube-OVN's kube-ovn-speaker does. This
+// package decides what to announce, inside edgeovn; the speaker itself (GoBGP,
+// github.com/osrg/gobgp/v3, in package speaker) runs in a process of its own, edgeovn-bgp
+// (cmd/edgeovn-bgp), so that the edgeovn binary links none of GoBGP and its gRPC, protobuf
+// and configuration libraries: a host without BGP pays nothing for it, not even their package
+// init. This package imports neither GoBGP nor package speaker (a test says so).
 //
 // What is announced (Announcements, pure) follows Kube-OVN's ovn.kubernetes.io/bgp
 // annotation: a Subnet "true" or "cluster" is announced as its CIDRs (every host forwards to
@@ -12,27 +16,25 @@
 // it that run on this host; a pod "true", "cluster" or "local" as its host routes, from its own
 // host only (Kube-OVN announces a "cluster" pod from every speaker; edgeovn's hosts watch only
 // their own pods); a Service's ClusterIPs with announce-cluster-ip. Each host decides for
-// itself from its own informers (Subnets, its own pods by spec.nodeName, Services only with
-// announce-cluster-ip): the controller role marks nothing.
+// itself from what its node role watches (the host wiring's Subnet informer and the pod watch
+// of its own pods, shared: Request.Subnets, Request.Pods) and, only with announce-cluster-ip, a
+// Service informer of its own: the controller role marks nothing.
 //
 // Invariants:
-//   - Nothing starts without a neighbour (config.BGP.Enabled): no server, no informer.
-//   - The next hop is left unspecified, so GoBGP sends each peer the session's local
-//     address: this host's own address toward that peer, never a pod's (Kube-OVN #4139).
-//   - Speaker.Set is a diff against what is announced: applying the same set twice sends
-//     nothing; what is no longer wanted is withdrawn at once (a pod deleted or being
-//     deleted, a Subnet deleted, an annotation removed).
-//   - Nothing is announced or withdrawn before every informer has listed once, so a
-//     restart does not withdraw what is still wanted.
+//   - Nothing starts without a neighbour (config.BGP.Enabled): no process, no informer.
+//   - The speaker process is started once every informer has listed (so a restart does not
+//     withdraw what is still wanted), given the full desired state (speakerproto.Desired:
+//     options and prefixes) at its start and at every change, and started again with a
+//     growing delay (restartFirst up to restartMax) whenever it ends. It gets SIGTERM if
+//     edgeovn dies (Pdeathsig, from a goroutine locked to its thread for the child's life),
+//     and at edgeovn's stop its stdin is closed and it is waited for (stopWait, then SIGKILL).
+//   - What is no longer wanted is withdrawn at once (a pod deleted or being deleted, a
+//     Subnet deleted, an annotation removed): the speaker diffs each full state against
+//     what it announces (package speaker).
 //   - An annotation value that is none of Kube-OVN's drops that object alone from the
 //     announcement, with a log line and a Warning Event (BGPAnnotationInvalid) on it.
-//   - At stop without graceful restart every session is closed with a Cease (the peers
-//     withdraw at once); with graceful restart nothing is sent and the process exit closes
-//     the sessions, so the peers keep the routes for graceful-restart-time (RFC 4724) and
-//     drop those not announced again after the restart (End-of-RIB).
-//   - A session that does not come up because of TCP MD5 says so (the kernel's MD5
-//     counters of this network namespace, counted from the start).
+//   - Stopping (graceful restart or a Cease) and the TCP MD5 diagnosis: package speaker.
 //
-// Concurrency: Run's loop is the only caller of Speaker.Set; Status may be called from
-// any goroutine.
+// Concurrency: Run's informer handlers only poke; one goroutine computes the announcement
+// and one (supervise) owns the speaker process and its pipes.
 package bgp

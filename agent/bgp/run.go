@@ -6,22 +6,17 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"time"
 
 	"github.com/vishvananda/netlink"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/edgeovn/edgeovn/agent/config"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
-	"github.com/edgeovn/edgeovn/agent/kubeovn"
 )
 
 // Reporter receives the speaker's state for metrics and `edgeovn status`: each peer's
-// session (up: established), the count of announced prefixes and Status's text.
+// session (up: established), the count of announced prefixes and the status's text.
 type Reporter interface {
 	SetBGP(up map[string]bool, prefixes int, status string)
 }
@@ -31,67 +26,72 @@ type Request struct {
 	config.BGP
 	NodeName string
 	Kube     *kubeapi.Client
-	// Dynamic reads kubeovn.io/v1 Subnets; nil: no Subnet is announced.
-	Dynamic dynamic.Interface
+	// Pods is the node role's watch of this host's pods, shared.
+	Pods Pods
+	// Subnets is the node role's running kubeovn.io/v1 Subnet informer, shared; nil: no
+	// Subnet is announced.
+	Subnets cache.SharedIndexInformer
 	// Report gets the state at each change; nil: none.
 	Report Reporter
-	// ListenPort: see SpeakerRequest (0: 179).
-	ListenPort int32
-	Log        *slog.Logger
+	// Speaker is the path of the speaker process's binary (edgeovn-bgp).
+	Speaker string
+	Log     *slog.Logger
 }
 
-// Run speaks BGP for this host until ctx ends: it starts the speaker, watches what it
-// announces from (Subnets, this host's pods, Services with announce-cluster-ip) and keeps
-// the announcement equal to Announcements of what it sees. It is only called with a
-// neighbour configured.
+// Pods is what the announcement reads of the node role's pod watch (podwatch.Watcher): this
+// host's pods, whose cache keeps what podOf reads.
+type Pods interface {
+	List() []*corev1.Pod
+	Pod(namespace, name string) (*corev1.Pod, bool)
+	HasSynced() bool
+	// OnChange calls f at each pod's change, from the informer's goroutine.
+	OnChange(f func(namespace, name string)) error
+}
+
+// Run speaks BGP for this host until ctx ends: it watches what it announces from (Subnets,
+// this host's pods, Services with announce-cluster-ip), and, once they have listed, runs the
+// speaker process and keeps its announcement equal to Announcements of what it sees. It is
+// only called with a neighbour configured.
 func Run(ctx context.Context, req Request) error {
-	id, err := routerID(req.BGP)
-	if err != nil {
-		return err
-	}
-	sp, err := StartSpeaker(ctx, SpeakerRequest{BGP: req.BGP, RouterID: id, ListenPort: req.ListenPort, Log: req.Log})
-	if err != nil {
-		return err
-	}
-	req.Log.Info("bgp speaker started", "router_id", id.String(), "as", req.ClusterAS, "neighbors", fmt.Sprint(req.Neighbors()),
-		"neighbor_as", req.NeighborAS, "graceful_restart", req.GracefulRestart)
 	w := newWatch(req)
 	if err := w.start(ctx); err != nil {
-		sp.Stop(false)
 		return err
 	}
-	peerEvents := make(chan struct{}, 1)
+	wants := make(chan []netip.Prefix, 1)
 	go func() {
-		_ = sp.srv.WatchEvent(ctx, watchPeers(), func(*apiWatchResponse) { poke(peerEvents) })
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-w.changed:
+				if want, ok := w.want(); ok {
+					latest(wants, want)
+				}
+			}
+		}
 	}()
-	d := newDiagnosis(req.AuthPassword != "")
-	tick := time.NewTicker(statusEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			sp.Stop(true)
-			return nil
-		case <-w.changed:
-			w.apply(ctx, sp)
-		case <-peerEvents:
-		case <-tick.C:
-		}
-		if req.Report != nil {
-			st := sp.Status(ctx, d)
-			req.Report.SetBGP(st.Up(), len(st.Announced), st.String())
-		}
-	}
+	return supervise(ctx, req, wants)
 }
-
-// statusEvery refreshes the status (peer states, why a session is down) besides the peers'
-// events.
-var statusEvery = 5 * time.Second
 
 func poke(ch chan struct{}) {
 	select {
 	case ch <- struct{}{}:
 	default:
+	}
+}
+
+// latest puts v in ch (capacity 1) in place of what is there.
+func latest[T any](ch chan T, v T) {
+	for {
+		select {
+		case ch <- v:
+			return
+		default:
+		}
+		select {
+		case <-ch:
+		default:
+		}
 	}
 }
 
@@ -113,11 +113,11 @@ func routerID(b config.BGP) (netip.Addr, error) {
 	return netip.Addr{}, fmt.Errorf("bgp router-id: none set and no IPv4 source address toward %v: set router-id", b.Neighbors())
 }
 
-// watch is the informers the announcement is made from.
+// watch is the informers the announcement is made from: the node role's Subnets and pods
+// (shared), and its own Services.
 type watch struct {
 	req      Request
 	subnets  cache.SharedIndexInformer // nil without a dynamic client
-	pods     cache.SharedIndexInformer
 	services cache.SharedIndexInformer // nil without announce-cluster-ip
 	changed  chan struct{}
 	events   *badValues
@@ -128,64 +128,55 @@ func newWatch(req Request) *watch {
 }
 
 func (w *watch) start(ctx context.Context) error {
-	node := w.req.NodeName
-	w.pods = kubeapi.NewInformer(kubeapi.ListWatch(w.req.Kube.Pods(""), func(o *metav1.ListOptions) {
-		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", node).String()
-	}), &corev1.Pod{}, nil)
-	infs := []cache.SharedIndexInformer{w.pods}
-	if w.req.Dynamic != nil {
-		w.subnets = kubeapi.DynamicInformer(w.req.Dynamic, kubeovn.SubnetResource).Informer()
-		infs = append(infs, w.subnets)
+	on := func(any) { poke(w.changed) }
+	handler := cache.ResourceEventHandlerFuncs{AddFunc: on, UpdateFunc: func(_, o any) { on(o) }, DeleteFunc: on}
+	if err := w.req.Pods.OnChange(func(string, string) { poke(w.changed) }); err != nil {
+		return fmt.Errorf("bgp: watch pods: %w", err)
+	}
+	w.subnets = w.req.Subnets
+	if w.subnets != nil {
+		reg, err := w.subnets.AddEventHandler(handler)
+		if err != nil {
+			return fmt.Errorf("bgp: watch subnets: %w", err)
+		}
+		context.AfterFunc(ctx, func() { _ = w.subnets.RemoveEventHandler(reg) })
 	}
 	if w.req.AnnounceClusterIP {
 		w.services = kubeapi.NewInformer(kubeapi.ListWatch(w.req.Kube.Services(""), nil), &corev1.Service{}, nil)
-		infs = append(infs, w.services)
-	}
-	on := func(any) { poke(w.changed) }
-	for _, inf := range infs {
-		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: on,
-			UpdateFunc: func(_, o any) { on(o) }, DeleteFunc: on}); err != nil {
-			return fmt.Errorf("bgp: watch: %w", err)
+		if _, err := w.services.AddEventHandler(handler); err != nil {
+			return fmt.Errorf("bgp: watch services: %w", err)
 		}
-		go inf.RunWithContext(ctx)
+		go w.services.RunWithContext(ctx)
 	}
 	go func() {
-		synced := make([]cache.InformerSynced, len(infs))
-		for i, inf := range infs {
-			synced[i] = inf.HasSynced
-		}
-		if cache.WaitForCacheSync(ctx.Done(), synced...) {
+		if cache.WaitForCacheSync(ctx.Done(), w.synced()...) {
 			poke(w.changed)
 		}
 	}()
-	w.events = newBadValues(ctx, w.req.Kube, node, w.req.Log)
+	w.events = newBadValues(ctx, w.req.Kube, w.req.NodeName, w.req.Log)
 	return nil
 }
 
-// informers are the running informers.
-func (w *watch) informers() []cache.SharedIndexInformer {
-	var out []cache.SharedIndexInformer
-	for _, inf := range []cache.SharedIndexInformer{w.pods, w.subnets, w.services} {
+// synced are the sources' HasSynced.
+func (w *watch) synced() []cache.InformerSynced {
+	out := []cache.InformerSynced{w.req.Pods.HasSynced}
+	for _, inf := range []cache.SharedIndexInformer{w.subnets, w.services} {
 		if inf != nil {
-			out = append(out, inf)
+			out = append(out, inf.HasSynced)
 		}
 	}
 	return out
 }
 
-// apply announces what the informers say, once all have listed (before, a partial list
-// would withdraw what is still wanted).
-func (w *watch) apply(ctx context.Context, sp *Speaker) {
-	for _, inf := range w.informers() {
-		if !inf.HasSynced() {
-			return // start's wait pokes once all have
+// want is what the informers say to announce, once all have listed (before, a partial list
+// would withdraw what is still wanted; start's wait pokes once all have).
+func (w *watch) want() ([]netip.Prefix, bool) {
+	for _, synced := range w.synced() {
+		if !synced() {
+			return nil, false
 		}
 	}
-	state := w.state()
-	want, bad := Announcements(state)
+	want, bad := Announcements(w.state())
 	w.events.report(bad, w.objects())
-	if err := sp.Set(ctx, want); err != nil {
-		w.req.Log.Warn("bgp announcement incomplete, retried at the next change", "err", err)
-		time.AfterFunc(time.Second, func() { poke(w.changed) })
-	}
+	return want, true
 }

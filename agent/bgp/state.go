@@ -21,11 +21,9 @@ func (w *watch) state() State {
 			}
 		}
 	}
-	for _, obj := range w.pods.GetStore().List() {
-		if p, ok := obj.(*corev1.Pod); ok {
-			if pod, ok := podOf(p); ok {
-				s.Pods = append(s.Pods, pod)
-			}
+	for _, p := range w.req.Pods.List() {
+		if pod, ok := podOf(p); ok {
+			s.Pods = append(s.Pods, pod)
 		}
 	}
 	if w.services != nil {
@@ -83,13 +81,15 @@ func serviceOf(svc *corev1.Service) Service {
 // objects finds the object each bad value names, for its Event.
 func (w *watch) objects() func(BadValue) runtime.Object {
 	return func(b BadValue) runtime.Object {
-		var inf = w.pods
-		key := b.Namespace + "/" + b.Name
-		switch b.Kind {
-		case "Subnet":
+		if b.Kind == "Pod" {
+			if p, ok := w.req.Pods.Pod(b.Namespace, b.Name); ok {
+				return p
+			}
+			return nil
+		}
+		inf, key := w.services, b.Namespace+"/"+b.Name
+		if b.Kind == "Subnet" {
 			inf, key = w.subnets, b.Name
-		case "Service":
-			inf = w.services
 		}
 		if inf == nil {
 			return nil

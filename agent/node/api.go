@@ -41,7 +41,7 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 	g.Go(func() error { return r.wireHost(ctx, kube) })
 	g.Go(func() error { return r.serveServices(ctx, kube) })
 	g.Go(func() error { return r.serveUnderlay(ctx, kube) })
-	g.Go(func() error { return r.serveBGP(ctx, kube) })
+	g.Go(func() error { return r.serveBGP(ctx, kube, watcher) })
 	return g.Wait()
 }
 

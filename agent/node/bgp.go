@@ -2,12 +2,14 @@ package node
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"time"
-
-	"k8s.io/client-go/dynamic"
 
 	"github.com/edgeovn/edgeovn/agent/bgp"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
+	"github.com/edgeovn/edgeovn/agent/podwatch"
 )
 
 // bgpRetry is the first wait before the speaker is started again after it could not start
@@ -15,25 +17,33 @@ import (
 // bgpRetryMax.
 var bgpRetry, bgpRetryMax = time.Second, 30 * time.Second
 
-// serveBGP runs the BGP speaker (package bgp) when a neighbour is configured; otherwise
-// nothing of it starts. A speaker that cannot start is logged, said in `edgeovn status`,
-// and tried again: BGP never stops the node role.
-func (r *Role) serveBGP(ctx context.Context, kube *kubeapi.Client) error {
+// serveBGP runs the BGP speaker (package bgp: its informers here, the speaker process
+// edgeovn-bgp beside this binary) when a neighbour is configured; otherwise nothing of it
+// starts. A speaker that cannot start is logged, said in `edgeovn status`, and tried again:
+// BGP never stops the node role.
+func (r *Role) serveBGP(ctx context.Context, kube *kubeapi.Client, pods bgp.Pods) error {
 	if !r.req.BGP.Enabled() {
 		return nil
 	}
 	log := r.log.With("component", "bgp")
-	var dyn dynamic.Interface
+	speaker, err := speakerPath()
+	if err != nil {
+		log.Error("bgp speaker not found", "err", err)
+		r.req.Metrics.SetBGP(nil, 0, "speaker not running: "+err.Error()+"\n")
+		return nil
+	}
+	// The Subnets and this host's pods are the node role's own watches (the host wiring's,
+	// the CNI server's), shared.
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-r.subnetsSet:
+	}
+	subnets := r.subnets.Load().informer
 	wait := bgpRetry
 	for ctx.Err() == nil {
-		var err error
-		if dyn == nil && r.req.Dynamic != nil {
-			dyn, err = r.req.Dynamic(ctx)
-		}
-		if err == nil {
-			err = bgp.Run(ctx, bgp.Request{BGP: r.req.BGP, NodeName: r.req.NodeName, Kube: kube, Dynamic: dyn,
-				Report: r.req.Metrics, Log: log})
-		}
+		err := bgp.Run(ctx, bgp.Request{BGP: r.req.BGP, NodeName: r.req.NodeName, Kube: kube, Pods: pods, Subnets: subnets,
+			Report: r.req.Metrics, Speaker: speaker, Log: log})
 		if err == nil || ctx.Err() != nil {
 			return nil
 		}
@@ -46,4 +56,17 @@ func (r *Role) serveBGP(ctx context.Context, kube *kubeapi.Client) error {
 		wait = min(2*wait, bgpRetryMax)
 	}
 	return nil
+}
+
+var _ bgp.Pods = (*podwatch.Watcher)(nil)
+
+// speakerName is the speaker process's binary, installed next to edgeovn's.
+const speakerName = "edgeovn-bgp"
+
+func speakerPath() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find %s: %w", speakerName, err)
+	}
+	return filepath.Join(filepath.Dir(exe), speakerName), nil
 }

@@ -84,9 +84,11 @@
 // timer repairs; with nothing to mirror, neither exists. A name a link edgeovn did not make
 // already has is refused (MirrorRefused Event on the Node, nothing changed).
 // The pinger (pinger.go, agent/pinger) runs only with --enable-pinger.
-// With a BGP neighbour configured (config.BGP) the role runs package bgp's speaker once the API
-// client exists (bgp.go), restarted with a growing delay when it cannot start; without one
-// nothing of it starts.
+// With a BGP neighbour configured (config.BGP) the role runs package bgp once the API client
+// and the host wiring's Subnet informer exist (bgp.go): the announcement is made from the
+// role's own pod watch and Subnet informer (shared, not a second watch) and spoken by the
+// speaker process edgeovn-bgp, found next to this binary, which package bgp supervises;
+// without a neighbour nothing of it starts.
 // At shutdown, what a CNI request needs (the pod watch, the OVS client) runs until the server
 // has drained its requests in flight.
 package node

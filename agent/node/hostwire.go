@@ -53,6 +53,7 @@ func (r *Role) wireHost(ctx context.Context, kube *kubeapi.Client) error {
 		return err
 	}
 	r.subnets.Store(subnets)
+	r.subnetsOnce.Do(func() { close(r.subnetsSet) })
 	fctx, stop := context.WithCancel(ctx)
 	// The host's addresses too: the networks this host publishes (edgeovn.io/host-networks,
 	// what the controller checks Subnets against) follow an address added or removed after the

@@ -78,15 +78,18 @@ type Role struct {
 	// started is closed once the start has its first verdict (markStarted).
 	started     chan struct{}
 	startedOnce sync.Once
-	// subnets is the view of the Subnets once the host wiring watches them (u2o.go reads it).
-	subnets atomic.Pointer[subnetView]
+	// subnets is the view of the Subnets once the host wiring watches them (u2o.go reads it;
+	// the BGP speaker shares its informer once subnetsSet is closed).
+	subnets     atomic.Pointer[subnetView]
+	subnetsSet  chan struct{}
+	subnetsOnce sync.Once
 }
 
 // Run runs the node role until ctx ends.
 func Run(ctx context.Context, req Request) error {
 	// Probed while the datapath comes up; the conflist waits for it.
 	r := &Role{req: req, log: req.Log, health: req.Health, encap: newEncapState(),
-		hostPorts: hostnet.NewHostPorts(req.Log), started: make(chan struct{}), portAdded: make(chan struct{}, 1)}
+		hostPorts: hostnet.NewHostPorts(req.Log), started: make(chan struct{}), portAdded: make(chan struct{}, 1), subnetsSet: make(chan struct{})}
 	if r.health == nil {
 		r.health = health.NewMonitor(health.MonitorRequest{Log: req.Log})
 	}

@@ -36,6 +36,9 @@ type subnetView struct {
 	// providers are the applied Subnets' spec.providers; read says the list has been read.
 	providers map[string]bool
 	read      bool
+	// informer is the Subnet informer the view is made from (nil without a dynamic client),
+	// shared with the BGP speaker's announcement.
+	informer cache.SharedIndexInformer
 }
 
 // watchSubnets keeps the view current from a Subnet informer and calls poke on each change.
@@ -46,6 +49,7 @@ func watchSubnets(ctx context.Context, dyn dynamic.Interface, log *slog.Logger, 
 		return v, nil
 	}
 	inf := kubeapi.DynamicInformer(dyn, kubeovn.SubnetResource).Informer()
+	v.informer = inf
 	update := func(any) {
 		v.refresh(inf.GetStore().List())
 		poke(nil)

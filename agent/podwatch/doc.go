@@ -6,7 +6,8 @@
 // channel before it reads the cache, so an update that lands between the read and the wait
 // still wakes it. A pod whose UID differs from the one the runtime asked for is an older
 // object of the same name and is waited past. The cache keeps of each pod only its name,
-// namespace, uid, annotations and resourceVersion: a field read here must be kept by slimPod.
+// namespace, uid, annotations, resourceVersion, and for the BGP announcement deletionTimestamp,
+// hostNetwork and phase: a field read here must be kept by slimPod.
 // An attachment network's waiter (PodKey.Provider "<nad>.<ns>.ovn") reads the provider's
 // annotations ("<provider>.kubernetes.io/..."), its port "<pod>.<ns>.<provider>", its routes,
 // and whether it carries the default route (default_route; unset: no).

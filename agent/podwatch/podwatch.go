@@ -153,19 +153,23 @@ func (w *Watcher) lookup(key string, k server.PodKey) (server.PodNetwork, error)
 }
 
 // slimPod is the informer's transform: of each pod the cache keeps only what lookup reads
-// (its name, namespace, uid and annotations) and the resourceVersion the informer compares.
-// The spec and status (containers, volumes, tolerations, conditions: most of a pod) and the
-// managedFields never enter the node's cache, which holds every pod of the node.
+// (its name, namespace, uid and annotations), what the BGP announcement reads (its deletion
+// timestamp, hostNetwork and phase: agent/bgp's podOf) and the resourceVersion the informer
+// compares. The rest of the spec and status (containers, volumes, tolerations, conditions:
+// most of a pod) and the managedFields never enter the node's cache, which holds every pod
+// of the node.
 func slimPod(obj any) (any, error) {
 	p, ok := obj.(*corev1.Pod)
 	if !ok {
 		return obj, nil
 	}
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID,
-		ResourceVersion: p.ResourceVersion, Annotations: p.Annotations}}, nil
+		ResourceVersion: p.ResourceVersion, Annotations: p.Annotations, DeletionTimestamp: p.DeletionTimestamp},
+		Spec:   corev1.PodSpec{HostNetwork: p.Spec.HostNetwork},
+		Status: corev1.PodStatus{Phase: p.Status.Phase}}, nil
 }
 
-// Pod returns the cached pod (slimmed: name, namespace, uid, annotations).
+// Pod returns the cached pod (slimmed: see slimPod).
 func (w *Watcher) Pod(namespace, name string) (*corev1.Pod, bool) {
 	obj, ok, err := w.informer.GetStore().GetByKey(namespace + "/" + name)
 	if err != nil || !ok {
@@ -174,8 +178,8 @@ func (w *Watcher) Pod(namespace, name string) (*corev1.Pod, bool) {
 	return obj.(*corev1.Pod), true
 }
 
-// List returns this node's pods as the cache has them (slimPod: name, namespace, uid and
-// annotations only); callers must not change them.
+// List returns this node's pods as the cache has them (slimPod: name, namespace, uid,
+// annotations, deletion timestamp, hostNetwork and phase only); callers must not change them.
 func (w *Watcher) List() []*corev1.Pod {
 	objs := w.informer.GetStore().List()
 	out := make([]*corev1.Pod, 0, len(objs))

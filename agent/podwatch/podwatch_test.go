@@ -115,8 +115,8 @@ func TestWaitBrokenAnnotation(t *testing.T) {
 	}
 }
 
-// The node's cache holds every pod of the node: it keeps of each only what lookup reads, and
-// lookup still finds the network.
+// The node's cache holds every pod of the node: it keeps of each only what lookup and the BGP
+// announcement read, and lookup still finds the network.
 func TestCacheKeepsOnlyWhatLookupReads(t *testing.T) {
 	p := pod("1", allocated)
 	p.Labels = map[string]string{"app": "web"}
@@ -139,7 +139,10 @@ func TestCacheKeepsOnlyWhatLookupReads(t *testing.T) {
 	if c.UID != "uid-1" || c.Annotations[annotation.IPAddress] != "10.42.0.7" {
 		t.Errorf("cached pod lost what lookup reads: uid %q, annotations %v", c.UID, c.Annotations)
 	}
-	if len(c.Spec.Containers) != 0 || len(c.Spec.Tolerations) != 0 || c.Status.Phase != "" || len(c.Labels) != 0 || len(c.ManagedFields) != 0 {
+	if c.Status.Phase != corev1.PodRunning {
+		t.Errorf("cached pod lost its phase (the BGP announcement reads it): %q", c.Status.Phase)
+	}
+	if len(c.Spec.Containers) != 0 || len(c.Spec.Tolerations) != 0 || len(c.Status.Conditions) != 0 || len(c.Labels) != 0 || len(c.ManagedFields) != 0 {
 		t.Errorf("cached pod keeps what nothing reads: %+v", c)
 	}
 }

@@ -74,11 +74,12 @@ func run(req Request) error {
 	if err != nil {
 		return err
 	}
+	speaker := w.speakerRSS()
 	fmt.Printf("bgpbench: 1 host, FRR 8.4 peer, %d pods (annotated bgp=local one at a time)\n", req.Pods)
 	fmt.Printf("%-42s %10s %10s\n", "", "p50", "p95")
 	fmt.Printf("%-42s %10s %10s\n", "annotation -> /32 in the peer's RIB", benchkit.Ms(benchkit.Pct(announce, 50)), benchkit.Ms(benchkit.Pct(announce, 95)))
 	fmt.Printf("%-42s %10s %10s\n", "pod deleted -> withdrawn from the RIB", benchkit.Ms(benchkit.Pct(withdraw, 50)), benchkit.Ms(benchkit.Pct(withdraw, 95)))
-	fmt.Printf("edgeovn RSS: BGP off %.1f MiB, BGP on (1 peer, %d pods announced, then withdrawn) %.1f MiB\n",
-		float64(rssOff)/1024, req.Pods, float64(rssOn)/1024)
+	fmt.Printf("edgeovn RSS: BGP off %.1f MiB, BGP on (1 peer, %d pods announced, then withdrawn) %.1f MiB + edgeovn-bgp %.1f MiB = %.1f MiB; load average %s\n",
+		float64(rssOff)/1024, req.Pods, float64(rssOn)/1024, float64(speaker)/1024, float64(rssOn+speaker)/1024, loadavg())
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -162,7 +163,33 @@ func (w *world) rss(ctx context.Context, settle time.Duration) (int, error) {
 		return 0, ctx.Err()
 	case <-time.After(settle):
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", w.daemon.PID))
+	return vmRSS(w.daemon.PID)
+}
+
+// speakerRSS is the VmRSS (kB) of edgeovn's edgeovn-bgp child, 0 if none runs.
+func (w *world) speakerRSS() int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || closing < open || s[open+1:closing] != "edgeovn-bgp" {
+			continue
+		}
+		if fs := strings.Fields(s[closing+1:]); len(fs) > 1 && fs[1] == strconv.Itoa(w.daemon.PID) {
+			pid, _ := strconv.Atoi(strings.TrimSpace(s[:open]))
+			kb, _ := vmRSS(pid)
+			return kb
+		}
+	}
+	return 0
+}
+
+func vmRSS(pid int) (int, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
@@ -171,5 +198,14 @@ func (w *world) rss(ctx context.Context, settle time.Duration) (int, error) {
 			return strconv.Atoi(f[1])
 		}
 	}
-	return 0, fmt.Errorf("no VmRSS for pid %d", w.daemon.PID)
+	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+}
+
+// loadavg is /proc/loadavg's three averages: the machine is shared.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "?"
 }

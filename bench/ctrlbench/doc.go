@@ -9,5 +9,12 @@
 // daemon's resident memory and its CPU over -idle with nothing happening; then (b) edgeovn
 // SIGTERMed and started again with a new pod waiting, timed from the start to that pod
 // annotated, with the northbound write transactions of the restart counted from the database
-// file. Each table prints the load average beside it: the machine is shared.
+// file. With -compare-bin DIR (another build, e.g. the commit before a change) and -bgp, edgeovn
+// is then started again from each build, and with a BGP neighbour, on the same pods, and the
+// memory of each (RssAnon, RssFile, and that of its edgeovn-bgp child) printed beside the
+// binaries' sizes:
+//
+//	go run ./bench/ctrlbench -bin bin -pods 0 -restart-pods 1000 -idle 10s -compare-bin /work/base/bin -bgp
+//
+// Each table prints the load average beside it: the machine is shared.
 package main

@@ -27,8 +27,10 @@ type config struct {
 	flags       listFlag // more edgeovn flags (to compare settings)
 	env         listFlag // more edgeovn environment (GOGC=..., to compare settings)
 	keep        bool
-	profile     string // directory for edgeovn's profiles; "" none
-	floor       bool   // the bare annotator instead of edgeovn (burst only)
+	profile     string   // directory for edgeovn's profiles; "" none
+	floor       bool     // the bare annotator instead of edgeovn (burst only)
+	compareBins listFlag // other builds whose memory is read on the same rig and pods
+	bgp         bool     // also read the memory with a BGP neighbour (edgeovn and edgeovn-bgp)
 }
 
 // listFlag is a repeatable string flag.
@@ -48,6 +50,8 @@ func main() {
 	flag.BoolVar(&c.keep, "keep", false, "keep the rig's directory (edgeovn's log) and print where it is")
 	flag.StringVar(&c.profile, "profile", "", "save edgeovn's CPU profile of each burst and heap profile of each memory reading into this directory (runs edgeovn with --pprof)")
 	flag.BoolVar(&c.floor, "floor", false, "instead of edgeovn, run a bare annotator (informer, 64 workers, the same patch; no IPAM, no OVN) for the burst only: the floor any controller that annotates each pod has on this API server")
+	flag.Var(&c.compareBins, "compare-bin", "after the restart, run edgeovn from this directory too (another build, e.g. the commit before a change) and read its memory on the same pods (repeatable)")
+	flag.BoolVar(&c.bgp, "bgp", false, "after the restart, run this build with a BGP neighbour (one that never answers) and read the memory of edgeovn and its edgeovn-bgp")
 	flag.Parse()
 	if c.floor {
 		c.restartPods = 0
@@ -131,6 +135,9 @@ func (b *bench) steadyAndRestart(ctx context.Context) error {
 	}
 	printUsage(b.cfg.restartPods, steady, after)
 	rs.print(b.cfg.restartPods)
+	if len(b.cfg.compareBins) > 0 || b.cfg.bgp {
+		return b.variants(ctx, after)
+	}
 	return nil
 }
 

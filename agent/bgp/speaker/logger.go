@@ -1,4 +1,4 @@
-package bgp
+package speaker
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package bgp
+package speaker
 
 import (
 	"context"
@@ -15,32 +15,28 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 
-	"github.com/edgeovn/edgeovn/agent/config"
+	"github.com/edgeovn/edgeovn/agent/bgp/speakerproto"
 )
 
-// SpeakerRequest is what a Speaker starts with.
-type SpeakerRequest struct {
-	config.BGP
-	// RouterID is the resolved BGP identifier (config's, or found toward the first neighbour).
-	RouterID netip.Addr
-	// ListenPort is where the speaker accepts sessions: 0 is BGP's 179, -1 none (tests).
-	ListenPort int32
-	Log        *slog.Logger
+// Request is what a Speaker starts with.
+type Request struct {
+	speakerproto.Options
+	Log *slog.Logger
 }
 
 // Speaker is a GoBGP server with this host's peers, announcing what Set was given last.
 type Speaker struct {
 	srv *server.BgpServer
-	cfg SpeakerRequest
+	cfg Request
 	log *slog.Logger
 
 	mu        sync.Mutex
 	announced map[netip.Prefix]bool
 }
 
-// StartSpeaker starts the BGP server and configures every neighbour; the sessions come up
+// Start starts the BGP server and configures every neighbour; the sessions come up
 // on their own (or, with passive mode, when the peers connect).
-func StartSpeaker(ctx context.Context, req SpeakerRequest) (*Speaker, error) {
+func Start(ctx context.Context, req Request) (*Speaker, error) {
 	srv := server.NewBgpServer(server.LoggerOption(newLogger(req.Log)))
 	go srv.Serve()
 	s := &Speaker{srv: srv, cfg: req, log: req.Log, announced: map[netip.Prefix]bool{}}
@@ -49,7 +45,7 @@ func StartSpeaker(ctx context.Context, req SpeakerRequest) (*Speaker, error) {
 		srv.Stop()
 		return nil, fmt.Errorf("start bgp (as %d, router id %s): %w", req.ClusterAS, req.RouterID, err)
 	}
-	for _, n := range req.Neighbors() {
+	for _, n := range req.Neighbors {
 		if err := srv.AddPeer(ctx, &api.AddPeerRequest{Peer: s.peer(n)}); err != nil {
 			srv.Stop()
 			return nil, fmt.Errorf("add bgp neighbor %s (as %d): %w", n, req.NeighborAS, err)
@@ -131,7 +127,7 @@ func (s *Speaker) Announced() []netip.Prefix {
 	for p := range s.announced {
 		out = append(out, p)
 	}
-	slices.SortFunc(out, comparePrefix)
+	slices.SortFunc(out, speakerproto.ComparePrefix)
 	return out
 }
 
@@ -170,11 +166,4 @@ func (s *Speaker) Stop(graceful bool) {
 	}
 	s.srv.Stop()
 	s.log.Info("bgp speaker stopped: sessions closed, routes withdrawn")
-}
-
-func comparePrefix(a, b netip.Prefix) int {
-	if c := a.Addr().Compare(b.Addr()); c != 0 {
-		return c
-	}
-	return a.Bits() - b.Bits()
 }

@@ -1,4 +1,4 @@
-package bgp
+package speaker
 
 import (
 	"context"
@@ -7,19 +7,18 @@ import (
 	"net/netip"
 	"slices"
 	"testing"
+	"time"
 
 	api "github.com/osrg/gobgp/v3/api"
 
-	"github.com/edgeovn/edgeovn/agent/config"
+	"github.com/edgeovn/edgeovn/agent/bgp/speakerproto"
 )
 
 // TestSpeakerSet: Set announces what it is given and withdraws the rest from GoBGP's own
 // table; the same set again changes nothing.
 func TestSpeakerSet(t *testing.T) {
 	ctx := context.Background()
-	b := config.BGP{NeighborAS: 65001, ClusterAS: 65000}
-	sp, err := StartSpeaker(ctx, SpeakerRequest{BGP: b, RouterID: netip.MustParseAddr("192.0.2.9"), ListenPort: -1,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	sp, err := Start(ctx, Request{Options: testOptions(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,15 +62,16 @@ func TestSpeakerSet(t *testing.T) {
 	}
 }
 
-func TestStatusString(t *testing.T) {
-	s := Status{Peers: []PeerStatus{{Address: netip.MustParseAddr("198.51.100.1"), AS: 65001, State: "active", Reason: "why"},
-		{Address: netip.MustParseAddr("198.51.100.2"), AS: 65001, State: "established"}},
-		Announced: pfx("10.61.0.0/24")}
-	want := "peer 198.51.100.1 (as 65001): active (why)\npeer 198.51.100.2 (as 65001): established\nannounced: 1 prefix(es) 10.61.0.0/24\n"
-	if got := s.String(); got != want {
-		t.Errorf("status:\n%s\nwant:\n%s", got, want)
+// testOptions: a speaker with no peer and no listener.
+func testOptions() speakerproto.Options {
+	return speakerproto.Options{NeighborAS: 65001, ClusterAS: 65000, RouterID: netip.MustParseAddr("192.0.2.9"), ListenPort: -1,
+		HoldTime: 9 * time.Second, EBGPMultihop: 1}
+}
+
+func pfx(ss ...string) []netip.Prefix {
+	out := make([]netip.Prefix, len(ss))
+	for i, s := range ss {
+		out[i] = netip.MustParsePrefix(s)
 	}
-	if up := s.Up(); up["198.51.100.1"] || !up["198.51.100.2"] {
-		t.Errorf("Up %v", up)
-	}
+	return out
 }
