@@ -97,7 +97,10 @@ func (s *Controller) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 	if err != nil {
 		return net, &refusal{ReasonInvalidSpec, err}
 	}
-	if _, err := kubeovn.ParseAllowSubnets(sn.Spec); err != nil {
+	if _, ref := s.switchACLs(sn, net); ref != nil {
+		return net, ref
+	}
+	if err := kubeovn.CheckMTU(sn.Spec, net.CIDRs); err != nil {
 		return net, &refusal{ReasonInvalidSpec, err}
 	}
 	if prev := s.previousCIDRs(sn.Name); prev != nil && !slices.Equal(prev, net.CIDRs) {

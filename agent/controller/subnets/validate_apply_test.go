@@ -60,6 +60,12 @@ var (
 	builtinRows  = []string{"subnet join 100.64.0.0/16", "subnet ovn-default 10.42.0.0/16"}
 )
 
+// kubeOVNACLs is the acls of Kube-OVN's Subnet ACL example (guide/subnet).
+var kubeOVNACLs = []kubeovn.ACL{
+	{Action: "drop", Direction: "to-lport", Match: "ip4.dst == 10.10.0.2 && ip", Priority: 1002},
+	{Action: "allow-related", Direction: "from-lport", Match: "ip4.src == 10.10.0.2 && ip", Priority: 1002},
+}
+
 func refusedConds(reason string) []string {
 	return []string{"Ready=False " + reason, "Validated=False " + reason, "Error=True " + reason}
 }
@@ -150,6 +156,41 @@ func TestSubnetValidateApply(t *testing.T) {
 			ipamSubnets: append(slices.Clone(builtinRows), "subnet sec 10.50.0.0/24"),
 			nbHas:       []string{"acl sec 2900 to-lport ip4 && !(ip4.src == 10.50.0.0/24 && ip4.dst == 10.50.0.0/24) drop"},
 			events:      []string{`Warning InvalidSpec sec: invalid subnet spec: allowSubnets entry "10.60.0.0/99" is not a CIDR`},
+		},
+	}, {
+		name: "Kube-OVN's acls example: its ACLs on the switch at their priorities, allowEWTraffic's at 1900",
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("acl", kubeovn.SubnetSpec{CIDRBlock: "10.10.0.0/24",
+			ACLs: kubeOVNACLs, AllowEWTraffic: true})}},
+		want: subnetAfter{
+			conds:       map[string][]string{"acl": appliedConds},
+			switches:    []string{"switch join", "switch ovn-default", "switch acl"},
+			ipamSubnets: append(slices.Clone(builtinRows), "subnet acl 10.10.0.0/24"),
+			nbHas: []string{"acl acl 1002 to-lport ip4.dst == 10.10.0.2 && ip drop",
+				"acl acl 1002 from-lport ip4.src == 10.10.0.2 && ip allow-related",
+				"acl acl 1900 to-lport ip4.src == 10.10.0.0/24 && ip4.dst == 10.10.0.0/24 allow",
+				"acl acl 1900 from-lport ip4.src == 10.10.0.0/24 && ip4.dst == 10.10.0.0/24 allow"},
+		},
+	}, {
+		name: "an acl whose match OVN would not parse is refused by name; the ACLs applied stay",
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("acl", kubeovn.SubnetSpec{CIDRBlock: "10.10.0.0/24", ACLs: kubeOVNACLs})}},
+		steps: []step{updateStep("acl", func(s *kubeovn.SubnetSpec) {
+			s.ACLs = []kubeovn.ACL{{Direction: "to-lport", Priority: 1003, Match: "ip4.dst == 10.10.0.3 &&", Action: "drop"}}
+		})},
+		want: subnetAfter{
+			conds:       map[string][]string{"acl": {"Ready=True LogicalSwitchReady", "Validated=False InvalidSpec", "Error=True InvalidSpec"}},
+			switches:    []string{"switch join", "switch ovn-default", "switch acl"},
+			ipamSubnets: append(slices.Clone(builtinRows), "subnet acl 10.10.0.0/24"),
+			nbHas:       []string{"acl acl 1002 to-lport ip4.dst == 10.10.0.2 && ip drop"},
+			events:      []string{`Warning InvalidSpec acl: invalid subnet acl: acls[0].match: invalid OVN match "ip4.dst == 10.10.0.3 &&"`},
+		},
+	}, {
+		name:   "an mtu out of range is refused by name",
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("jumbo", kubeovn.SubnetSpec{CIDRBlock: "10.10.0.0/24", Mtu: 70000})}},
+		want: subnetAfter{
+			conds:       map[string][]string{"jumbo": refusedConds("InvalidSpec")},
+			switches:    []string{"switch join", "switch ovn-default"},
+			ipamSubnets: builtinRows,
+			events:      []string{"Warning InvalidSpec jumbo: invalid subnet spec: mtu 70000 is outside 68-65535"},
 		},
 	}, {
 		name: "a deleted Subnet is held while a pod holds an address in it; its rows stay",
