@@ -13,7 +13,7 @@ var implemented = map[string]bool{
 	"default": true, "protocol": true, "namespaces": true, "cidrBlock": true, "gateway": true,
 	"excludeIps": true, "gatewayType": true, "natOutgoing": true, "private": true, "allowSubnets": true,
 	"vlan": true, "logicalGateway": true, "u2oInterconnection": true, "u2oInterconnectionIP": true, "vpc": true,
-	"acls": true, "allowEWTraffic": true,
+	"acls": true, "allowEWTraffic": true, "mtu": true, "disableGatewayCheck": true, "enableMulticastSnoop": true,
 }
 
 // harmless are fields whose value is what edgeovn does anyway: Kube-OVN writes them on its own

@@ -33,6 +33,8 @@ type subnetView struct {
 	// u2o are the underlay subnets with u2oInterconnection, by name: their pods' gateways
 	// (u2o.go).
 	u2o map[string]u2oGateway
+	// mtu are the Subnets' spec.mtu, by name, where set (subnetmtu.go).
+	mtu map[string]int
 }
 
 // watchSubnets keeps the view current from a Subnet informer and calls poke on each change.
@@ -75,6 +77,7 @@ func (v *subnetView) refresh(objs []any) {
 	var routes, masq []netip.Prefix
 	defaultNAT := true
 	u2o := map[string]u2oGateway{}
+	mtu := map[string]int{}
 	for _, obj := range objs {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok || u.GetName() == "join" {
@@ -83,6 +86,9 @@ func (v *subnetView) refresh(objs []any) {
 		sn, err := kubeovn.FromUnstructured(u)
 		if err != nil || !sn.IsValidated() && !sn.IsReady() {
 			continue // a refused change of an applied subnet keeps it Ready: still routed
+		}
+		if m, ok := v.subnetMTU(sn); ok {
+			mtu[sn.Name] = m
 		}
 		if sn.Name == "ovn-default" {
 			defaultNAT = sn.Spec.NatOutgoing
@@ -113,7 +119,7 @@ func (v *subnetView) refresh(objs []any) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.routes, v.masq, v.defaultNAT, v.u2o = routes, masq, defaultNAT, u2o
+	v.routes, v.masq, v.defaultNAT, v.u2o, v.mtu = routes, masq, defaultNAT, u2o, mtu
 }
 
 // wiring returns the prefixes to route through ovn0, those of the families ovn0 has a join

@@ -223,6 +223,9 @@ func (s *Controller) apply(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.
 		if err := s.isolate(ctx, sn, net); err != nil {
 			return err
 		}
+		if err := s.multicast(ctx, sn, net); err != nil {
+			return err
+		}
 	}
 	s.set(sn.Name, appliedSubnet{net: net, spec: sn.Spec, created: sn.CreationTimestamp.Time, u2o: u2o})
 	if len(u2o) > 0 || len(prev.u2o) > 0 {

@@ -22,8 +22,8 @@ type subnetAfter struct {
 	switches, ipamSubnets []string
 	// finalizers maps Subnet names to their finalizers, comma-joined.
 	finalizers map[string]string
-	// nbHas are northbound rows that must be there.
-	nbHas []string
+	// nbHas are northbound rows that must be there; no row may begin with one of nbLacks.
+	nbHas, nbLacks []string
 	// events must each be contained in one recorded Event, in order; no other Event may be.
 	events []string
 }
@@ -52,6 +52,13 @@ func (r *rig) check(want subnetAfter) {
 		r.t.Errorf("ipam subnets:%s", d)
 	}
 	r.nb.CheckHas(r.t, want.nbHas)
+	for _, row := range r.nb.Rows(r.t) {
+		for _, l := range want.nbLacks {
+			if strings.HasPrefix(row, l) {
+				r.t.Errorf("northbound row %q left", row)
+			}
+		}
+	}
 	r.rec.Check(r.t, want.events)
 }
 
@@ -182,6 +189,19 @@ func TestSubnetValidateApply(t *testing.T) {
 			ipamSubnets: append(slices.Clone(builtinRows), "subnet acl 10.10.0.0/24"),
 			nbHas:       []string{"acl acl 1002 to-lport ip4.dst == 10.10.0.2 && ip drop"},
 			events:      []string{`Warning InvalidSpec acl: invalid subnet acl: acls[0].match: invalid OVN match "ip4.dst == 10.10.0.3 &&"`},
+		},
+	}, {
+		name: "enableMulticastSnoop: snooping on the switch, the router port as querier; off removes it",
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("mc", kubeovn.SubnetSpec{CIDRBlock: "10.10.0.0/24", EnableMulticastSnoop: true}),
+			ctltest.Subnet("was", kubeovn.SubnetSpec{CIDRBlock: "10.11.0.0/24", EnableMulticastSnoop: true})}},
+		steps: []step{updateStep("was", func(s *kubeovn.SubnetSpec) { s.EnableMulticastSnoop = false })},
+		want: subnetAfter{
+			conds:       map[string][]string{"mc": appliedConds, "was": appliedConds},
+			switches:    []string{"switch join", "switch ovn-default", "switch mc", "switch was"},
+			ipamSubnets: append(slices.Clone(builtinRows), "subnet mc 10.10.0.0/24", "subnet was 10.11.0.0/24"),
+			nbHas: []string{"mcast mc mcast_snoop=true", "mcast mc mcast_querier=true", "mcast mc mcast_ip4_src=10.10.0.1",
+				"mcast mc mcast_eth_src=0a:58:0a:0a:00:01"},
+			nbLacks: []string{"mcast was "},
 		},
 	}, {
 		name:   "an mtu out of range is refused by name",
