@@ -88,14 +88,18 @@ func checkSubnetMTU(ctx context.Context, t *testing.T, env *env, subnets dynamic
 	waitCondition(ctx, t, subnets, "small", kubeovn.ConditionReady, "True", "")
 	waitCondition(ctx, t, subnets, "small", kubeovn.ConditionUnsupported, "False", "")
 	var m *podsim.Sandbox
-	eventually(ctx, t, "a pod of small with mtu 1300", func() bool {
+	view, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	eventually(view, t, "a pod of small with mtu 1300", func() bool {
 		// The node's Subnet view follows the API a moment after the controller's status.
 		if m != nil {
 			_ = env.kubelet.StopSandbox(ctx, m, true)
 			_ = env.kubelet.DeletePod(ctx, m.Pod)
 		}
 		m = runPodIn(ctx, t, env, "default", fmt.Sprintf("m%d", time.Now().UnixNano()%100000), inSubnet("small"))
-		return linkMTU(ctx, t, m) == 1300
+		mtu := linkMTU(ctx, t, m)
+		t.Logf("pod %s of small: mtu %d", m.Pod.Name, mtu)
+		return mtu == 1300
 	})
 	d := runPod(ctx, t, env, "d")
 	if got := linkMTU(ctx, t, d); got != 1400 {

@@ -38,13 +38,15 @@ type Subnet struct {
 
 // SubnetSpec holds the Subnet fields edgeovn implements, under Kube-OVN's names.
 type SubnetSpec struct {
-	Default      bool     `json:"default,omitempty"`
-	Protocol     string   `json:"protocol,omitempty"`
-	Namespaces   []string `json:"namespaces,omitempty"`
-	CIDRBlock    string   `json:"cidrBlock,omitempty"`
-	Gateway      string   `json:"gateway,omitempty"`
-	ExcludeIps   []string `json:"excludeIps,omitempty"`
-	GatewayType  string   `json:"gatewayType,omitempty"`
+	Default     bool     `json:"default,omitempty"`
+	Protocol    string   `json:"protocol,omitempty"`
+	Namespaces  []string `json:"namespaces,omitempty"`
+	CIDRBlock   string   `json:"cidrBlock,omitempty"`
+	Gateway     string   `json:"gateway,omitempty"`
+	ExcludeIps  []string `json:"excludeIps,omitempty"`
+	GatewayType string   `json:"gatewayType,omitempty"`
+	// GatewayNode lists a centralized Subnet's gateway hosts (gateway.go).
+	GatewayNode  string   `json:"gatewayNode,omitempty"`
 	NatOutgoing  bool     `json:"natOutgoing,omitempty"`
 	Private      bool     `json:"private,omitempty"`
 	AllowSubnets []string `json:"allowSubnets,omitempty"`
@@ -98,6 +100,8 @@ type SubnetStatus struct {
 	U2OInterconnectionIP  string `json:"u2oInterconnectionIP"`
 	U2OInterconnectionMAC string `json:"u2oInterconnectionMAC"`
 	U2OInterconnectionVPC string `json:"u2oInterconnectionVPC"`
+	// ActivateGateway is a centralized Subnet's gateway host in use (Kube-OVN's field).
+	ActivateGateway string `json:"activateGateway"`
 }
 
 // Condition is one of Kube-OVN's Subnet conditions (Ready, Validated, Error) or edgeovn's

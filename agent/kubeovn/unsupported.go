@@ -14,6 +14,7 @@ var implemented = map[string]bool{
 	"excludeIps": true, "gatewayType": true, "natOutgoing": true, "private": true, "allowSubnets": true,
 	"vlan": true, "logicalGateway": true, "u2oInterconnection": true, "u2oInterconnectionIP": true, "vpc": true,
 	"acls": true, "allowEWTraffic": true, "mtu": true, "disableGatewayCheck": true, "enableMulticastSnoop": true,
+	"gatewayNode": true,
 }
 
 // harmless are fields whose value is what edgeovn does anyway: Kube-OVN writes them on its own
@@ -25,7 +26,8 @@ var harmless = map[string][]any{
 
 // Unsupported lists, sorted, the spec fields set in spec (the object's raw spec) that edgeovn
 // does not implement: a field at its zero value ("", false, 0, empty list) asks for nothing
-// and is not listed, nor is a harmless value; gatewayType other than distributed is, and
+// and is not listed, nor is a harmless value; gatewayType other than distributed and
+// centralized is, and
 // enableLb: false (edgeovn's load balancers are on every subnet).
 func Unsupported(spec map[string]any) []string {
 	var out []string
@@ -36,7 +38,7 @@ func Unsupported(spec map[string]any) []string {
 				out = append(out, fmt.Sprintf("provider: %s", p))
 			}
 		case k == "gatewayType":
-			if gt, _ := v.(string); gt != "" && gt != GatewayDistributed {
+			if gt, _ := v.(string); gt != "" && gt != GatewayDistributed && gt != GatewayCentralized {
 				out = append(out, fmt.Sprintf("gatewayType: %s", gt))
 			}
 		case implemented[k]:

@@ -1,5 +1,5 @@
-// Package subnetacl turns a Kube-OVN Subnet's isolation fields (spec.private and
-// spec.allowSubnets) into OVN ACLs on the Subnet's logical switch, as northbound.ACLRule
+// Package subnetacl turns a Kube-OVN Subnet's ACL fields (spec.private and
+// spec.allowSubnets; spec.acls and allowEWTraffic in custom.go) into OVN ACLs on the Subnet's logical switch, as northbound.ACLRule
 // values. It is pure: the controller applies its output with northbound.EnsureSwitchACLs, owned
 // by the Subnet, so the rows go with the Subnet and a start-up reconcile of an unchanged Subnet
 // writes nothing.
@@ -22,4 +22,14 @@
 // policy's default deny inside it. The one allow, from the join network at HostsPriority, is
 // what edgeovn's policies allow anyway. (Kube-OVN puts its subnet rules at 1000-1001 under
 // its policies at 2000-2001, so there a policy does open a private subnet; edgeovn does not.)
+//
+// spec.acls are written as Kube-OVN writes them: each entry on the switch at its own
+// priority, direction, match and action (CheckACLs refuses, naming acls[i] and the field, what
+// OVN would not take: the match through package ovnmatch); allowEWTraffic adds Kube-OVN's
+// same-subnet allows (to-lport and from-lport, "src and dst within the CIDR") at 1900, and
+// only with acls, as Kube-OVN does. They sit in the same ACL stages as NetworkPolicy's
+// (1000/1001) and the isolation's (2900/3000), ordered by priority alone: Kube-OVN's usual
+// 1002 drop is above every policy allow (in Kube-OVN, whose policies are at 2000-2001, a
+// policy allow wins over it), allowEWTraffic's 1900 allow is above a policy's default deny
+// (as in Kube-OVN), and a private Subnet's drop is above both.
 package subnetacl
