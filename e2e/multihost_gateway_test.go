@@ -113,7 +113,8 @@ var icmpSource = regexp.MustCompile(`IP (\d+\.\d+\.\d+\.\d+) > \S+: ICMP echo re
 // siteSource pings the site from the pod and returns the source address tcpdump sees there.
 func siteSource(ctx context.Context, t *testing.T, netns string, from *podsim.Sandbox, site netip.Addr) string {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, "ip", "netns", "exec", netns, "timeout", "4", "tcpdump", "-lni", "any", "-c", "1",
+	// Not CommandContext: killing timeout at the deadline would leave tcpdump holding the pipe.
+	cmd := exec.Command("ip", "netns", "exec", netns, "timeout", "4", "tcpdump", "-lni", "any", "-c", "1",
 		fmt.Sprintf("icmp[icmptype] == icmp-echo and dst host %s", site))
 	out := make(chan []byte, 1)
 	go func() { b, _ := cmd.CombinedOutput(); out <- b }()

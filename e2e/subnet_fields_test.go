@@ -158,7 +158,7 @@ func checkMulticastSnoop(ctx context.Context, t *testing.T, env *env, subnets dy
 	seen := func(when string) (bool, bool) {
 		t.Helper()
 		got := make(chan bool, 1)
-		go func() { got <- captures(ctx, outsider, "udp port 5000", 4*time.Second) }()
+		go func() { got <- captures(outsider, "udp port 5000", 4*time.Second) }()
 		time.Sleep(500 * time.Millisecond) // tcpdump listening
 		var member bool
 		for i := 0; i < 6; i++ {
@@ -182,7 +182,8 @@ func checkMulticastSnoop(ctx context.Context, t *testing.T, env *env, subnets dy
 }
 
 // captures says whether tcpdump on the sandbox's eth0 sees a packet matching filter in wait.
-func captures(ctx context.Context, sb *podsim.Sandbox, filter string, wait time.Duration) bool {
+func captures(sb *podsim.Sandbox, filter string, wait time.Duration) bool {
 	args := append([]string{"netns", "exec", sb.NetnsName(), "timeout", fmt.Sprint(int(wait.Seconds())), "tcpdump", "-ni", "eth0", "-c", "1"}, strings.Fields(filter)...)
-	return exec.CommandContext(ctx, "ip", args...).Run() == nil
+	// Not CommandContext: killing timeout at the deadline would leave tcpdump running.
+	return exec.Command("ip", args...).Run() == nil
 }
