@@ -125,8 +125,10 @@ func TestSubnets(t *testing.T) {
 	}
 
 	// A field edgeovn does not implement is named, not ignored.
-	applyYAML(ctx, t, subnets, kubeOVNACL)
-	waitCondition(ctx, t, subnets, "acl", kubeovn.ConditionUnsupported, "True", "acls")
+	applyYAML(ctx, t, subnets, kubeOVNACL) // implemented (TestSubnetACLs checks its traffic)
+	waitCondition(ctx, t, subnets, "acl", kubeovn.ConditionUnsupported, "False", "")
+	applyYAML(ctx, t, subnets, "apiVersion: kubeovn.io/v1\nkind: Subnet\nmetadata:\n  name: nolb\nspec:\n  cidrBlock: 10.11.0.0/24\n  enableLb: false\n")
+	waitCondition(ctx, t, subnets, "nolb", kubeovn.ConditionUnsupported, "True", "enableLb")
 
 	// A pin on another subnet's address is refused with an Event.
 	pinned, err := env.kubelet.CreatePod(ctx, "ns1", "pin-other", map[string]string{annotation.IPAddress: "10.42.0.77"})

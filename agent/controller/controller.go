@@ -342,7 +342,7 @@ func (c *Controller) watch(pods, nodes cache.SharedIndexInformer) error {
 	// A Node's addresses and host networks are what Subnets are checked against.
 	onNodeUpdate := func(old, obj any) {
 		onNode(obj)
-		if o, n := old.(*corev1.Node), obj.(*corev1.Node); o != nil && n != nil && subnets.HostNetworksChanged(o, n) {
+		if o, n := old.(*corev1.Node), obj.(*corev1.Node); o != nil && n != nil && (subnets.HostNetworksChanged(o, n) || subnets.GatewayChanged(o, n)) {
 			c.enqueueSubnets()
 		}
 	}

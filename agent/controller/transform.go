@@ -43,5 +43,12 @@ func slimNode(n *corev1.Node) *corev1.Node {
 	out := &corev1.Node{TypeMeta: n.TypeMeta, ObjectMeta: n.ObjectMeta}
 	out.ManagedFields = nil
 	out.Status.Addresses = n.Status.Addresses
+	// The Ready condition's status alone: a centralized Subnet's gateway follows it
+	// (subnets/gateway.go); its times and message would only take room.
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			out.Status.Conditions = []corev1.NodeCondition{{Type: c.Type, Status: c.Status}}
+		}
+	}
 	return out
 }

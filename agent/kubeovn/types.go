@@ -38,13 +38,15 @@ type Subnet struct {
 
 // SubnetSpec holds the Subnet fields edgeovn implements, under Kube-OVN's names.
 type SubnetSpec struct {
-	Default      bool     `json:"default,omitempty"`
-	Protocol     string   `json:"protocol,omitempty"`
-	Namespaces   []string `json:"namespaces,omitempty"`
-	CIDRBlock    string   `json:"cidrBlock,omitempty"`
-	Gateway      string   `json:"gateway,omitempty"`
-	ExcludeIps   []string `json:"excludeIps,omitempty"`
-	GatewayType  string   `json:"gatewayType,omitempty"`
+	Default     bool     `json:"default,omitempty"`
+	Protocol    string   `json:"protocol,omitempty"`
+	Namespaces  []string `json:"namespaces,omitempty"`
+	CIDRBlock   string   `json:"cidrBlock,omitempty"`
+	Gateway     string   `json:"gateway,omitempty"`
+	ExcludeIps  []string `json:"excludeIps,omitempty"`
+	GatewayType string   `json:"gatewayType,omitempty"`
+	// GatewayNode lists a centralized Subnet's gateway hosts (gateway.go).
+	GatewayNode  string   `json:"gatewayNode,omitempty"`
 	NatOutgoing  bool     `json:"natOutgoing,omitempty"`
 	Private      bool     `json:"private,omitempty"`
 	AllowSubnets []string `json:"allowSubnets,omitempty"`
@@ -64,6 +66,27 @@ type SubnetSpec struct {
 	// Vpc names the Vpc whose router the Subnet's switch is on; empty or DefaultVpc: the
 	// cluster router (vpc.go).
 	Vpc string `json:"vpc,omitempty"`
+	// ACLs are Kube-OVN's subnet ACLs, on the Subnet's switch at their own priorities;
+	// AllowEWTraffic adds Kube-OVN's same-subnet allows beside them (package subnetacl).
+	ACLs           []ACL `json:"acls,omitempty"`
+	AllowEWTraffic bool  `json:"allowEWTraffic,omitempty"`
+	// Mtu is the MTU of the Subnet's pod interfaces (0: the node's --mtu). Kube-OVN's type is
+	// uint32; a wider one here lets a negative value be refused by name instead of failing
+	// the whole object's decoding.
+	Mtu int64 `json:"mtu,omitempty"`
+	// DisableGatewayCheck turns off Kube-OVN's gateway ping at CNI ADD; edgeovn never pings
+	// the gateway (its ADD waits for OVN's ovn-installed), so it changes nothing.
+	DisableGatewayCheck bool `json:"disableGatewayCheck,omitempty"`
+	// EnableMulticastSnoop turns on IGMP/MLD snooping and the querier on the Subnet's switch.
+	EnableMulticastSnoop bool `json:"enableMulticastSnoop,omitempty"`
+}
+
+// ACL is one of Kube-OVN's subnet ACLs: an OVN ACL on the Subnet's logical switch.
+type ACL struct {
+	Direction string `json:"direction,omitempty"`
+	Priority  int    `json:"priority,omitempty"`
+	Match     string `json:"match,omitempty"`
+	Action    string `json:"action,omitempty"`
 }
 
 // SubnetStatus is Kube-OVN's status shape: conditions and address counts per family.
@@ -79,6 +102,8 @@ type SubnetStatus struct {
 	U2OInterconnectionIP  string `json:"u2oInterconnectionIP"`
 	U2OInterconnectionMAC string `json:"u2oInterconnectionMAC"`
 	U2OInterconnectionVPC string `json:"u2oInterconnectionVPC"`
+	// ActivateGateway is a centralized Subnet's gateway host in use (Kube-OVN's field).
+	ActivateGateway string `json:"activateGateway"`
 }
 
 // Condition is one of Kube-OVN's Subnet conditions (Ready, Validated, Error) or edgeovn's

@@ -15,6 +15,8 @@ var implemented = map[string]bool{
 	// provider: "ovn" (or unset) for pods' primary networks, "<nad>.<namespace>.ovn" for
 	// kube-ovn attachments, "<nad>.<namespace>" for other plugins with Kube-OVN as their IPAM.
 	"provider": true,
+	"acls": true, "allowEWTraffic": true, "mtu": true, "disableGatewayCheck": true, "enableMulticastSnoop": true,
+	"gatewayNode": true,
 }
 
 // harmless are fields whose value is what edgeovn does anyway: Kube-OVN writes them on its own
@@ -26,14 +28,15 @@ var harmless = map[string][]any{
 
 // Unsupported lists, sorted, the spec fields set in spec (the object's raw spec) that edgeovn
 // does not implement: a field at its zero value ("", false, 0, empty list) asks for nothing
-// and is not listed, nor is a harmless value; gatewayType other than distributed is, and
+// and is not listed, nor is a harmless value; gatewayType other than distributed and
+// centralized is, and
 // enableLb: false (edgeovn's load balancers are on every subnet).
 func Unsupported(spec map[string]any) []string {
 	var out []string
 	for k, v := range spec {
 		switch {
 		case k == "gatewayType":
-			if gt, _ := v.(string); gt != "" && gt != GatewayDistributed {
+			if gt, _ := v.(string); gt != "" && gt != GatewayDistributed && gt != GatewayCentralized {
 				out = append(out, fmt.Sprintf("gatewayType: %s", gt))
 			}
 		case implemented[k]:

@@ -30,7 +30,7 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 		return err
 	}
 	r.shaper.watcher.Store(watcher)
-	pods.set(u2oPods{Pods: watcher, view: r.subnetView})
+	pods.set(subnetPods{Pods: watcher, view: r.subnetView})
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return r.serveMirror(ctx, kube, watcher) })
 	if r.req.EnablePinger {

@@ -39,6 +39,8 @@ type subnetView struct {
 	// informer is the Subnet informer the view is made from (nil without a dynamic client),
 	// shared with the BGP speaker's announcement.
 	informer cache.SharedIndexInformer
+	// mtu are the Subnets' spec.mtu, by name, where set (subnetmtu.go).
+	mtu map[string]int
 }
 
 // watchSubnets keeps the view current from a Subnet informer and calls poke on each change.
@@ -83,6 +85,7 @@ func (v *subnetView) refresh(objs []any) {
 	defaultNAT := true
 	u2o := map[string]u2oGateway{}
 	providers := map[string]bool{}
+	mtu := map[string]int{}
 	for _, obj := range objs {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok || u.GetName() == "join" {
@@ -91,6 +94,9 @@ func (v *subnetView) refresh(objs []any) {
 		sn, err := kubeovn.FromUnstructured(u)
 		if err != nil || !sn.IsValidated() && !sn.IsReady() {
 			continue // a refused change of an applied subnet keeps it Ready: still routed
+		}
+		if m, ok := v.subnetMTU(sn); ok {
+			mtu[sn.Name] = m
 		}
 		if sn.Name == "ovn-default" {
 			defaultNAT = sn.Spec.NatOutgoing
@@ -125,7 +131,7 @@ func (v *subnetView) refresh(objs []any) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.routes, v.masq, v.defaultNAT, v.u2o = routes, masq, defaultNAT, u2o
+	v.routes, v.masq, v.defaultNAT, v.u2o, v.mtu = routes, masq, defaultNAT, u2o, mtu
 	v.providers, v.read = providers, true
 }
 

@@ -46,19 +46,21 @@ func (v *subnetView) u2oOf(name string) (u2oGateway, bool) {
 // subnetView is the Subnets' view once the host wiring has started it (nil before).
 func (r *Role) subnetView() *subnetView { return r.subnets.Load() }
 
-// u2oPods serves the pods' networks with the u2o address as the default gateway of a pod on
-// an underlay subnet with u2oInterconnection.
-type u2oPods struct {
+// subnetPods serves the pods' networks with what their Subnets add: the u2o address as the
+// default gateway of a pod on an underlay subnet with u2oInterconnection, the Subnet's mtu
+// (subnetmtu.go).
+type subnetPods struct {
 	server.Pods
 	view func() *subnetView
 }
 
-func (p u2oPods) WaitPodNetwork(ctx context.Context, k server.PodKey) (server.PodNetwork, error) {
+func (p subnetPods) WaitPodNetwork(ctx context.Context, k server.PodKey) (server.PodNetwork, error) {
 	n, err := p.Pods.WaitPodNetwork(ctx, k)
 	if err != nil {
 		return n, err
 	}
-	return withU2OGateway(n, p.view())
+	v := p.view()
+	return withU2OGateway(withSubnetMTU(n, v), v)
 }
 
 // withU2OGateway replaces each family's gateway by the subnet's u2o address; a subnet that

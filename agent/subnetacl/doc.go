@@ -1,5 +1,5 @@
-// Package subnetacl turns a Kube-OVN Subnet's isolation fields (spec.private and
-// spec.allowSubnets) into OVN ACLs on the Subnet's logical switch, as northbound.ACLRule
+// Package subnetacl turns a Kube-OVN Subnet's ACL fields (spec.private and
+// spec.allowSubnets; spec.acls and allowEWTraffic in custom.go) into OVN ACLs on the Subnet's logical switch, as northbound.ACLRule
 // values. It is pure: the controller applies its output with northbound.EnsureSwitchACLs, owned
 // by the Subnet, so the rows go with the Subnet and a start-up reconcile of an unchanged Subnet
 // writes nothing.
@@ -25,4 +25,14 @@
 // The same holds for SecurityGroups (package secgroup, 2003-18500): DropPriority and
 // HostsPriority (18600, 18700) lie above them, so no group's allow rule opens a private
 // Subnet either.
+//
+// spec.acls are written as Kube-OVN writes them: each entry on the switch at its own
+// priority, direction, match and action (CheckACLs refuses, naming acls[i] and the field, what
+// OVN would not take: the match through package ovnmatch); allowEWTraffic adds Kube-OVN's
+// same-subnet allows (to-lport and from-lport, "src and dst within the CIDR") at 1900, and
+// only with acls, as Kube-OVN does. They sit in the same ACL stages as NetworkPolicy's
+// (1000/1001) and the isolation's (18600/18700), ordered by priority alone: Kube-OVN's usual
+// 1002 drop is above every policy allow (in Kube-OVN, whose policies are at 2000-2001, a
+// policy allow wins over it), allowEWTraffic's 1900 allow is above a policy's default deny
+// (as in Kube-OVN), and a private Subnet's drop is above both.
 package subnetacl

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/ovn"
 	"github.com/edgeovn/edgeovn/ovn/nbdb"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
@@ -26,6 +27,10 @@ type Request struct {
 	CIDRs   []netip.Prefix // the Subnet's, one per family
 	Allow   []netip.Prefix // spec.allowSubnets
 	Hosts   []netip.Prefix // the join network(s) the nodes' ovn0 addresses come from
+	// ACLs and AllowEWTraffic are spec.acls and spec.allowEWTraffic (custom.go), checked by
+	// CheckACLs.
+	ACLs           []kubeovn.ACL
+	AllowEWTraffic bool
 }
 
 // Owner is the owner tag of the Subnet's ACLs: the Subnet's own, so they go with its switch.
@@ -41,8 +46,24 @@ type family struct {
 
 var families = []family{{"ip4", true}, {"ip6", false}}
 
-// Build returns the Subnet's ACLs, sorted by priority and match: none unless it is private.
+// Build returns the Subnet's ACLs, sorted by priority, match and direction: the isolation of
+// a private Subnet and the Subnet's own acls (custom.go).
 func Build(r Request) []northbound.ACLRule {
+	out := append(isolation(r), custom(r)...)
+	slices.SortFunc(out, func(a, b northbound.ACLRule) int {
+		if a.Priority != b.Priority {
+			return a.Priority - b.Priority
+		}
+		if c := strings.Compare(a.Match, b.Match); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Direction, b.Direction)
+	})
+	return out
+}
+
+// isolation is a private Subnet's rules: none unless it is private.
+func isolation(r Request) []northbound.ACLRule {
 	if !r.Private {
 		return nil
 	}
@@ -60,12 +81,6 @@ func Build(r Request) []northbound.ACLRule {
 				nbdb.ACLActionAllowRelated, "hosts-"+f.field))
 		}
 	}
-	slices.SortFunc(out, func(a, b northbound.ACLRule) int {
-		if a.Priority != b.Priority {
-			return a.Priority - b.Priority
-		}
-		return strings.Compare(a.Match, b.Match)
-	})
 	return out
 }
 
@@ -80,11 +95,17 @@ func dropMatch(f family, own, allow []netip.Prefix) string {
 }
 
 func rule(subnet string, priority int, match string, action nbdb.ACLAction, what string) northbound.ACLRule {
-	name := subnet + ":" + what
-	if len(name) > northbound.MaxACLName {
-		name = name[:northbound.MaxACLName]
+	return northbound.ACLRule{Direction: nbdb.ACLDirectionToLport, Priority: priority, Match: match, Action: action, Name: name(subnet, what)}
+}
+
+// name is an ACL's name in ovn-controller's log: the Subnet's and what the rule is, cut to
+// OVN's limit.
+func name(subnet, what string) string {
+	n := subnet + ":" + what
+	if len(n) > northbound.MaxACLName {
+		n = n[:northbound.MaxACLName]
 	}
-	return northbound.ACLRule{Direction: nbdb.ACLDirectionToLport, Priority: priority, Match: match, Action: action, Name: name}
+	return n
 }
 
 // ofFamily returns the prefixes of family f, masked, sorted and unique.

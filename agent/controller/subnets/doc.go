@@ -38,6 +38,17 @@
 // marked default, the oldest, else ovn-default); namespaces get Kube-OVN's annotations of
 // their subnets (logical_switch, cidr, exclude_ips).
 //
+// The other fields of Kube-OVN's Subnet edgeovn acts on: spec.acls and allowEWTraffic are
+// ACLs on the switch beside the isolation's, in the same Subnet-owned set (acls.go, package
+// subnetacl; an entry OVN would refuse is refused by name in validate, before anything is
+// written); enableMulticastSnoop is the switch's mcast_* other_config (multicast.go); a
+// centralized gatewayType is a router policy per family above the distributed gateway's,
+// rerouting the Subnet's outside traffic to the join address of the first Ready gatewayNode
+// (gateway.go; a Node's readiness or join address changing queues every Subnet, so the next
+// host takes over; status.activateGateway names the one in use; a gatewayNode naming no Node
+// is refused); spec.mtu is checked here (68-65535, 1280 with IPv6) and set on the pods'
+// interfaces by the node role; disableGatewayCheck changes nothing (no gateway check at ADD).
+//
 // A Subnet with spec.vlan is an underlay subnet (underlay.go): its Vlan (a Vlan informer queues
 // the Subnets that name it) must exist and be valid, else the Subnet is refused naming
 // spec.vlan; its switch gets a localnet port on the Vlan's provider with its tag, and no router

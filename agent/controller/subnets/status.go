@@ -54,6 +54,9 @@ func (s *Controller) writeStatus(ctx context.Context, u *unstructured.Unstructur
 	}
 	counted := s.count(sn.Name, &st)
 	counted = s.setU2OStatus(sn.Name, &st) || counted
+	if a, _ := s.get(sn.Name); a.gateway != st.ActivateGateway {
+		st.ActivateGateway, counted = a.gateway, true
+	}
 	if !changed && !counted {
 		return nil
 	}

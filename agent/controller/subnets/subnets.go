@@ -98,6 +98,8 @@ type appliedSubnet struct {
 	deleting bool
 	// u2o are the router's addresses on an underlay switch with u2oInterconnection (u2o.go).
 	u2o []netip.Addr
+	// gateway is a centralized Subnet's active gateway host (gateway.go), "" when none.
+	gateway string
 }
 
 // New is the Subnets of one term; the controller prepares, registers, applies and runs them.

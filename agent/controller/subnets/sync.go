@@ -97,8 +97,14 @@ func (s *Controller) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 	if err != nil {
 		return net, &refusal{ReasonInvalidSpec, err}
 	}
-	if _, err := kubeovn.ParseAllowSubnets(sn.Spec); err != nil {
+	if _, ref := s.switchACLs(sn, net); ref != nil {
+		return net, ref
+	}
+	if err := kubeovn.CheckMTU(sn.Spec, net.CIDRs); err != nil {
 		return net, &refusal{ReasonInvalidSpec, err}
+	}
+	if ref := s.checkGateway(sn); ref != nil {
+		return net, ref
 	}
 	if prev := s.previousCIDRs(sn.Name); prev != nil && !slices.Equal(prev, net.CIDRs) {
 		return net, &refusal{ReasonCIDRChange, fmt.Errorf("cidrBlock changed from %v to %v: refused, addresses already handed out would fall outside it (create another Subnet instead); %v stays in use", prev, net.CIDRs, prev)}
@@ -193,6 +199,7 @@ func (s *Controller) previousCIDRs(name string) []netip.Prefix {
 func (s *Controller) apply(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network) error {
 	prev, had := s.get(sn.Name)
 	var u2o []netip.Addr
+	var active string
 	if sn.Name != kubeovn.JoinSubnet {
 		ipamNet := net
 		if u2oEnabled(sn.Spec) {
@@ -220,8 +227,17 @@ func (s *Controller) apply(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.
 		if err := s.isolate(ctx, sn, net); err != nil {
 			return err
 		}
+		if err := s.multicast(ctx, sn, net); err != nil {
+			return err
+		}
+		if sn.Spec.Vlan == "" && !customVpc(sn.Spec) {
+			var err error
+			if active, err = s.gateway(ctx, sn, net); err != nil {
+				return err
+			}
+		}
 	}
-	s.set(sn.Name, appliedSubnet{net: net, spec: sn.Spec, created: sn.CreationTimestamp.Time, u2o: u2o})
+	s.set(sn.Name, appliedSubnet{net: net, spec: sn.Spec, created: sn.CreationTimestamp.Time, u2o: u2o, gateway: active})
 	if len(u2o) > 0 || len(prev.u2o) > 0 {
 		if err := s.syncCtInvMatch(ctx); err != nil {
 			return err

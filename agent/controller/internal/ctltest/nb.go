@@ -38,15 +38,21 @@ func StartNB(ctx context.Context, t testing.TB, log *slog.Logger) *NB {
 //	policy PRIORITY MATCH ACTION NEXTHOPS
 //	switch NAME
 //	acl SWITCH PRIORITY DIRECTION MATCH ACTION
+//	mcast SWITCH KEY=VALUE           each mcast_* key of the switch's other_config
 //	addrset NAME ADDRESSES
 func (nb *NB) Rows(t testing.TB) []string {
 	t.Helper()
 	lsps := byUUID(nb.list(t, "Logical_Switch_Port", "_uuid,name,type,addresses"))
 	acls := byUUID(nb.list(t, "ACL", "_uuid,priority,direction,match,action"))
 	var out []string
-	for _, sw := range nb.list(t, "Logical_Switch", "name,ports,acls") {
+	for _, sw := range nb.list(t, "Logical_Switch", "name,ports,acls,other_config") {
 		name := sw[0]
 		out = append(out, "switch "+name)
+		for _, kv := range strings.Fields(sw[3]) {
+			if strings.HasPrefix(kv, "mcast_") {
+				out = append(out, "mcast "+name+" "+kv)
+			}
+		}
 		for _, uuid := range strings.Fields(sw[1]) {
 			if p, ok := lsps[uuid]; ok && p[1] != "router" {
 				out = append(out, strings.TrimSpace("lsp "+name+" "+p[0]+" "+p[2]))
