@@ -45,18 +45,18 @@ func TestReadRunsAcrossDirs(t *testing.T) {
 	}
 	one := batch("edgeovn", sampleReport)
 	two := batch("kube-proxy", sampleReport)
-	runs, err := readRuns([]string{one, two}, []kubeMode{allModes["kube-proxy"], allModes["edgeovn"]})
+	runs, err := readRuns([]string{one, two}, []kubeMode{allModes["kube-proxy"], allModes["edgeovn"]}, singleStack)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(runs) != 2 || len(runs[0].results) != 5 || len(runs[1].results) != 5 {
 		t.Fatalf("got %d runs %+v, want both modes with the report's 5 selected specs", len(runs), runs)
 	}
-	if _, err := readRuns([]string{one}, []kubeMode{allModes["kube-proxy"], allModes["edgeovn"]}); err == nil || !strings.Contains(err.Error(), "kube-proxy") {
+	if _, err := readRuns([]string{one}, []kubeMode{allModes["kube-proxy"], allModes["edgeovn"]}, singleStack); err == nil || !strings.Contains(err.Error(), "kube-proxy") {
 		t.Errorf("a mode no directory ran: %v, want an error naming kube-proxy", err)
 	}
 	empty := t.TempDir()
-	if _, err := readRuns([]string{one, empty}, []kubeMode{allModes["edgeovn"]}); err == nil || !strings.Contains(err.Error(), empty) {
+	if _, err := readRuns([]string{one, empty}, []kubeMode{allModes["edgeovn"]}, singleStack); err == nil || !strings.Contains(err.Error(), empty) {
 		t.Errorf("a directory without reports: %v, want an error naming it", err)
 	}
 }

@@ -19,7 +19,9 @@ import (
 const (
 	conformanceFocus = `\[sig-network\].*\[Conformance\]`
 	netpolFocus      = `\[sig-network\] (Netpol|NetworkPolicy)`
-	trafficFocus     = `\[sig-network\] Services should (be possible to connect to a service via ExternalIP|` +
+	// dualStackFocus is the dual-stack specs, selected on a dual-stack cluster (-stack dual).
+	dualStackFocus = `\[sig-network\] \[Feature:IPv6DualStack\]`
+	trafficFocus   = `\[sig-network\] Services should (be possible to connect to a service via ExternalIP|` +
 		`respect internalTrafficPolicy|support externalTrafficPolicy=Local|fallback to (local )?terminating endpoints|` +
 		`serve endpoints on same port and different protocol for internal traffic on Type LoadBalancer|` +
 		`implement NodePort and HealthCheckNodePort correctly)`
@@ -36,10 +38,18 @@ type skipRule struct {
 var skipRules = []skipRule{
 	{`\[Disruptive\]`, "restarts or breaks cluster components the rig owns"},
 	{`\[Feature:SCTPConnectivity\]`, "SCTP traffic: this machine kind's kernel has no SCTP (socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP): protocol not supported)"},
+	{`\[Feature:IPv6DualStack\] Granular Checks: Services Secondary IP Family`, "needs two nodes: the framework's NetworkingTestConfig.setup skips it on one (SkipUnlessNodeCountIsAtLeast(2)), after creating its pods"},
 }
 
-// focus is the regular expression e2e.test selects specs with.
-func focus() string { return conformanceFocus + "|" + netpolFocus + "|" + trafficFocus }
+// focus is the regular expression e2e.test selects specs with on a cluster of the stack: on
+// a dual-stack one, the [Feature:IPv6DualStack] specs too.
+func focus(s stack) string {
+	f := conformanceFocus + "|" + netpolFocus + "|" + trafficFocus
+	if s.dual() {
+		f += "|" + dualStackFocus
+	}
+	return f
+}
 
 // skip is the regular expression of the specs skipRules leaves out.
 func skip() string {
@@ -60,9 +70,9 @@ func skipReason(name string) string {
 	return ""
 }
 
-// selected reports whether a spec name is one of make conformance's.
-func selected(name string) bool {
-	return regexp.MustCompile(focus()).MatchString(name)
+// selected reports whether a spec name is one of make conformance's on the stack.
+func selected(s stack, name string) bool {
+	return regexp.MustCompile(focus(s)).MatchString(name)
 }
 
 // e2eRequest is one run of the upstream e2e binary against a cluster.
