@@ -29,6 +29,7 @@ type config struct {
 	parallel  bool
 	verbose   bool
 	keep      bool
+	numNodes  int
 	timeout   time.Duration
 }
 
@@ -47,6 +48,7 @@ func main() {
 	flag.BoolVar(&c.parallel, "parallel", false, "run the modes' clusters at the same time (each in its own rig), not one after the other")
 	flag.BoolVar(&c.verbose, "v", false, "log the cluster's progress")
 	flag.BoolVar(&c.keep, "keep", false, "keep each rig's directory (logs) after its run")
+	flag.IntVar(&c.numNodes, "num-nodes", 0, "tell e2e.test the cluster has this many nodes (its --num-nodes; default: it counts them): 2 runs the specs that skip on one node only for want of a second (the dual-stack Secondary IP Family checks) on the one node")
 	flag.DurationVar(&c.timeout, "timeout", 4*time.Hour, "bound for the whole command")
 	flag.Parse()
 	if err := run(c); err != nil {

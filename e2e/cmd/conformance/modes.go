@@ -102,7 +102,7 @@ func runMode(ctx context.Context, c config, m kubeMode, tars []string, log *slog
 	fmt.Fprintf(os.Stderr, "conformance: %s: cluster up in %s; running e2e.test (log %s)\n", m.title, r.setup.Round(time.Second), filepath.Join(reportDir, "e2e.log"))
 	t1 := time.Now()
 	err = runE2E(ctx, e2eRequest{binary: filepath.Join(c.cache, "e2e.test"), kubectl: filepath.Join(c.cache, "kubectl"), netns: cl.rig.Netns,
-		focus: narrowed(c.stack, c.focus), skip: joinSkip(skip(), c.skip), reportDir: reportDir}, cl.rig.Kubeconfig)
+		focus: narrowed(c.stack, c.focus), skip: joinSkip(skip(c.numNodes), c.skip), reportDir: reportDir, numNodes: c.numNodes}, cl.rig.Kubeconfig)
 	r.specs = time.Since(t1)
 	if cerr := cl.close(); cerr != nil {
 		fmt.Fprintf(os.Stderr, "conformance: %s: teardown: %v\n", m.title, cerr)
@@ -135,7 +135,7 @@ func joinSkip(a, b string) string {
 func dryRun(ctx context.Context, c config) error {
 	dir := filepath.Join(c.out, "dry-run")
 	err := runE2E(ctx, e2eRequest{binary: filepath.Join(c.cache, "e2e.test"), kubectl: filepath.Join(c.cache, "kubectl"), netns: "",
-		focus: narrowed(c.stack, c.focus), skip: joinSkip(skip(), c.skip), reportDir: dir, dryRun: true}, "/dev/null")
+		focus: narrowed(c.stack, c.focus), skip: joinSkip(skip(c.numNodes), c.skip), reportDir: dir, dryRun: true, numNodes: c.numNodes}, "/dev/null")
 	if err != nil {
 		return err
 	}

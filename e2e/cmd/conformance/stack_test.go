@@ -72,7 +72,7 @@ func TestDualStackFocus(t *testing.T) {
 		t.Errorf("dual-stack focus %q drops the Conformance specs or lacks the dual-stack ones", narrowed(dualStack, ""))
 	}
 	sctp := "[sig-network] [Feature:IPv6DualStack] Granular Checks: Services Secondary IP Family [LinuxOnly] should function for pod-Service: sctp [Feature:SCTPConnectivity]"
-	if !regexpMatch(t, skip(), sctp) || skipReason(sctp) == "" {
+	if !regexpMatch(t, skip(0), sctp) || skipReason(sctp) == "" {
 		t.Errorf("the dual-stack SCTP spec is not skipped with a reason")
 	}
 	name := strings.TrimPrefix(ds, "[sig-network] ")
@@ -88,10 +88,26 @@ func TestDualStackFocus(t *testing.T) {
 // skips on one node only after building their pods, are skipped up front with that reason.
 func TestDualStackGranularSkipped(t *testing.T) {
 	name := "[sig-network] [Feature:IPv6DualStack] Granular Checks: Services Secondary IP Family [LinuxOnly] should function for pod-Service: http"
-	if !regexpMatch(t, skip(), name) || !strings.Contains(skipReason(name), "two nodes") {
-		t.Errorf("%q: skipped %v, reason %q", name, regexpMatch(t, skip(), name), skipReason(name))
+	if !regexpMatch(t, skip(0), name) || !strings.Contains(skipReason(name), "two nodes") {
+		t.Errorf("%q: skipped %v, reason %q", name, regexpMatch(t, skip(0), name), skipReason(name))
 	}
-	if regexpMatch(t, skip(), "[sig-network] [Feature:IPv6DualStack] should be able to reach pod on ipv4 and ipv6 ip") {
+	if regexpMatch(t, skip(0), "[sig-network] [Feature:IPv6DualStack] should be able to reach pod on ipv4 and ipv6 ip") {
 		t.Error("a one-node dual-stack spec is skipped")
+	}
+}
+
+// TestNumNodesLiftsSkip: told two nodes (-num-nodes 2), the run no longer skips the checks
+// that skip only for want of a second node, and still skips SCTP and [Disruptive].
+func TestNumNodesLiftsSkip(t *testing.T) {
+	granular := "[sig-network] [Feature:IPv6DualStack] Granular Checks: Services Secondary IP Family [LinuxOnly] should update endpoints: udp"
+	sctp := "[sig-network] [Feature:IPv6DualStack] Granular Checks: Services Secondary IP Family [LinuxOnly] should function for pod-Service: sctp [Feature:SCTPConnectivity]"
+	if regexpMatch(t, skip(2), granular) {
+		t.Errorf("-num-nodes 2 still skips %q", granular)
+	}
+	if !regexpMatch(t, skip(1), granular) {
+		t.Errorf("-num-nodes 1 runs %q", granular)
+	}
+	if !regexpMatch(t, skip(2), sctp) || !regexpMatch(t, skip(2), "[sig-apps] Foo [Disruptive]") {
+		t.Error("-num-nodes 2 lifts the SCTP or [Disruptive] skip")
 	}
 }
