@@ -82,7 +82,7 @@ func (n *RealNode) startContainerd(ctx context.Context) error {
 	spec := ProcessSpec{Name: n.Name + "-containerd", Path: "unshare", HostMounts: true,
 		Args: append([]string{"--uts", "sh", "-c", hostnameThenExec, n.Name, n.rig.opts.componentPath(Containerd)},
 			"--config", conf, "--log-level", "info"),
-		Env:  []string{"PATH=" + n.path("bin") + ":" + os.Getenv("PATH")}}
+		Env: []string{"PATH=" + n.path("bin") + ":" + os.Getenv("PATH")}}
 	n.Containerd, err = n.rig.spawn(ctx, spec, func(ctx context.Context) error {
 		_, err := n.Ctr(ctx, "version")
 		return err
