@@ -19,12 +19,12 @@ import (
 // hostEndpointPort is where the host itself serves the Service (a hostNetwork pod's port).
 const hostEndpointPort = 18083
 
-// TestDualStackNodePortHostEndpoint: without kube-proxy, a pod reaches a dual-stack NodePort
-// Service on the host's address of each family when the Service's only endpoint is the host
-// itself (a hostNetwork pod: upstream's "[Feature:IPv6DualStack] ... service endpoints using
-// hostNetwork"). Sent to the ClusterIP through ovn0, the connection came back to the host
-// from its own join address and the kernel dropped it; the node port now goes straight to
-// the host's endpoint.
+// TestDualStackNodePortHostEndpoint: without kube-proxy, when a dual-stack NodePort Service's
+// only endpoint is the host itself (a hostNetwork pod: upstream's "[Feature:IPv6DualStack]
+// ... service endpoints using hostNetwork"), a pod reaches the node port on the host's
+// address of each family, and the host reaches each ClusterIP. Both went to the ClusterIP
+// through ovn0, and OVN brought the connection back to the host from the host's own join
+// address, which the kernel dropped; both now go straight to the host's endpoint.
 func TestDualStackNodePortHostEndpoint(t *testing.T) {
 	opts := harness.Options{ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.43.0.0/16"), netip.MustParsePrefix("2001:cafe:43::/112")}, NodeIPv6: true}
 	env := startEnvFlags(t, false, opts, "--cluster-cidr="+dualClusterCIDR, "--service-cidr="+dualServiceCIDR)
@@ -67,6 +67,13 @@ func TestDualStackNodePortHostEndpoint(t *testing.T) {
 		addr := netip.AddrPortFrom(ip, uint16(svc.Spec.Ports[0].NodePort)).String()
 		eventually(ctx, t, "the client pod reaches node port "+addr+" served by the host itself", func() bool {
 			a, _ := s.send(client.Netns, corev1.ProtocolTCP, addr, time.Second)
+			return a.Server == "host"
+		})
+	}
+	for _, cip := range svc.Spec.ClusterIPs {
+		addr := netip.AddrPortFrom(netip.MustParseAddr(cip), 80).String()
+		eventually(ctx, t, "the host reaches ClusterIP "+addr+" served by the host itself", func() bool {
+			a, _ := s.send(env.rig.NetnsPath, corev1.ProtocolTCP, addr, time.Second)
 			return a.Server == "host"
 		})
 	}

@@ -81,6 +81,31 @@ func serviceClusterIPs(svc *corev1.Service) []netip.Addr {
 	return out
 }
 
+// hostClusterIPs are the ClusterIP ports whose ready endpoints of the family are all the
+// host's own addresses (hostNetwork pods here): the host reaches them directly (hostnet's
+// ServiceIP.Host), not through OVN, which would hand the connection back to the host from
+// its own join address.
+func hostClusterIPs(svcs []*corev1.Service, slicesOf func(*corev1.Service) []*discoveryv1.EndpointSlice, hostAddrs map[netip.Addr]bool) []hostnet.ServiceIP {
+	var out []hostnet.ServiceIP
+	for _, svc := range svcs {
+		for _, ip := range serviceClusterIPs(svc) {
+			for _, p := range svc.Spec.Ports {
+				proto := strings.ToLower(string(p.Protocol))
+				if proto == "" {
+					proto = "tcp"
+				}
+				eps := localEndpoints("", p, slicesOf(svc), ip.Is6())
+				if len(eps) == 0 || !allHost(eps, hostAddrs) || p.Port <= 0 || p.Port > 65535 {
+					continue
+				}
+				vip := netip.AddrPortFrom(ip, uint16(p.Port))
+				out = append(out, hostnet.ServiceIP{Protocol: proto, IP: vip, ClusterIP: vip, Local: eps, LocalOnly: true, Host: true})
+			}
+		}
+	}
+	return out
+}
+
 // allHost reports whether every endpoint is one of the host's own addresses.
 func allHost(eps []netip.AddrPort, hostAddrs map[netip.Addr]bool) bool {
 	for _, ep := range eps {

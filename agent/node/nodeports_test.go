@@ -124,3 +124,28 @@ func TestNodePortsHostEndpoints(t *testing.T) {
 		t.Errorf("an endpoint elsewhere: got %+v\nwant %+v", got, want)
 	}
 }
+
+// TestHostClusterIPs: a ClusterIP port whose ready endpoints of the family are all the host's
+// own addresses is listed for the host to reach directly, per family; one with an endpoint
+// elsewhere, or none, is not.
+func TestHostClusterIPs(t *testing.T) {
+	here := "node1"
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "hostnet"},
+		Spec: corev1.ServiceSpec{ClusterIP: "10.43.0.7", ClusterIPs: []string{"10.43.0.7", "2001:cafe:43::7"},
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}}}
+	port := []discoveryv1.EndpointPort{{Name: new("http"), Port: new(int32(8083))}}
+	slices := []*discoveryv1.EndpointSlice{
+		{AddressType: discoveryv1.AddressTypeIPv4, Ports: port, Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"192.0.2.10"}, NodeName: &here}}},
+		{AddressType: discoveryv1.AddressTypeIPv6, Ports: port, Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"2001:cafe:42::9"}, NodeName: &here}}},
+	}
+	host := map[netip.Addr]bool{netip.MustParseAddr("192.0.2.10"): true, netip.MustParseAddr("2001:db8:2::10"): true}
+	got := hostClusterIPs([]*corev1.Service{svc}, func(*corev1.Service) []*discoveryv1.EndpointSlice { return slices }, host)
+	vip := netip.MustParseAddrPort("10.43.0.7:80")
+	want := []hostnet.ServiceIP{{Protocol: "tcp", IP: vip, ClusterIP: vip, Local: []netip.AddrPort{netip.MustParseAddrPort("192.0.2.10:8083")}, LocalOnly: true, Host: true}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v (the IPv6 endpoint is a pod: through OVN as before)", got, want)
+	}
+	if got := hostClusterIPs([]*corev1.Service{svc}, func(*corev1.Service) []*discoveryv1.EndpointSlice { return nil }, host); len(got) != 0 {
+		t.Errorf("no endpoints: got %+v, want none", got)
+	}
+}

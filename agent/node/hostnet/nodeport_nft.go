@@ -133,9 +133,12 @@ func serviceIPRules(f hostPortFamily, s ServiceIP) []svcRule {
 }
 
 // serviceIPOutRules send the host's own connections to the ClusterIP, within the same
-// source ranges.
+// source ranges, or (Host) to the host's own endpoints.
 func serviceIPOutRules(f hostPortFamily, s ServiceIP) []svcRule {
 	return restrictSources(f, s, "out "+s.describe(), func(match []expr.Any, desc string) []svcRule {
+		if s.Host && len(s.Local) > 0 {
+			return toLocal(f, match, desc, s.Local)
+		}
 		return []svcRule{toClusterIP(f, match, desc, s.ClusterIP)}
 	})
 }
