@@ -74,7 +74,7 @@ func mergeResults(runs ...[]result) []result {
 	for _, run := range runs {
 		for _, r := range run {
 			prev, seen := byName[r.Name]
-			if !seen || ran(r) || !ran(prev) {
+			if !seen || weight(r) >= weight(prev) {
 				byName[r.Name] = r
 			}
 		}
@@ -88,6 +88,18 @@ func mergeResults(runs ...[]result) []result {
 }
 
 func ran(r result) bool { return r.Outcome == "pass" || r.Outcome == "fail" }
+
+// weight orders what a later batch may overwrite: a spec that ran beats a skip, which keeps
+// its reason against a batch that did not select it.
+func weight(r result) int {
+	switch {
+	case ran(r):
+		return 2
+	case r.Outcome == "skip":
+		return 1
+	}
+	return 0
+}
 
 // specTime is the specs' own time, as the JUnit reports give it (without cluster set-up).
 func specTime(results []result) time.Duration {

@@ -9,14 +9,15 @@ import (
 
 // TestMergeBatches: batches of one mode merge into one result per spec; a spec that ran
 // replaces a "not run" skip whatever the order, a later run replaces an earlier one, and a
-// skip never replaces a run.
+// skip never replaces a run, and a skip keeps its reason against a later batch that did not
+// select the spec (T: the framework skipped it for want of nodes in the first batch only).
 func TestMergeBatches(t *testing.T) {
 	notRun := func(n string) result { return result{Name: n, Outcome: notRun, Reason: "outside -focus"} }
-	first := []result{{Name: "A", Outcome: "fail", Reason: "timed out", Seconds: 10}, notRun("B"), notRun("C"), {Name: "S", Outcome: "skip", Reason: "SCTP"}}
+	first := []result{{Name: "A", Outcome: "fail", Reason: "timed out", Seconds: 10}, notRun("B"), notRun("C"), {Name: "S", Outcome: "skip", Reason: "SCTP"}, {Name: "T", Outcome: "skip", Reason: "two nodes"}}
 	second := []result{notRun("A"), {Name: "B", Outcome: "pass", Seconds: 5}, notRun("C"), {Name: "S", Outcome: "skip", Reason: "SCTP"}}
-	rerun := []result{{Name: "A", Outcome: "pass", Seconds: 7}, notRun("B"), notRun("C"), {Name: "S", Outcome: "skip", Reason: "SCTP"}}
+	rerun := []result{{Name: "A", Outcome: "pass", Seconds: 7}, notRun("B"), notRun("C"), {Name: "S", Outcome: "skip", Reason: "SCTP"}, notRun("T")}
 	got := mergeResults(first, second, rerun)
-	want := []result{{Name: "A", Outcome: "pass", Seconds: 7}, {Name: "B", Outcome: "pass", Seconds: 5}, notRun("C"), {Name: "S", Outcome: "skip", Reason: "SCTP"}}
+	want := []result{{Name: "A", Outcome: "pass", Seconds: 7}, {Name: "B", Outcome: "pass", Seconds: 5}, notRun("C"), {Name: "S", Outcome: "skip", Reason: "SCTP"}, {Name: "T", Outcome: "skip", Reason: "two nodes"}}
 	if len(got) != len(want) {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}
