@@ -108,9 +108,11 @@ conformance-deps: deps ## build what make conformance needs besides make deps: k
 	./e2e/scripts/build-kube.sh $(CACHE)/bin kube-scheduler kubectl agnhost e2e.test
 
 # Both modes run at once, each in its own rig. FOCUS='regexp' runs only the specs it matches (while
-# developing); MODES=kube-proxy or MODES=edgeovn runs one mode.
+# developing); MODES=kube-proxy or MODES=edgeovn runs one mode; STACK=dual runs a dual-stack cluster
+# (k3s's dual-stack ranges) and adds the [Feature:IPv6DualStack] specs; NUM_NODES=2 runs on the one node
+# the specs that skip only for want of a second (docs/conformance.md, Dual stack).
 conformance: conformance-deps build ## run the upstream sig-network Conformance and NetworkPolicy e2e tests against edgeovn on a real node, with and without kube-proxy; print the table
-	$(GO) run ./e2e/cmd/conformance -bin bin -cache $(CACHE)/bin -parallel $(if $(FOCUS),-focus '$(FOCUS)') $(if $(MODES),-modes $(MODES))
+	$(GO) run ./e2e/cmd/conformance -bin bin -cache $(CACHE)/bin -parallel $(if $(FOCUS),-focus '$(FOCUS)') $(if $(MODES),-modes $(MODES)) $(if $(STACK),-stack $(STACK)) $(if $(NUM_NODES),-num-nodes $(NUM_NODES))
 
 generate: ## regenerate the libovsdb models from ovn/schema
 	$(GO) generate ./ovn/...

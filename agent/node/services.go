@@ -133,7 +133,8 @@ func (l *nodePortLoop) apply(ctx context.Context) error {
 	}
 	ips, refused := serviceIPs(serviceIPsRequest{Node: l.r.req.NodeName, Services: svcs, Slices: l.slices, Refuse: guard.refuse})
 	l.refusals.report(refused)
-	spec := &hostnet.ServiceSpec{Interface: HostInterface, NodePorts: nodePorts(l.r.req.NodeName, svcs, l.slices), ServiceIPs: ips}
+	ips = append(ips, hostClusterIPs(svcs, l.slices, guard.hostAddrs)...)
+	spec := &hostnet.ServiceSpec{Interface: HostInterface, NodePorts: nodePorts(l.r.req.NodeName, svcs, l.slices, guard.hostAddrs), ServiceIPs: ips}
 	werr := hostnet.EnsureServices(ctx, spec, l.r.log)
 	if err := l.health.Sync(healthChecks(l.r.req.NodeName, svcs, l.slices), werr == nil); err != nil {
 		l.r.log.Warn("serve health checks, will retry", "err", err)

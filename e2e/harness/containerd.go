@@ -66,7 +66,10 @@ state = ` + q(n.path("containerd", "state")) + `
 
 // startContainerd writes the config and starts containerd in the rig's network namespace and
 // this machine's mount namespace (see ProcessSpec.HostMounts), with the node's bin dir (its
-// own runc shim) first on PATH; it waits until containerd answers on its socket.
+// own runc shim) first on PATH; it waits until containerd answers on its socket. containerd
+// runs in a UTS namespace of its own whose hostname is the node's name, as on a real host:
+// hostNetwork containers share their shim's, so they answer with the node's name, which the
+// upstream e2e tests expect of a hostNetwork endpoint (not this machine's hostname).
 func (n *RealNode) startContainerd(ctx context.Context) error {
 	runc, err := exec.LookPath("runc")
 	if err != nil {
@@ -76,15 +79,20 @@ func (n *RealNode) startContainerd(ctx context.Context) error {
 	if err := os.WriteFile(conf, []byte(containerdConfig(n, runc)), 0o644); err != nil {
 		return fmt.Errorf("start containerd: write %s: %w", conf, err)
 	}
-	spec := ProcessSpec{Name: n.Name + "-containerd", Path: n.rig.opts.componentPath(Containerd), HostMounts: true,
-		Args: []string{"--config", conf, "--log-level", "info"},
-		Env:  []string{"PATH=" + n.path("bin") + ":" + os.Getenv("PATH")}}
+	spec := ProcessSpec{Name: n.Name + "-containerd", Path: "unshare", HostMounts: true,
+		Args: append([]string{"--uts", "sh", "-c", hostnameThenExec, n.Name, n.rig.opts.componentPath(Containerd)},
+			"--config", conf, "--log-level", "info"),
+		Env: []string{"PATH=" + n.path("bin") + ":" + os.Getenv("PATH")}}
 	n.Containerd, err = n.rig.spawn(ctx, spec, func(ctx context.Context) error {
 		_, err := n.Ctr(ctx, "version")
 		return err
 	})
 	return err
 }
+
+// hostnameThenExec is run by sh in containerd's new UTS namespace: it sets the namespace's
+// hostname to $0 (the node's name) and execs the rest (containerd keeps the PID).
+const hostnameThenExec = `echo "$0" > /proc/sys/kernel/hostname && exec "$@"`
 
 // linkShim puts the runc shim in the node's bin dir, which comes first on containerd's PATH:
 // containerd 2.x runs the first containerd-shim-runc-v2 it finds there, and a system one

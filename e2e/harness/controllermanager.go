@@ -32,6 +32,9 @@ type ControllerManagerRequest struct {
 	// cluster has them (the upstream e2e tests need ReplicationControllers, Deployments,
 	// garbage collection, ...).
 	Controllers []string
+	// Extra flags come last (a dual-stack cluster's --allocate-node-cidrs, --cluster-cidr and
+	// node CIDR mask sizes, say).
+	Extra []string
 }
 
 // StartControllerManager starts kube-controller-manager in the rig's namespace with the
@@ -54,6 +57,7 @@ func (r *Rig) StartControllerManager(ctx context.Context, req ControllerManagerR
 		"--secure-port=0",
 		"--root-ca-file=" + r.path("apiserver-certs/apiserver.crt"),
 	}}
+	spec.Args = append(spec.Args, req.Extra...)
 	return r.spawn(ctx, spec, r.rootCAPublished)
 }
 

@@ -58,6 +58,10 @@ type Options struct {
 	// 2001:db8:2::10/64 and the API server advertises it (it refuses a primary service range
 	// of another family than its address): PodAPIServerURL is then that address.
 	ServiceCIDRs []netip.Prefix
+	// NodeIPv6 gives eth0 2001:db8:2::10/64 beside its IPv4 address in a dual-stack cluster
+	// (a host with an address of each family, as a kubelet with --node-ip of both families
+	// needs): Rig.NodeIP6 is then that address. An IPv6-first ServiceCIDRs implies it.
+	NodeIPv6 bool
 	// Keep leaves the run directory (logs, databases) in place after Stop.
 	Keep bool
 	// Log receives progress messages. Nil discards them.

@@ -31,6 +31,9 @@ type Rig struct {
 	// NodeIP is the host's address on its uplink eth0 (a tap device no program reads, holding
 	// the default route; nothing sent there leaves the namespace). The API server advertises it.
 	NodeIP netip.Addr
+	// NodeIP6 is eth0's IPv6 address (Options.NodeIPv6, or an IPv6-first service range);
+	// invalid without one.
+	NodeIP6 netip.Addr
 	// NBEndpoint, SBEndpoint and OVSEndpoint are the OVSDB endpoints ("unix:<path>") of the OVN
 	// northbound, OVN southbound and local Open_vSwitch databases.
 	NBEndpoint  string
@@ -122,10 +125,11 @@ func (r *Rig) start(ctx context.Context) error {
 	} else if err := addTapUplink(ctx, r.Netns); err != nil {
 		return err
 	}
-	if r.opts.ipv6Primary() {
+	if r.opts.ipv6Primary() || r.opts.NodeIPv6 {
 		if err := ipSteps(ctx, r.Netns, [][]string{{"addr", "add", nodeIP6.String(), "dev", uplinkName, "nodad"}}); err != nil {
 			return err
 		}
+		r.NodeIP6 = nodeIP6.Addr()
 	}
 	if err := os.WriteFile(r.path(netnsFile), []byte(r.Netns+"\n"), 0o644); err != nil {
 		return fmt.Errorf("record netns name: %w", err)

@@ -7,11 +7,11 @@ import (
 )
 
 // NodePort is one Service port served on the host's own addresses without kube-proxy.
-// Exactly one of ClusterIP and Local is used: with ClusterIP (externalTrafficPolicy Cluster)
-// the connection is sent to the Service's virtual IP through ovn0 with the host's join
-// address as its source, and OVN's load balancer on the join switch picks a backend; with
-// Local (externalTrafficPolicy Local) it goes straight to one of this host's endpoints and
-// keeps the client's address. Local with no endpoints serves nothing.
+// With ClusterIP alone (externalTrafficPolicy Cluster) the connection is sent to the
+// Service's virtual IP through ovn0 with the host's join address as its source, and OVN's
+// load balancer on the join switch picks a backend; with Local (externalTrafficPolicy Local,
+// or Cluster when every endpoint is the host itself) it goes straight to one of these
+// endpoints and keeps the client's address. LocalOnly with no endpoints serves nothing.
 type NodePort struct {
 	Protocol  string // "tcp", "udp" or "sctp"
 	Port      uint16 // the node port
@@ -77,12 +77,16 @@ func familyName(v6 bool) string {
 // describe is the rule's identity, stored in its user data: the table is rewritten only
 // when the list of descriptions differs from what the kernel holds.
 func (np NodePort) describe() string {
-	if np.LocalOnly {
+	if np.LocalOnly || len(np.Local) > 0 {
 		eps := make([]string, len(np.Local))
 		for i, ep := range np.Local {
 			eps[i] = ep.String()
 		}
-		return fmt.Sprintf("nodeport %s %d local %s", np.Protocol, np.Port, strings.Join(eps, ","))
+		kind := "local"
+		if !np.LocalOnly {
+			kind = "host"
+		}
+		return fmt.Sprintf("nodeport %s %d %s %s", np.Protocol, np.Port, kind, strings.Join(eps, ","))
 	}
 	return fmt.Sprintf("nodeport %s %d cluster %s", np.Protocol, np.Port, np.ClusterIP)
 }

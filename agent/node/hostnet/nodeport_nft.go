@@ -115,10 +115,11 @@ func serviceIPMatch(f hostPortFamily, s ServiceIP) []expr.Any {
 }
 
 // nodePortRules DNATs the node port: to the ClusterIP (marked for masquerade), or to this
-// host's endpoints. Local with none serves nothing (the host answers for its own address).
+// host's endpoints when it has them listed. LocalOnly with none serves nothing (the host
+// answers for its own address).
 func nodePortRules(f hostPortFamily, np NodePort) []svcRule {
 	match := l4Match(np.Protocol, np.Port)
-	if !np.LocalOnly {
+	if !np.LocalOnly && len(np.Local) == 0 {
 		return []svcRule{toClusterIP(f, match, np.describe(), np.ClusterIP)}
 	}
 	return toLocal(f, match, np.describe(), np.Local)
@@ -132,9 +133,12 @@ func serviceIPRules(f hostPortFamily, s ServiceIP) []svcRule {
 }
 
 // serviceIPOutRules send the host's own connections to the ClusterIP, within the same
-// source ranges.
+// source ranges, or (Host) to the host's own endpoints.
 func serviceIPOutRules(f hostPortFamily, s ServiceIP) []svcRule {
 	return restrictSources(f, s, "out "+s.describe(), func(match []expr.Any, desc string) []svcRule {
+		if s.Host && len(s.Local) > 0 {
+			return toLocal(f, match, desc, s.Local)
+		}
 		return []svcRule{toClusterIP(f, match, desc, s.ClusterIP)}
 	})
 }

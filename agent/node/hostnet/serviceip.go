@@ -16,7 +16,10 @@ import (
 // own connections always go to ClusterIP (kube-proxy's short circuit: locally made traffic
 // is never subject to the external policy). With Restricted (a LoadBalancer IP of a Service
 // with loadBalancerSourceRanges), only sources in AllowFrom are served, arriving or the
-// host's own; every other source is dropped, as kube-proxy's firewall chain does.
+// host's own; every other source is dropped, as kube-proxy's firewall chain does. With Host
+// (IP is the Service's own ClusterIP, whose endpoints of the family are all the host's own
+// addresses: hostNetwork pods here) the host's connections go straight to Local too: through
+// OVN they would come back to the host from its own join address, which the kernel drops.
 type ServiceIP struct {
 	Protocol  string         // "tcp", "udp" or "sctp"
 	IP        netip.AddrPort // the external or LoadBalancer IP and the Service port
@@ -26,6 +29,7 @@ type ServiceIP struct {
 	// Restricted: only clients in AllowFrom (IPv4 networks) reach IP; none when it is empty.
 	Restricted bool
 	AllowFrom  []netip.Prefix
+	Host       bool
 }
 
 func (s ServiceIP) validate() error {
@@ -79,7 +83,11 @@ func (s ServiceIP) describeTarget() string {
 		for i, ep := range s.Local {
 			eps[i] = ep.String()
 		}
-		return fmt.Sprintf("serviceip %s %s local %s", s.Protocol, s.IP, strings.Join(eps, ","))
+		kind := "local"
+		if s.Host {
+			kind = "host"
+		}
+		return fmt.Sprintf("serviceip %s %s %s %s", s.Protocol, s.IP, kind, strings.Join(eps, ","))
 	}
 	return fmt.Sprintf("serviceip %s %s cluster %s", s.Protocol, s.IP, s.ClusterIP)
 }

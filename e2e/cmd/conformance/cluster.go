@@ -35,6 +35,7 @@ type clusterRequest struct {
 	bin       string // edgeovn and edgeovn-cni
 	images    []string
 	kubeProxy bool
+	stack     stack
 	keep      bool
 	log       *slog.Logger
 }
@@ -42,7 +43,7 @@ type clusterRequest struct {
 // startCluster brings a cluster up, each part waited for; on failure what started is torn
 // down again.
 func startCluster(ctx context.Context, req clusterRequest) (*cluster, error) {
-	rig, err := harness.Start(ctx, harness.Options{Log: req.log, Keep: req.keep})
+	rig, err := harness.Start(ctx, harness.Options{Log: req.log, Keep: req.keep, ServiceCIDRs: req.stack.serviceCIDRs, NodeIPv6: req.stack.dual()})
 	if err != nil {
 		return nil, err
 	}
@@ -70,15 +71,19 @@ func (c *cluster) start(ctx context.Context, req clusterRequest) error {
 	}{
 		{"edgeovn running, its CNI config written", func() error {
 			var err error
-			if c.edgeovn, err = daemon.Start(ctx, c.rig, daemon.Spec{Node: nodeName, BinDir: req.bin}); err != nil {
+			if c.edgeovn, err = daemon.Start(ctx, c.rig, daemon.Spec{Node: nodeName, BinDir: req.bin, Extra: req.stack.edgeovnFlags()}); err != nil {
 				return err
 			}
 			return k.WaitReady(ctx)
 		}},
-		{"real node Ready", func() error { return c.startNode(ctx, k.ConfDir, k.BinDir, req.images) }},
+		{"real node Ready", func() error {
+			return c.startNode(ctx, nodeRequest{confDir: k.ConfDir, binDir: k.BinDir, images: req.images,
+				kubeletExtra: req.stack.kubeletFlags(c.rig.NodeIP, c.rig.NodeIP6)})
+		}},
 		{"ovn0 bound", func() error { return c.waitHostWired(ctx) }},
 		{"controller manager and scheduler running", func() error {
-			cm, err := c.rig.StartControllerManager(ctx, harness.ControllerManagerRequest{Controllers: []string{"*"}})
+			cm, err := c.rig.StartControllerManager(ctx, harness.ControllerManagerRequest{Controllers: []string{"*"},
+				Extra: req.stack.controllerManagerFlags()})
 			if err != nil {
 				return err
 			}
@@ -90,8 +95,8 @@ func (c *cluster) start(ctx context.Context, req clusterRequest) error {
 			c.controllers = append(c.controllers, sched)
 			return nil
 		}},
-		{"host traffic to Services: " + mode(req.kubeProxy), func() error { return c.startProxy(ctx, req.kubeProxy) }},
-		{"CoreDNS Ready behind 10.43.0.10", func() error { return deployCoreDNS(ctx, c.rig.Kube()) }},
+		{"host traffic to Services: " + mode(req.kubeProxy), func() error { return c.startProxy(ctx, req.kubeProxy, req.stack) }},
+		{"CoreDNS Ready behind " + fmt.Sprint(req.stack.dns), func() error { return deployCoreDNS(ctx, c.rig.Kube(), req.stack.dns) }},
 	}
 	for _, s := range steps {
 		if err := step(s.what, s.f); err != nil {
@@ -109,12 +114,20 @@ func mode(kubeProxy bool) string {
 	return "edgeovn serves host traffic to services and node ports"
 }
 
+// nodeRequest says how to start the real node: edgeovn's CNI files, the images to import
+// and the kubelet's flags for the stack.
+type nodeRequest struct {
+	confDir, binDir string
+	images          []string
+	kubeletExtra    []string
+}
+
 // startNode starts the kubelet and containerd on edgeovn's CNI files, with anonymous
 // requests to the kubelet allowed (the API server has no client certificate for it, and
 // `kubectl exec`, logs and port-forward go through it), and waits until the node is Ready.
-func (c *cluster) startNode(ctx context.Context, confDir, binDir string, tars []string) error {
-	n, err := c.rig.StartRealNode(ctx, harness.RealNodeRequest{Name: nodeName, CNIConfDir: confDir, CNIBinDir: binDir,
-		Images: tars, SandboxImage: images.Pause, KubeletExtra: []string{"--anonymous-auth=true"}})
+func (c *cluster) startNode(ctx context.Context, req nodeRequest) error {
+	n, err := c.rig.StartRealNode(ctx, harness.RealNodeRequest{Name: nodeName, CNIConfDir: req.confDir, CNIBinDir: req.binDir,
+		Images: req.images, SandboxImage: images.Pause, KubeletExtra: append([]string{"--anonymous-auth=true"}, req.kubeletExtra...)})
 	if err != nil {
 		return err
 	}
@@ -138,9 +151,9 @@ func (c *cluster) waitHostWired(ctx context.Context) error {
 
 // startProxy starts kube-proxy (iptables, k3s's default) when asked, and waits until edgeovn
 // logs who serves the host's Service traffic.
-func (c *cluster) startProxy(ctx context.Context, kubeProxy bool) error {
+func (c *cluster) startProxy(ctx context.Context, kubeProxy bool, s stack) error {
 	if kubeProxy {
-		if _, err := c.rig.StartKubeProxy(ctx, harness.KubeProxyRequest{Node: nodeName}); err != nil {
+		if _, err := c.rig.StartKubeProxy(ctx, harness.KubeProxyRequest{Node: nodeName, Extra: s.kubeProxyFlags()}); err != nil {
 			return err
 		}
 	}

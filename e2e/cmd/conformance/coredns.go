@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -39,9 +40,12 @@ const corefile = `.:53 {
 // deployCoreDNS creates CoreDNS as k3s deploys it (ServiceAccount and RBAC, the Corefile in a
 // ConfigMap, a Deployment in kube-system, the kube-dns Service at 10.43.0.10) and waits
 // until its pod is Ready: its ready plugin answers once the kubernetes plugin has synced.
-func deployCoreDNS(ctx context.Context, kube kubernetes.Interface) error {
+func deployCoreDNS(ctx context.Context, kube kubernetes.Interface, ips []netip.Addr) error {
 	for _, create := range []func(context.Context, kubernetes.Interface) error{
-		createCoreDNSRBAC, createCoreDNSConfig, createCoreDNSDeployment, createKubeDNSService,
+		createCoreDNSRBAC, createCoreDNSConfig, createCoreDNSDeployment,
+		func(ctx context.Context, kube kubernetes.Interface) error {
+			return createKubeDNSService(ctx, kube, ips)
+		},
 	} {
 		if err := create(ctx, kube); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("deploy coredns: %w", err)
@@ -112,11 +116,20 @@ func createCoreDNSDeployment(ctx context.Context, kube kubernetes.Interface) err
 	return err
 }
 
-func createKubeDNSService(ctx context.Context, kube kubernetes.Interface) error {
+// createKubeDNSService creates kube-dns at the ClusterIPs given, one per family: with two,
+// PreferDualStack, as k3s's manifest has it on a dual-stack cluster.
+func createKubeDNSService(ctx context.Context, kube kubernetes.Interface, ips []netip.Addr) error {
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "kube-dns", Namespace: "kube-system", Labels: coreDNSLabels},
-		Spec: corev1.ServiceSpec{ClusterIP: clusterDNS, Selector: coreDNSLabels, Ports: []corev1.ServicePort{
+		Spec: corev1.ServiceSpec{ClusterIP: ips[0].String(), Selector: coreDNSLabels, Ports: []corev1.ServicePort{
 			{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP}, {Name: "dns-tcp", Port: 53, Protocol: corev1.ProtocolTCP},
 			{Name: "metrics", Port: 9153, Protocol: corev1.ProtocolTCP}}}}
+	if len(ips) > 1 {
+		policy := corev1.IPFamilyPolicyPreferDualStack
+		svc.Spec.IPFamilyPolicy = &policy
+		for _, ip := range ips {
+			svc.Spec.ClusterIPs = append(svc.Spec.ClusterIPs, ip.String())
+		}
+	}
 	_, err := kube.CoreV1().Services("kube-system").Create(ctx, svc, metav1.CreateOptions{})
 	return err
 }

@@ -49,7 +49,7 @@ type result struct {
 // readReport reads the JUnit files in dir and returns the outcomes of the selected specs,
 // sorted by name. A spec the run's --ginkgo.skip left out is a skip with skipRules' reason;
 // one the framework skipped keeps the framework's message.
-func readReport(dir string) ([]result, error) {
+func readReport(dir string, st stack) ([]result, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "junit*.xml"))
 	if err != nil || len(files) == 0 {
 		return nil, fmt.Errorf("no JUnit report in %s (see %s)", dir, filepath.Join(dir, "e2e.log"))
@@ -60,7 +60,7 @@ func readReport(dir string) ([]result, error) {
 		if err != nil {
 			return nil, err
 		}
-		rs, err := parseJUnit(r)
+		rs, err := parseJUnit(r, st)
 		r.Close()
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", f, err)
@@ -71,7 +71,7 @@ func readReport(dir string) ([]result, error) {
 	return out, nil
 }
 
-func parseJUnit(r io.Reader) ([]result, error) {
+func parseJUnit(r io.Reader, st stack) ([]result, error) {
 	var doc junitSuites
 	if err := xml.NewDecoder(r).Decode(&doc); err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func parseJUnit(r io.Reader) ([]result, error) {
 	for _, s := range doc.Suites {
 		for _, c := range s.Cases {
 			name := strings.TrimPrefix(c.Name, "[It] ")
-			if !selected(name) {
+			if !selected(st, name) {
 				continue
 			}
 			out = append(out, outcome(name, c))

@@ -33,7 +33,7 @@ Timed out after 300s: dig never answered" type="failed">long description</failur
 // TestReportOutcomes: selected specs only, each with its outcome; a skip says the
 // framework's reason or the rule's, a failure the first line of its message.
 func TestReportOutcomes(t *testing.T) {
-	got, err := parseJUnit(strings.NewReader(sampleReport))
+	got, err := parseJUnit(strings.NewReader(sampleReport), singleStack)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,10 +68,10 @@ func TestNotRunIsNoSkip(t *testing.T) {
 
 // TestReportRefusesGarbage: a report that is not JUnit XML is an error, not an empty table.
 func TestReportRefusesGarbage(t *testing.T) {
-	if _, err := parseJUnit(strings.NewReader("Ran 0 of 7000 specs")); err == nil {
+	if _, err := parseJUnit(strings.NewReader("Ran 0 of 7000 specs"), singleStack); err == nil {
 		t.Fatal("parsed text that is not XML")
 	}
-	if _, err := readReport(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no JUnit report") {
+	if _, err := readReport(t.TempDir(), singleStack); err == nil || !strings.Contains(err.Error(), "no JUnit report") {
 		t.Fatalf("empty report dir: %v, want an error naming the missing report", err)
 	}
 }
@@ -114,12 +114,12 @@ func TestFocus(t *testing.T) {
 		"[sig-network] LoadBalancers should only allow access from service loadbalancer source ranges [Feature:LoadBalancer] [Slow]":               false,
 		"[sig-apps] Deployment should run [Conformance]":                                                                                           false,
 	} {
-		if got := regexpMatch(t, narrowed(""), name); got != want || selected(name) != want {
-			t.Errorf("focus on %q = %v (selected %v), want %v", name, got, selected(name), want)
+		if got := regexpMatch(t, narrowed(singleStack, ""), name); got != want || selected(singleStack, name) != want {
+			t.Errorf("focus on %q = %v (selected %v), want %v", name, got, selected(singleStack, name), want)
 		}
 	}
-	if narrowed("DNS") != "DNS" {
-		t.Errorf("-focus DNS gave %q", narrowed("DNS"))
+	if narrowed(singleStack, "DNS") != "DNS" {
+		t.Errorf("-focus DNS gave %q", narrowed(singleStack, "DNS"))
 	}
 }
 

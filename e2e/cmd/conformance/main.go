@@ -15,19 +15,22 @@ import (
 )
 
 type config struct {
-	bin      string
-	cache    string
-	out      string
-	modes    string
-	focus    string
-	specs    string
-	skip     string
-	dryRun   bool
-	report   string
-	parallel bool
-	verbose  bool
-	keep     bool
-	timeout  time.Duration
+	bin       string
+	cache     string
+	out       string
+	modes     string
+	focus     string
+	specs     string
+	skip      string
+	dryRun    bool
+	report    string
+	stackName string
+	stack     stack // parsed from stackName
+	parallel  bool
+	verbose   bool
+	keep      bool
+	numNodes  int
+	timeout   time.Duration
 }
 
 func main() {
@@ -35,6 +38,7 @@ func main() {
 	flag.StringVar(&c.bin, "bin", "bin", "directory holding edgeovn and edgeovn-cni (make build)")
 	flag.StringVar(&c.cache, "cache", ".cache/bin", "directory holding e2e.test, kubectl, agnhost and the cluster's binaries (make conformance-deps)")
 	flag.StringVar(&c.out, "out", "", "directory for the reports and logs (default: a new one under /tmp)")
+	flag.StringVar(&c.stackName, "stack", "single", "the cluster's address families: single (IPv4, k3s's defaults) or dual (k3s's dual-stack ranges; selects the [Feature:IPv6DualStack] specs too)")
 	flag.StringVar(&c.modes, "modes", "kube-proxy,edgeovn", "comma-separated runs: kube-proxy (with kube-proxy iptables), edgeovn (without kube-proxy)")
 	flag.StringVar(&c.focus, "focus", "", "run the specs matching this regular expression instead (to narrow the run while developing; the table shows only the selected specs)")
 	flag.StringVar(&c.specs, "specs", "", "run exactly the specs named in this file, one per line as the table prints them (instead of -focus)")
@@ -44,6 +48,7 @@ func main() {
 	flag.BoolVar(&c.parallel, "parallel", false, "run the modes' clusters at the same time (each in its own rig), not one after the other")
 	flag.BoolVar(&c.verbose, "v", false, "log the cluster's progress")
 	flag.BoolVar(&c.keep, "keep", false, "keep each rig's directory (logs) after its run")
+	flag.IntVar(&c.numNodes, "num-nodes", 0, "tell e2e.test the cluster has this many nodes (its --num-nodes; default: it counts them): 2 runs the specs that skip on one node only for want of a second (the dual-stack Secondary IP Family checks) on the one node")
 	flag.DurationVar(&c.timeout, "timeout", 4*time.Hour, "bound for the whole command")
 	flag.Parse()
 	if err := run(c); err != nil {
@@ -74,6 +79,9 @@ func run(c config) error {
 	if c.verbose {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
+	if c.stack, err = parseStack(c.stackName); err != nil {
+		return err
+	}
 	modes, err := parseModes(c.modes)
 	if err != nil {
 		return err
@@ -82,7 +90,7 @@ func run(c config) error {
 		if c.focus != "" {
 			return fmt.Errorf("-specs and -focus both select specs: give one")
 		}
-		if c.focus, err = specsFocus(c.specs); err != nil {
+		if c.focus, err = specsFocus(c.specs, c.stack); err != nil {
 			return err
 		}
 	}
@@ -90,7 +98,7 @@ func run(c config) error {
 		return dryRun(ctx, c)
 	}
 	if c.report != "" {
-		return reprint(c.report, modes)
+		return reprint(c.report, modes, c.stack)
 	}
 	if err := preflight(c); err != nil {
 		return err

@@ -93,7 +93,7 @@ func runMode(ctx context.Context, c config, m kubeMode, tars []string, log *slog
 	r := modeRun{mode: m}
 	fmt.Fprintf(os.Stderr, "conformance: %s: starting the cluster\n", m.title)
 	t0 := time.Now()
-	cl, err := startCluster(ctx, clusterRequest{bin: c.bin, images: tars, kubeProxy: m.kubeProxy, keep: c.keep, log: log})
+	cl, err := startCluster(ctx, clusterRequest{bin: c.bin, images: tars, kubeProxy: m.kubeProxy, stack: c.stack, keep: c.keep, log: log})
 	if err != nil {
 		return r, err
 	}
@@ -102,7 +102,7 @@ func runMode(ctx context.Context, c config, m kubeMode, tars []string, log *slog
 	fmt.Fprintf(os.Stderr, "conformance: %s: cluster up in %s; running e2e.test (log %s)\n", m.title, r.setup.Round(time.Second), filepath.Join(reportDir, "e2e.log"))
 	t1 := time.Now()
 	err = runE2E(ctx, e2eRequest{binary: filepath.Join(c.cache, "e2e.test"), kubectl: filepath.Join(c.cache, "kubectl"), netns: cl.rig.Netns,
-		focus: narrowed(c.focus), skip: joinSkip(skip(), c.skip), reportDir: reportDir}, cl.rig.Kubeconfig)
+		focus: narrowed(c.stack, c.focus), skip: joinSkip(skip(c.numNodes), c.skip), reportDir: reportDir, numNodes: c.numNodes}, cl.rig.Kubeconfig)
 	r.specs = time.Since(t1)
 	if cerr := cl.close(); cerr != nil {
 		fmt.Fprintf(os.Stderr, "conformance: %s: teardown: %v\n", m.title, cerr)
@@ -110,16 +110,16 @@ func runMode(ctx context.Context, c config, m kubeMode, tars []string, log *slog
 	if err != nil {
 		return r, err
 	}
-	r.results, err = readReport(reportDir)
+	r.results, err = readReport(reportDir, c.stack)
 	return r, err
 }
 
 // narrowed is the focus e2e.test gets: the selected specs, or the -focus expression that
 // narrows them while developing (Go's regular expressions cannot intersect two; the table
 // shows only the selected specs whatever runs).
-func narrowed(extra string) string {
+func narrowed(s stack, extra string) string {
 	if extra == "" {
-		return focus()
+		return focus(s)
 	}
 	return extra
 }
@@ -135,11 +135,11 @@ func joinSkip(a, b string) string {
 func dryRun(ctx context.Context, c config) error {
 	dir := filepath.Join(c.out, "dry-run")
 	err := runE2E(ctx, e2eRequest{binary: filepath.Join(c.cache, "e2e.test"), kubectl: filepath.Join(c.cache, "kubectl"), netns: "",
-		focus: narrowed(c.focus), skip: joinSkip(skip(), c.skip), reportDir: dir, dryRun: true}, "/dev/null")
+		focus: narrowed(c.stack, c.focus), skip: joinSkip(skip(c.numNodes), c.skip), reportDir: dir, dryRun: true, numNodes: c.numNodes}, "/dev/null")
 	if err != nil {
 		return err
 	}
-	res, err := readReport(dir)
+	res, err := readReport(dir, c.stack)
 	if err != nil {
 		return err
 	}

@@ -14,8 +14,8 @@ import (
 // reprint prints one table from the reports of earlier runs: each -report directory is an
 // -out directory holding a subdirectory per mode it ran. Runs made in batches (-focus on a
 // few specs each) come out as one table: see mergeResults.
-func reprint(dirs string, modes []kubeMode) error {
-	runs, err := readRuns(strings.Split(dirs, ","), modes)
+func reprint(dirs string, modes []kubeMode, s stack) error {
+	runs, err := readRuns(strings.Split(dirs, ","), modes, s)
 	if err != nil {
 		return err
 	}
@@ -26,7 +26,7 @@ func reprint(dirs string, modes []kubeMode) error {
 // readRuns reads each mode's reports from the directories, in order. A directory without a
 // mode's report is a batch that did not run that mode; a mode no directory ran is an error,
 // as is a directory that holds no report at all.
-func readRuns(dirs []string, modes []kubeMode) ([]modeRun, error) {
+func readRuns(dirs []string, modes []kubeMode, s stack) ([]modeRun, error) {
 	perMode := make([][][]result, len(modes))
 	for _, d := range dirs {
 		found := false
@@ -35,7 +35,7 @@ func readRuns(dirs []string, modes []kubeMode) ([]modeRun, error) {
 			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			res, err := readReport(dir)
+			res, err := readReport(dir, s)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", m.name, err)
 			}
@@ -74,7 +74,7 @@ func mergeResults(runs ...[]result) []result {
 	for _, run := range runs {
 		for _, r := range run {
 			prev, seen := byName[r.Name]
-			if !seen || ran(r) || !ran(prev) {
+			if !seen || weight(r) >= weight(prev) {
 				byName[r.Name] = r
 			}
 		}
@@ -88,6 +88,18 @@ func mergeResults(runs ...[]result) []result {
 }
 
 func ran(r result) bool { return r.Outcome == "pass" || r.Outcome == "fail" }
+
+// weight orders what a later batch may overwrite: a spec that ran beats a skip, which keeps
+// its reason against a batch that did not select it.
+func weight(r result) int {
+	switch {
+	case ran(r):
+		return 2
+	case r.Outcome == "skip":
+		return 1
+	}
+	return 0
+}
 
 // specTime is the specs' own time, as the JUnit reports give it (without cluster set-up).
 func specTime(results []result) time.Duration {

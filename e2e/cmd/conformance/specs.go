@@ -10,13 +10,13 @@ import (
 )
 
 // specsFocus reads a -specs file and returns the focus that runs exactly its specs.
-func specsFocus(path string) (string, error) {
+func specsFocus(path string, st stack) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("-specs: %w", err)
 	}
 	defer f.Close()
-	focus, err := focusOf(f)
+	focus, err := focusOf(f, st)
 	if err != nil {
 		return "", fmt.Errorf("-specs %s: %w", path, err)
 	}
@@ -27,7 +27,7 @@ func specsFocus(path string) (string, error) {
 // starting with # ignored), into a focus expression matching each name literally. A name
 // outside make conformance's selection is an error: it is a typo or a spec this command
 // does not judge, and would otherwise quietly run nothing.
-func focusOf(r io.Reader) (string, error) {
+func focusOf(r io.Reader, st stack) (string, error) {
 	var parts []string
 	s := bufio.NewScanner(r)
 	for n := 1; s.Scan(); n++ {
@@ -35,8 +35,8 @@ func focusOf(r io.Reader) (string, error) {
 		if name == "" || strings.HasPrefix(name, "#") {
 			continue
 		}
-		if !selected("[sig-network] " + strings.TrimPrefix(name, "[sig-network] ")) {
-			return "", fmt.Errorf("line %d: %q is not one of the sig-network Conformance or NetworkPolicy specs", n, name)
+		if !selected(st, "[sig-network] "+strings.TrimPrefix(name, "[sig-network] ")) {
+			return "", fmt.Errorf("line %d: %q is not one of the specs make conformance selects on a %s-stack cluster", n, name, st.name)
 		}
 		parts = append(parts, regexp.QuoteMeta(name))
 	}

@@ -14,7 +14,7 @@ import (
 func TestSpecsFocus(t *testing.T) {
 	a := "Netpol NetworkPolicy between server and client should support denying of egress traffic on the client side (even if the server explicitly allows this traffic) [Feature:NetworkPolicy]"
 	b := "Netpol NetworkPolicy between server and client should not mistakenly treat 'protocol: SCTP' as 'protocol: TCP', even if the plugin doesn't support SCTP [Feature:NetworkPolicy]"
-	focus, err := focusOf(strings.NewReader("# batch\n" + a + "\n\n  " + b + "\n"))
+	focus, err := focusOf(strings.NewReader("# batch\n"+a+"\n\n  "+b+"\n"), singleStack)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,10 +28,10 @@ func TestSpecsFocus(t *testing.T) {
 	if re.MatchString(other) || re.MatchString("[sig-network] Netpol NetworkPolicy between server and client should support denying of egress traffic on the client side even if the server explicitly allows this traffic [Feature:NetworkPolicy]") {
 		t.Errorf("focus %q matches a spec the list does not name", focus)
 	}
-	if _, err := focusOf(strings.NewReader(a + "\n[sig-storage] Volumes should store data\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
+	if _, err := focusOf(strings.NewReader(a+"\n[sig-storage] Volumes should store data\n"), singleStack); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("a spec outside the selection: %v, want an error naming line 2", err)
 	}
-	if _, err := focusOf(strings.NewReader("# nothing\n\n")); err == nil {
+	if _, err := focusOf(strings.NewReader("# nothing\n\n"), singleStack); err == nil {
 		t.Error("an empty list gave a focus that runs everything")
 	}
 }
@@ -45,7 +45,7 @@ func TestBatchFiles(t *testing.T) {
 	}
 	seen := map[string]string{}
 	for _, f := range files {
-		if _, err := specsFocus(f); err != nil {
+		if _, err := specsFocus(f, singleStack); err != nil {
 			t.Error(err)
 		}
 		b, err := os.ReadFile(f)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -19,7 +20,9 @@ import (
 const (
 	conformanceFocus = `\[sig-network\].*\[Conformance\]`
 	netpolFocus      = `\[sig-network\] (Netpol|NetworkPolicy)`
-	trafficFocus     = `\[sig-network\] Services should (be possible to connect to a service via ExternalIP|` +
+	// dualStackFocus is the dual-stack specs, selected on a dual-stack cluster (-stack dual).
+	dualStackFocus = `\[sig-network\] \[Feature:IPv6DualStack\]`
+	trafficFocus   = `\[sig-network\] Services should (be possible to connect to a service via ExternalIP|` +
 		`respect internalTrafficPolicy|support externalTrafficPolicy=Local|fallback to (local )?terminating endpoints|` +
 		`serve endpoints on same port and different protocol for internal traffic on Type LoadBalancer|` +
 		`implement NodePort and HealthCheckNodePort correctly)`
@@ -29,22 +32,39 @@ const (
 type skipRule struct {
 	pattern string
 	reason  string
+	// nodes is the node count e2e.test must be told (-num-nodes) to run the specs anyway: 0
+	// means never.
+	nodes int
 }
 
 // skipRules: what needs several nodes or a feature edgeovn does not claim. Each reason
 // goes into the table next to the specs it skipped.
 var skipRules = []skipRule{
-	{`\[Disruptive\]`, "restarts or breaks cluster components the rig owns"},
-	{`\[Feature:SCTPConnectivity\]`, "SCTP traffic: this machine kind's kernel has no SCTP (socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP): protocol not supported)"},
+	{`\[Disruptive\]`, "restarts or breaks cluster components the rig owns", 0},
+	{`\[Feature:SCTPConnectivity\]`, "SCTP traffic: this machine kind's kernel has no SCTP (socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP): protocol not supported)", 0},
+	// The framework counts nodes from --num-nodes (default: the ready ones): told two, it runs
+	// these checks on the one node, one endpoint pod, every dial to that node (-num-nodes 2).
+	{`\[Feature:IPv6DualStack\] Granular Checks: Services Secondary IP Family`, "needs two nodes: the framework's NetworkingTestConfig.setup skips it on one (SkipUnlessNodeCountIsAtLeast(2)), after creating its pods; -num-nodes 2 runs it on one", 2},
 }
 
-// focus is the regular expression e2e.test selects specs with.
-func focus() string { return conformanceFocus + "|" + netpolFocus + "|" + trafficFocus }
+// focus is the regular expression e2e.test selects specs with on a cluster of the stack: on
+// a dual-stack one, the [Feature:IPv6DualStack] specs too.
+func focus(s stack) string {
+	f := conformanceFocus + "|" + netpolFocus + "|" + trafficFocus
+	if s.dual() {
+		f += "|" + dualStackFocus
+	}
+	return f
+}
 
-// skip is the regular expression of the specs skipRules leaves out.
-func skip() string {
+// skip is the regular expression of the specs skipRules leaves out when e2e.test is told
+// the cluster has numNodes nodes (0: it counts them).
+func skip(numNodes int) string {
 	var p []string
 	for _, r := range skipRules {
+		if r.nodes > 0 && numNodes >= r.nodes {
+			continue
+		}
 		p = append(p, r.pattern)
 	}
 	return strings.Join(p, "|")
@@ -60,9 +80,9 @@ func skipReason(name string) string {
 	return ""
 }
 
-// selected reports whether a spec name is one of make conformance's.
-func selected(name string) bool {
-	return regexp.MustCompile(focus()).MatchString(name)
+// selected reports whether a spec name is one of make conformance's on the stack.
+func selected(s stack, name string) bool {
+	return regexp.MustCompile(focus(s)).MatchString(name)
 }
 
 // e2eRequest is one run of the upstream e2e binary against a cluster.
@@ -74,6 +94,7 @@ type e2eRequest struct {
 	skip      string
 	reportDir string
 	dryRun    bool
+	numNodes  int // --num-nodes; 0 leaves e2e.test's default (count the ready nodes)
 }
 
 // runE2E runs e2e.test inside the rig's network namespace (as a process on the node: it
@@ -101,6 +122,9 @@ func runE2E(ctx context.Context, req e2eRequest, kubeconfig string) error {
 		"--ginkgo.poll-progress-after=2m",
 		"--minStartupPods=0",
 		"--disable-log-dump",
+	}
+	if req.numNodes > 0 {
+		args = append(args, "--num-nodes="+strconv.Itoa(req.numNodes))
 	}
 	if req.dryRun {
 		args = append(args, "--ginkgo.dry-run")
