@@ -15,7 +15,7 @@ var implemented = map[string]bool{
 	// provider: "ovn" (or unset) for pods' primary networks, "<nad>.<namespace>.ovn" for
 	// kube-ovn attachments, "<nad>.<namespace>" for other plugins with Kube-OVN as their IPAM.
 	"provider": true,
-	"acls": true, "allowEWTraffic": true, "mtu": true, "disableGatewayCheck": true, "enableMulticastSnoop": true,
+	"acls":     true, "allowEWTraffic": true, "mtu": true, "disableGatewayCheck": true, "enableMulticastSnoop": true,
 	"gatewayNode": true,
 }
 
