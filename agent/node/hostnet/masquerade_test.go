@@ -83,7 +83,7 @@ func (rt roundTrip) run(t *testing.T, waitAnswer bool) (string, bool) {
 	})
 	defer client.Close()
 	// Bounds the test only: a lost datagram shows up as "no source" or "no answer".
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	_ = server.SetDeadline(deadline)
 	_ = client.SetDeadline(deadline)
 	seen := make(chan string, 1)
@@ -97,13 +97,18 @@ func (rt roundTrip) run(t *testing.T, waitAnswer bool) (string, bool) {
 		seen <- from.IP.String()
 		_, _ = server.WriteToUDP(buf[:n], from)
 	}()
-	// OVS or not, the first datagram may wait for ARP; a few are sent.
-	for range 3 {
+	// The first datagrams may wait for ARP or neighbour discovery (and be dropped from a full
+	// queue under load): one is sent every 100 ms until the outside has seen one.
+	var src string
+	for sent := false; !sent || src == ""; sent = true {
 		if _, err := client.WriteToUDP([]byte("ping"), server.LocalAddr().(*net.UDPAddr)); err != nil {
 			t.Fatalf("send from pod: %v", err)
 		}
+		select {
+		case src = <-seen:
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
-	src := <-seen
 	if !waitAnswer {
 		return src, false
 	}
