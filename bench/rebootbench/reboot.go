@@ -76,12 +76,12 @@ func reboot(ctx context.Context, bin string, n int, keep bool) (result, error) {
 			return result{}, err
 		}
 	}
-	bt, err := rig.Reboot(ctx)
+	var started time.Time
+	bt, err := rig.RebootUnits(ctx, func(ctx context.Context) error {
+		started = time.Now()
+		return startEdgeovn(ctx, rig, k, bin, "edgeovn-boot")
+	})
 	if err != nil {
-		return result{}, err
-	}
-	started := time.Now()
-	if err := startEdgeovn(ctx, rig, k, bin, "edgeovn-boot"); err != nil {
 		return result{}, err
 	}
 	r, err := afterBoot(ctx, k, before, bt)

@@ -30,8 +30,9 @@ type NodeBootTimes struct {
 // cgroups; plus the rig's pid and control files and ovs-vswitchd's taps (Rig.Reboot). What is
 // on disk stays: containerd's root (images, its sandbox and container records), the kubelet's
 // root dir, libcni's result cache in /var/lib/cni. The boot then starts the rig's daemons in
-// boot order, runs units (the caller's units ordered before k3s: edgeovn's unit is
-// Before=k3s.service), and starts containerd and the kubelet again, which find their pods' sandboxes dead and re-create them by
+// boot order, runs units once ovn-controller answers, beside etcd and the API server (the
+// caller's units ordered after ovn-host and before k3s, as edgeovn's unit is), and, once both
+// are up, starts containerd and the kubelet again, which find their pods' sandboxes dead and re-create them by
 // themselves. Reboot returns once the kubelet answers.
 func (n *RealNode) Reboot(ctx context.Context, units func(context.Context) error) (NodeBootTimes, error) {
 	var bt NodeBootTimes
@@ -42,11 +43,8 @@ func (n *RealNode) Reboot(ctx context.Context, units func(context.Context) error
 	if err := n.clearVolatile(cut); err != nil {
 		return bt, fmt.Errorf("reboot node %s: %w", n.Name, err)
 	}
-	if bt.BootTimes, err = n.rig.bootDaemons(ctx, cut.procs); err != nil {
-		return bt, err
-	}
-	if err := units(ctx); err != nil {
-		return bt, fmt.Errorf("reboot node %s: boot units: %w", n.Name, err)
+	if bt.BootTimes, err = n.rig.bootDaemons(ctx, cut.procs, units); err != nil {
+		return bt, fmt.Errorf("reboot node %s: %w", n.Name, err)
 	}
 	bt.UnitsUp = time.Now()
 	if err := n.startContainerd(ctx); err != nil {

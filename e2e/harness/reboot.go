@@ -20,16 +20,23 @@ import (
 // (br-int, ovn0, a Cluster host's br-phy, whose address and route are set again) are
 // deleted, as a boot would not find them; pod network namespaces are the test's to remove.
 // A Cluster host reboots alone: its central stays up. Processes that are not the rig's
-// (edgeovn) are not started again: the caller starts them. A rig with a real node reboots
+// (edgeovn) are not started again: the caller starts them (RebootUnits: in boot order). A rig with a real node reboots
 // through RealNode.Reboot, which also kills the node's shims and pods. Reboot returns when the boot
 // started and when Open vSwitch answered. A raft member's rig cannot reboot (its cluster
 // needs its peers).
 func (r *Rig) Reboot(ctx context.Context) (BootTimes, error) {
+	return r.RebootUnits(ctx, nil)
+}
+
+// RebootUnits is Reboot with the caller's units (edgeovn's: its unit is After=ovn-host and
+// Before=k3s.service) started as systemd would, as soon as ovn-controller answers, while etcd
+// and the API server boot beside them. It returns when the daemons are up and units returned.
+func (r *Rig) RebootUnits(ctx context.Context, units func(context.Context) error) (BootTimes, error) {
 	procs, err := r.crash(ctx, nil)
 	if err != nil {
 		return BootTimes{}, err
 	}
-	return r.bootDaemons(ctx, procs)
+	return r.bootDaemons(ctx, procs, units)
 }
 
 // crash is a power cut: every process the rig started and the others given (by PID: a real
@@ -51,23 +58,35 @@ func (r *Rig) crash(ctx context.Context, others []int) ([]*Process, error) {
 	return procs, nil
 }
 
-// bootDaemons starts the rig's daemons among procs again in boot order, each waited for.
-func (r *Rig) bootDaemons(ctx context.Context, procs []*Process) (BootTimes, error) {
+// bootDaemons starts the rig's daemons among procs again in boot order, each waited for, and
+// units (when given) once ovn-controller answers, beside the daemons after it.
+func (r *Rig) bootDaemons(ctx context.Context, procs []*Process, units func(context.Context) error) (BootTimes, error) {
 	var bt BootTimes
 	bt.Start = time.Now()
+	unitsDone := make(chan error, 1)
+	if units == nil {
+		unitsDone <- nil
+	}
 	for _, name := range bootOrder(procs) {
 		if err := r.boot(ctx, name, procs); err != nil {
 			return bt, fmt.Errorf("reboot: start %s: %w", name, err)
 		}
-		if name != "ovs-vswitchd" {
-			continue
-		}
-		bt.OVSUp = time.Now()
-		if r.uplink != nil {
-			if err := r.uplink(ctx); err != nil {
-				return bt, fmt.Errorf("reboot: uplink: %w", err)
+		switch name {
+		case "ovs-vswitchd":
+			bt.OVSUp = time.Now()
+			if r.uplink != nil {
+				if err := r.uplink(ctx); err != nil {
+					return bt, fmt.Errorf("reboot: uplink: %w", err)
+				}
+			}
+		case "ovn-controller":
+			if units != nil {
+				go func() { unitsDone <- units(ctx) }()
 			}
 		}
+	}
+	if err := <-unitsDone; err != nil {
+		return bt, fmt.Errorf("reboot: boot units: %w", err)
 	}
 	r.log.Info("rig rebooted", "dir", r.Dir, "took", time.Since(bt.Start))
 	return bt, nil
