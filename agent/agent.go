@@ -78,6 +78,9 @@ func Run(ctx context.Context, cfg config.Config, hooks Hooks, log *slog.Logger) 
 		if err != nil {
 			return err
 		}
+		if err := kubeapi.WaitServing(ctx, kube, log.With("role", "controller")); err != nil {
+			return nil // only ctx's end
+		}
 		dyn, err := kubes.Dynamic(ctx)
 		if err != nil {
 			return err

@@ -6,12 +6,14 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/podwatch"
 	"github.com/edgeovn/edgeovn/cni/server"
 )
 
-// runWithAPI runs what needs the API server, once there is a client: the watch on this node's
-// pods (which CNI ADD waits on) and the host wiring (from this Node's annotations). It starts
+// runWithAPI runs what needs the API server, once there is a client and the server is ready
+// (kubeapi.WaitServing: informers started earlier back off for seconds): the watch on this
+// node's pods (which CNI ADD waits on) and the host wiring (from this Node's annotations). It starts
 // after the role's own start (AfterStart), which it would otherwise slow down.
 func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 	if !AfterStart(ctx, r.started) {
@@ -23,6 +25,9 @@ func (r *Role) runWithAPI(ctx context.Context, pods *pendingPods) error {
 	}
 	if err != nil {
 		return err
+	}
+	if err := kubeapi.WaitServing(ctx, kube, r.log); err != nil {
+		return nil // only ctx's end
 	}
 	r.req.Startup.Mark("kube_client")
 	watcher, err := podwatch.New(podwatch.Request{Pods: kube.Pods(""), NodeName: r.req.NodeName, MTU: r.req.MTU, Log: r.log})
