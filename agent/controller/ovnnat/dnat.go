@@ -20,25 +20,15 @@ import (
 // default). A deleted rule loses exactly its load balancer.
 func (c *Controller) syncDnat(ctx context.Context, name string) error {
 	owner := northbound.OwnerRef{Kind: ovn.KindOvnDnatRule, Name: name}
-	u, err := c.get("dnat", name)
-	if err != nil {
-		return err
-	}
-	if u == nil {
+	u, err := c.live(ctx, "dnat", name, func(ctx context.Context) error {
 		_, err := c.req.NB.DeleteDNAT(ctx, owner)
+		return err
+	})
+	if u == nil || err != nil {
 		return err
 	}
 	var r kubeovn.OvnDnatRule
 	if err := kubeovn.FromObject(u, &r); err != nil {
-		return err
-	}
-	if r.DeletionTimestamp != nil {
-		if _, err := c.req.NB.DeleteDNAT(ctx, owner); err != nil {
-			return err
-		}
-		return c.setFinalizer(ctx, "dnat", u, false)
-	}
-	if err := c.setFinalizer(ctx, "dnat", u, true); err != nil {
 		return err
 	}
 	spec, in, eip, ref := c.dnatSpec(ctx, &r)

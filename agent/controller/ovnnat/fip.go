@@ -29,25 +29,12 @@ type internal struct {
 // distributed. A deleted FIP loses exactly its row.
 func (c *Controller) syncFip(ctx context.Context, name string) error {
 	owner := northbound.OwnerRef{Kind: ovn.KindOvnFip, Name: name}
-	u, err := c.get("fip", name)
-	if err != nil {
-		return err
-	}
-	if u == nil {
-		_, err := c.req.NB.DeleteOwned(ctx, owner)
+	u, err := c.live(ctx, "fip", name, c.ownedRows(owner))
+	if u == nil || err != nil {
 		return err
 	}
 	var f kubeovn.OvnFip
 	if err := kubeovn.FromObject(u, &f); err != nil {
-		return err
-	}
-	if f.DeletionTimestamp != nil {
-		if _, err := c.req.NB.DeleteOwned(ctx, owner); err != nil {
-			return err
-		}
-		return c.setFinalizer(ctx, "fip", u, false)
-	}
-	if err := c.setFinalizer(ctx, "fip", u, true); err != nil {
 		return err
 	}
 	spec, in, eip, ref := c.fipSpec(ctx, &f)

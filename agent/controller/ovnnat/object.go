@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
+	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
 
 // Reasons in the objects' conditions and Events.
@@ -54,6 +55,37 @@ func (c *Controller) get(kind, name string) (*unstructured.Unstructured, error) 
 	}
 	u, _ := obj.(*unstructured.Unstructured)
 	return u, nil
+}
+
+// live returns kind's object name to sync, with the finalizer on it. An object that is gone
+// or being deleted has its rows removed (remove) and its finalizer taken off, and live
+// returns nil: nothing is left to sync.
+func (c *Controller) live(ctx context.Context, kind, name string, remove func(context.Context) error) (*unstructured.Unstructured, error) {
+	u, err := c.get(kind, name)
+	if err != nil {
+		return nil, err
+	}
+	if u == nil {
+		return nil, remove(ctx)
+	}
+	if u.GetDeletionTimestamp() != nil {
+		if err := remove(ctx); err != nil {
+			return nil, err
+		}
+		return nil, c.setFinalizer(ctx, kind, u, false)
+	}
+	if err := c.setFinalizer(ctx, kind, u, true); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// ownedRows is live's remove for an object whose rows carry its owner tag.
+func (c *Controller) ownedRows(owner northbound.OwnerRef) func(context.Context) error {
+	return func(ctx context.Context) error {
+		_, err := c.req.NB.DeleteOwned(ctx, owner)
+		return err
+	}
 }
 
 // setFinalizer adds or removes Finalizer, guarded by the object's resourceVersion.

@@ -16,25 +16,12 @@ import (
 // address (ipName) or v4IpCidr (with vpc). A deleted rule loses exactly its row.
 func (c *Controller) syncSnat(ctx context.Context, name string) error {
 	owner := northbound.OwnerRef{Kind: ovn.KindOvnSnatRule, Name: name}
-	u, err := c.get("snat", name)
-	if err != nil {
-		return err
-	}
-	if u == nil {
-		_, err := c.req.NB.DeleteOwned(ctx, owner)
+	u, err := c.live(ctx, "snat", name, c.ownedRows(owner))
+	if u == nil || err != nil {
 		return err
 	}
 	var r kubeovn.OvnSnatRule
 	if err := kubeovn.FromObject(u, &r); err != nil {
-		return err
-	}
-	if r.DeletionTimestamp != nil {
-		if _, err := c.req.NB.DeleteOwned(ctx, owner); err != nil {
-			return err
-		}
-		return c.setFinalizer(ctx, "snat", u, false)
-	}
-	if err := c.setFinalizer(ctx, "snat", u, true); err != nil {
 		return err
 	}
 	eip, ref := c.readyEip(r.Spec.OvnEip, "spec.ovnEip")
