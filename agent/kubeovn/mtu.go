@@ -32,3 +32,15 @@ func CheckMTU(spec SubnetSpec, cidrs []netip.Prefix) error {
 	}
 	return nil
 }
+
+// CheckRouteTable refuses a spec.routeTable that is no route table's name (ValidateRouteTable)
+// or is set on an underlay Subnet without u2oInterconnection, which has no router port.
+func CheckRouteTable(spec SubnetSpec) error {
+	if err := ValidateRouteTable(spec.RouteTable); err != nil {
+		return fmt.Errorf("%w: routeTable: %w", ErrInvalidSpec, err)
+	}
+	if spec.RouteTable != "" && spec.Vlan != "" && !spec.U2OInterconnection {
+		return fmt.Errorf("%w: routeTable %q on an underlay Subnet without u2oInterconnection: it has no router port to bind", ErrInvalidSpec, spec.RouteTable)
+	}
+	return nil
+}

@@ -79,6 +79,10 @@ type SubnetSpec struct {
 	DisableGatewayCheck bool `json:"disableGatewayCheck,omitempty"`
 	// EnableMulticastSnoop turns on IGMP/MLD snooping and the querier on the Subnet's switch.
 	EnableMulticastSnoop bool `json:"enableMulticastSnoop,omitempty"`
+	// RouteTable binds the Subnet's router port to a route table of its router (OVN's
+	// options:route_table): the Vpc's staticRoutes of that routeTable apply to the Subnet's
+	// traffic, besides the main table's ("" only the main table).
+	RouteTable string `json:"routeTable,omitempty"`
 }
 
 // ACL is one of Kube-OVN's subnet ACLs: an OVN ACL on the Subnet's logical switch.

@@ -101,16 +101,27 @@ func VpcOf(spec SubnetSpec) string {
 	return spec.Vpc
 }
 
+// Kube-OVN's static route ecmpMode values: several routes of one cidr (and policy and route
+// table) with different next hops are an ECMP group whatever the mode; ECMPSymmetricReply
+// also sends a connection's replies back over the route it came in by.
+const (
+	ECMPModeECMP       = "ecmp"
+	ECMPSymmetricReply = "ecmp_symmetric_reply"
+)
+
 // Route is a parsed static route.
 type Route struct {
-	Prefix  netip.Prefix
-	NextHop netip.Addr
-	SrcIP   bool // policySrc
+	Prefix         netip.Prefix
+	NextHop        netip.Addr
+	SrcIP          bool   // policySrc
+	RouteTable     string // "" the main table
+	SymmetricReply bool   // ecmpMode ecmp_symmetric_reply
 }
 
 // ParseStaticRoute reads staticRoutes[i]: cidr (an address is its /32 or /128), nextHopIP of
-// its family, policy policyDst (default) or policySrc. ecmpMode and routeTable other than
-// empty are refused: edgeovn writes one route per prefix into the main table.
+// its family, policy policyDst (default) or policySrc, ecmpMode "", ecmp or
+// ecmp_symmetric_reply, routeTable a route table's name ("" the main table; letters, digits,
+// '-', '_', '.', at most 63). Whether the routes of a group agree is the caller's check.
 func ParseStaticRoute(i int, r StaticRoute) (Route, error) {
 	field := fmt.Sprintf("staticRoutes[%d]", i)
 	p, err := netip.ParsePrefix(r.CIDR)
@@ -128,13 +139,29 @@ func ParseStaticRoute(i int, r StaticRoute) (Route, error) {
 	if r.Policy != "" && r.Policy != PolicyDst && r.Policy != PolicySrc {
 		return Route{}, fmt.Errorf("%w: %s.policy %q: want %s or %s", ErrInvalidVpc, field, r.Policy, PolicyDst, PolicySrc)
 	}
-	if r.ECMPMode != "" {
-		return Route{}, fmt.Errorf("%w: %s.ecmpMode %q: not supported by edgeovn (one next hop per route)", ErrInvalidVpc, field, r.ECMPMode)
+	if r.ECMPMode != "" && r.ECMPMode != ECMPModeECMP && r.ECMPMode != ECMPSymmetricReply {
+		return Route{}, fmt.Errorf("%w: %s.ecmpMode %q: want %s or %s (or none)", ErrInvalidVpc, field, r.ECMPMode, ECMPModeECMP, ECMPSymmetricReply)
 	}
-	if r.RouteTable != "" {
-		return Route{}, fmt.Errorf("%w: %s.routeTable %q: not supported by edgeovn (routes go into the main table)", ErrInvalidVpc, field, r.RouteTable)
+	if err := ValidateRouteTable(r.RouteTable); err != nil {
+		return Route{}, fmt.Errorf("%w: %s.routeTable: %w", ErrInvalidVpc, field, err)
 	}
-	return Route{Prefix: p.Masked(), NextHop: hop, SrcIP: r.Policy == PolicySrc}, nil
+	return Route{Prefix: p.Masked(), NextHop: hop, SrcIP: r.Policy == PolicySrc, RouteTable: r.RouteTable,
+		SymmetricReply: r.ECMPMode == ECMPSymmetricReply}, nil
+}
+
+// ValidateRouteTable refuses a route table name (a static route's or a Subnet's routeTable)
+// that is not 1-63 letters, digits, '-', '_' or '.'; "" is the main table. OVN and Kube-OVN
+// take any string: these are the names that read the same in ovn-nbctl, logs and YAML.
+func ValidateRouteTable(name string) error {
+	if len(name) > 63 {
+		return fmt.Errorf("%q is longer than 63 characters", name)
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return fmt.Errorf("%q: only letters, digits, '-', '_' and '.'", name)
+		}
+	}
+	return nil
 }
 
 // Policy is a parsed policy route.

@@ -22,6 +22,7 @@ type attachment struct {
 	Gateways     []netip.Addr      // the router port's address in each of CIDRs, in their order
 	Owner        map[string]string // tags for the switch and both ports
 	CreateRouter bool              // create the router when missing (EnsureCluster only)
+	RouteTable   string            // the router port's options:route_table ("" none)
 }
 
 func (a attachment) routerPortName() string { return a.Router + "-" + a.Switch }

@@ -22,12 +22,14 @@ func (c *Client) routerPortOps(a attachment, cur *nbdb.LogicalRouterPort) (strin
 		guard := ovn.WaitAbsent(nbdb.LogicalRouterPortTable, "name", want.Name)
 		return want.UUID, append([]ovsdb.Operation{guard}, ops...), nil
 	}
-	if cur.MAC == want.MAC && sameSet(cur.Networks, want.Networks) && ovn.HasAll(cur.ExternalIDs, want.ExternalIDs) {
+	if cur.MAC == want.MAC && sameSet(cur.Networks, want.Networks) && ovn.HasAll(cur.ExternalIDs, want.ExternalIDs) &&
+		cur.Options[RouteTableOption] == a.RouteTable {
 		return cur.UUID, nil, nil
 	}
 	want.UUID = cur.UUID
 	want.ExternalIDs = merged(cur.ExternalIDs, want.ExternalIDs)
-	ops, err := c.nb.Where(&want).Update(&want, &want.MAC, &want.Networks, &want.ExternalIDs)
+	want.Options = a.routerPortOptions(cur.Options)
+	ops, err := c.nb.Where(&want).Update(&want, &want.MAC, &want.Networks, &want.Options, &want.ExternalIDs)
 	if err != nil {
 		return "", nil, fmt.Errorf("build update of logical router port %s: %w", want.Name, err)
 	}

@@ -22,8 +22,26 @@ func (a attachment) routerPortRow() nbdb.LogicalRouterPort {
 		Name:        a.routerPortName(),
 		MAC:         GatewayMAC(a.Gateways[0]).String(),
 		Networks:    networks,
+		Options:     a.routerPortOptions(nil),
 		ExternalIDs: maps.Clone(a.Owner),
 	}
+}
+
+// routerPortOptions are cur (the port's options now) with route_table set to the
+// attachment's, or removed when it has none.
+func (a attachment) routerPortOptions(cur map[string]string) map[string]string {
+	out := maps.Clone(cur)
+	if out == nil {
+		out = map[string]string{}
+	}
+	delete(out, RouteTableOption)
+	if a.RouteTable != "" {
+		out[RouteTableOption] = a.RouteTable
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // switchPortRow is the switch's port of type router peering with routerPortRow.

@@ -12,13 +12,22 @@ import (
 	"github.com/edgeovn/edgeovn/ovn/nbdb"
 )
 
-// StaticRouteSpec is one static route of an edgeovn router, identified by (Prefix, SrcIP).
+// StaticRouteSpec is one static route of an edgeovn router. EnsureStaticRoute identifies it by
+// (RouteTable, Prefix, SrcIP) and keeps one next hop there; a Vpc's routes (EnsureVpc) are
+// identified by their next hop too, so several of one prefix form an ECMP group.
 type StaticRouteSpec struct {
 	Router  string
 	Prefix  netip.Prefix // ip_prefix
 	NextHop netip.Addr
 	SrcIP   bool // policy src-ip (route by source address) instead of dst-ip
-	Owner   OwnerRef
+	// RouteTable is OVN's route_table: "" the main table (every port), else only for the
+	// traffic entering the router through a port whose options:route_table names it.
+	RouteTable string
+	// SymmetricReply is options:ecmp_symmetric_reply: replies of a connection that came in
+	// over this route go back through it, not through ECMP's choice (Kube-OVN's ecmpMode
+	// "ecmp_symmetric_reply").
+	SymmetricReply bool
+	Owner          OwnerRef
 }
 
 // Validate reports what is wrong with the spec.
@@ -32,6 +41,9 @@ func (s StaticRouteSpec) Validate() error {
 	}
 	if !s.NextHop.IsValid() || s.NextHop.Is4() != s.Prefix.Addr().Is4() {
 		return fmt.Errorf("%w: %s: next hop %q missing or of the other family", ovn.ErrInvalid, what, s.NextHop)
+	}
+	if err := ValidateRouteTable(s.RouteTable); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return s.Owner.validate(what)
 }
@@ -73,7 +85,7 @@ func (c *Client) staticRouteOps(ctx context.Context, spec StaticRouteSpec, ops [
 	}
 	policy := spec.policy()
 	for _, r := range routes {
-		if r.IPPrefix != spec.Prefix.String() || effectivePolicy(r.Policy) != policy {
+		if r.IPPrefix != spec.Prefix.String() || effectivePolicy(r.Policy) != policy || r.RouteTable != spec.RouteTable {
 			continue
 		}
 		if !ovn.IsOwned(r.ExternalIDs) {
@@ -95,6 +107,8 @@ func (c *Client) staticRouteOps(ctx context.Context, spec StaticRouteSpec, ops [
 		IPPrefix:    spec.Prefix.String(),
 		Nexthop:     spec.NextHop.String(),
 		Policy:      &policy,
+		RouteTable:  spec.RouteTable,
+		Options:     spec.options(),
 		ExternalIDs: maps.Clone(spec.Owner.ids()),
 	}
 	return c.insertChild(ops, row, row.UUID, parentRef{nbdb.LogicalRouterTable, lr.UUID, lr.Name, "static_routes"})

@@ -18,6 +18,10 @@ type SubnetSpec struct {
 	// fd00:10:16::/64"); zero values: single stack.
 	DualCIDR    netip.Prefix
 	DualGateway netip.Addr
+	// RouteTable binds the router port to that route table (options:route_table, Kube-OVN's
+	// Subnet spec.routeTable): traffic from the Subnet is routed by that table's routes and the
+	// main table's. "" is the main table only.
+	RouteTable string
 }
 
 // Validate reports what is wrong with the spec.
@@ -30,6 +34,9 @@ func (s SubnetSpec) Validate() error {
 	}
 	if err := validateNetwork("subnet "+s.Name, s.CIDR, s.Gateway); err != nil {
 		return err
+	}
+	if err := ValidateRouteTable(s.RouteTable); err != nil {
+		return fmt.Errorf("subnet %s: %w", s.Name, err)
 	}
 	if !s.DualCIDR.IsValid() && !s.DualGateway.IsValid() {
 		return nil
@@ -56,8 +63,9 @@ func (s SubnetSpec) attachment() attachment {
 		Router:   s.Router,
 		Switch:   s.Name,
 		CIDRs:    cidrs,
-		Gateways: gws,
-		Owner:    ovn.OwnedBy(ovn.KindSubnet, s.Name),
+		Gateways:   gws,
+		Owner:      ovn.OwnedBy(ovn.KindSubnet, s.Name),
+		RouteTable: s.RouteTable,
 	}
 }
 

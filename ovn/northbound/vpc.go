@@ -12,7 +12,9 @@ import (
 
 // VpcSpec is a custom VPC's logical router (named as the Vpc) with the static routes and
 // policies its Vpc asks for; every row is owned by the Vpc (kind Vpc). The Routes' and
-// Policies' Router and Owner are set by EnsureVpc.
+// Policies' Router and Owner are set by EnsureVpc. Routes are identified by route table,
+// prefix, policy and next hop: those of one prefix with different next hops are an ECMP
+// group (OVN balances over them per flow).
 type VpcSpec struct {
 	Name     string
 	Routes   []StaticRouteSpec
@@ -60,6 +62,11 @@ func (c *Client) EnsureVpc(ctx context.Context, spec VpcSpec) error {
 		if err := spec.Routes[i].Validate(); err != nil {
 			return fmt.Errorf("ensure vpc %s: %w", spec.Name, err)
 		}
+		for _, o := range spec.Routes[:i] {
+			if o.RouteTable == spec.Routes[i].RouteTable && o.Prefix == spec.Routes[i].Prefix && o.SrcIP == spec.Routes[i].SrcIP && o.NextHop == spec.Routes[i].NextHop {
+				return fmt.Errorf("ensure vpc %s: %w: static route %s via %s twice", spec.Name, ovn.ErrInvalid, o.Prefix, o.NextHop)
+			}
+		}
 	}
 	for i := range spec.Policies {
 		spec.Policies[i].Router, spec.Policies[i].Owner = spec.Name, owner
@@ -84,7 +91,7 @@ func (c *Client) vpcOps(ctx context.Context, spec VpcSpec) ([]ovsdb.Operation, e
 	var ops []ovsdb.Operation
 	var err error
 	for _, r := range spec.Routes {
-		if ops, err = c.staticRouteOps(ctx, r, ops); err != nil {
+		if ops, err = c.ecmpRouteOps(ctx, r, ops); err != nil {
 			return nil, err
 		}
 	}
@@ -143,7 +150,7 @@ func (c *Client) staleVpcRows(ctx context.Context, spec VpcSpec) ([]ovsdb.Operat
 
 func wantsRoute(specs []StaticRouteSpec, r *nbdb.LogicalRouterStaticRoute) bool {
 	for _, s := range specs {
-		if s.Prefix.String() == r.IPPrefix && s.policy() == effectivePolicy(r.Policy) {
+		if s.sameRoute(r) {
 			return true
 		}
 	}

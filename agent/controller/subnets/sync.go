@@ -103,6 +103,9 @@ func (s *Controller) validate(sn *kubeovn.Subnet) (kubeovn.Network, *refusal) {
 	if err := kubeovn.CheckMTU(sn.Spec, net.CIDRs); err != nil {
 		return net, &refusal{ReasonInvalidSpec, err}
 	}
+	if err := kubeovn.CheckRouteTable(sn.Spec); err != nil {
+		return net, &refusal{ReasonInvalidSpec, err}
+	}
 	if ref := s.checkGateway(sn); ref != nil {
 		return net, ref
 	}
@@ -263,7 +266,7 @@ func (s *Controller) ensureSubnetRows(ctx context.Context, sn *kubeovn.Subnet, n
 		}
 	}
 	if sn.Spec.Vlan == "" {
-		return s.ensureRows(ctx, sn.Name, s.routerOf(sn.Spec), net)
+		return s.ensureRows(ctx, sn, s.routerOf(sn.Spec), net)
 	}
 	tag, ref := s.vlanOf(sn)
 	if ref != nil {
@@ -272,9 +275,9 @@ func (s *Controller) ensureSubnetRows(ctx context.Context, sn *kubeovn.Subnet, n
 	return s.ensureUnderlayRows(ctx, sn, net, tag, u2o)
 }
 
-func (s *Controller) ensureRows(ctx context.Context, name, router string, net kubeovn.Network) error {
-	nb := s.req.NB
-	spec := northbound.SubnetSpec{Name: name, Router: router, CIDR: net.CIDRs[0], Gateway: net.Gateways[0]}
+func (s *Controller) ensureRows(ctx context.Context, sn *kubeovn.Subnet, router string, net kubeovn.Network) error {
+	nb, name := s.req.NB, sn.Name
+	spec := northbound.SubnetSpec{Name: name, Router: router, CIDR: net.CIDRs[0], Gateway: net.Gateways[0], RouteTable: sn.Spec.RouteTable}
 	if len(net.CIDRs) == 2 {
 		spec.DualCIDR, spec.DualGateway = net.CIDRs[1], net.Gateways[1]
 	}

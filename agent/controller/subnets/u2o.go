@@ -149,7 +149,7 @@ func withU2OExcluded(net kubeovn.Network, u2o []netip.Addr) kubeovn.Network {
 // writes the two policies per family (u2o.go's comment says which).
 func (s *Controller) ensureU2ORows(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network, u2o []netip.Addr) error {
 	nb, router := s.req.NB, s.req.Router
-	spec := northbound.SubnetSpec{Name: sn.Name, Router: router, CIDR: net.CIDRs[0], Gateway: u2o[0]}
+	spec := northbound.SubnetSpec{Name: sn.Name, Router: router, CIDR: net.CIDRs[0], Gateway: u2o[0], RouteTable: sn.Spec.RouteTable}
 	if len(net.CIDRs) == 2 {
 		spec.DualCIDR, spec.DualGateway = net.CIDRs[1], u2o[1]
 	}

@@ -129,7 +129,7 @@ func (s *Controller) ensureUnderlayRows(ctx context.Context, sn *kubeovn.Subnet,
 			return err
 		}
 	case sn.Spec.LogicalGateway:
-		if err := s.ensureRows(ctx, sn.Name, s.req.Router, net); err != nil {
+		if err := s.ensureRows(ctx, sn, s.req.Router, net); err != nil {
 			return err
 		}
 	}

@@ -67,6 +67,25 @@ func TestSubnetVpc(t *testing.T) {
 			events:      []string{"Warning VpcNotFound x1: spec.vpc: vpc nope not found"},
 		},
 		notLRP: []string{"router nope"},
+	}, {
+		name: "spec.routeTable binds the Subnet's router port to that route table (options:route_table)",
+		before: world{vpcs: vpcs, subnets: []*kubeovn.Subnet{ctltest.Subnet("a1", withTable(inVpc("vpc-a", "10.50.0.0/24", "10.50.0.1"), "rtb1")),
+			ctltest.Subnet("a2", inVpc("vpc-a", "10.51.0.0/24", "10.51.0.1"))}},
+		want: subnetAfter{
+			conds:       map[string][]string{"a1": appliedConds, "a2": appliedConds},
+			switches:    []string{"switch join", "switch ovn-default", "switch a1", "switch a2"},
+			ipamSubnets: append(slices.Clone(builtinRows), "subnet a1 10.50.0.0/24", "subnet a2 10.51.0.0/24"),
+		},
+		routers: []string{"lrp vpc-a vpc-a-a1 10.50.0.1/24 table=rtb1", "lrp vpc-a vpc-a-a2 10.51.0.1/24"},
+	}, {
+		name:   "a routeTable that is no table name is refused naming the field; nothing of the Subnet applied",
+		before: world{vpcs: vpcs, subnets: []*kubeovn.Subnet{ctltest.Subnet("a1", withTable(inVpc("vpc-a", "10.50.0.0/24", "10.50.0.1"), "rtb/1"))}},
+		want: subnetAfter{
+			conds:       map[string][]string{"a1": refusedConds(ReasonInvalidSpec)},
+			switches:    []string{"switch join", "switch ovn-default"},
+			ipamSubnets: builtinRows,
+			events:      []string{`Warning InvalidSpec a1: invalid subnet spec: routeTable: "rtb/1": only letters`},
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,6 +105,11 @@ func TestSubnetVpc(t *testing.T) {
 			}
 		})
 	}
+}
+
+func withTable(s kubeovn.SubnetSpec, table string) kubeovn.SubnetSpec {
+	s.RouteTable = table
+	return s
 }
 
 // TestNamespaceVpcDefaultSubnet: a namespace a Vpc lists gets the Vpc's defaultSubnet when no

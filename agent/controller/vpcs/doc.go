@@ -1,6 +1,8 @@
 // Package vpcs is the controller role's Vpcs: it turns kubeovn.io/v1 Vpcs (cluster-scoped,
 // Kube-OVN's field names) into logical routers of their own, named as the Vpc, with the
-// static routes (staticRoutes: cidr, nextHopIP, policy policyDst/policySrc) and router
+// static routes (staticRoutes: cidr, nextHopIP, policy policyDst/policySrc, ecmpMode,
+// routeTable: OVN's route_table; a Subnet's spec.routeTable binds its router port to one,
+// package subnets) and router
 // policies (policyRoutes: priority, match, action allow/drop/reroute, nextHopIP) and peering
 // ports (vpcPeerings: remoteVpc, localConnectIP; a route may use the peer's end) the spec
 // asks for, and writes Kube-OVN's status (standby, router, defaultLogicalSwitch, subnets). It
@@ -13,8 +15,9 @@
 // (kubeapi.Informers.Dynamic).
 //
 // A Vpc's spec is validated whole before anything is written (sync.go): every field as
-// Kube-OVN defines it (ecmpMode and routeTable other than empty are refused: one route per
-// prefix, main table), every policy match as OVN's parser would take it (package ovnmatch:
+// Kube-OVN defines it (routes of one routeTable, policy and cidr are an ECMP group, one row
+// per next hop; a next hop twice in a group or a group mixing ecmp_symmetric_reply with
+// plain ECMP is refused), every policy match as OVN's parser would take it (package ovnmatch:
 // northd drops a flow it cannot parse with a log line only), every next hop inside a
 // validated Subnet of the VPC. A refused spec gets Validated/Ready False and Error True naming
 // the field, and one Warning Event; the routes and policies applied before stay, and nothing

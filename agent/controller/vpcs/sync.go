@@ -98,16 +98,11 @@ func (c *Controller) validate(v *kubeovn.Vpc, subnets []vpcSubnet) (northbound.V
 		// A route's next hop may be the peer's end of the link.
 		subnets = append(subnets, vpcSubnet{name: "vpcPeerings[" + fmt.Sprint(i) + "]", cidrs: []netip.Prefix{local.Masked()}})
 	}
-	for i, r := range v.Spec.StaticRoutes {
-		route, err := kubeovn.ParseStaticRoute(i, r)
-		if err != nil {
-			return spec, &refusal{ReasonInvalidSpec, err}
-		}
-		if ref := nextHopInside(fmt.Sprintf("staticRoutes[%d].nextHopIP", i), route.NextHop, v.Name, subnets); ref != nil {
-			return spec, ref
-		}
-		spec.Routes = append(spec.Routes, northbound.StaticRouteSpec{Prefix: route.Prefix, NextHop: route.NextHop, SrcIP: route.SrcIP})
+	routes, ref := staticRoutes(v, subnets)
+	if ref != nil {
+		return spec, ref
 	}
+	spec.Routes = routes
 	for i, r := range v.Spec.PolicyRoutes {
 		p, err := kubeovn.ParsePolicyRoute(i, r)
 		if err != nil {
@@ -126,6 +121,37 @@ func (c *Controller) validate(v *kubeovn.Vpc, subnets []vpcSubnet) (northbound.V
 		spec.Policies = append(spec.Policies, ps)
 	}
 	return spec, nil
+}
+
+// staticRoutes parses the Vpc's static routes. The routes of one route table, policy and cidr
+// are an ECMP group (one route per next hop, as Kube-OVN writes them): a next hop twice in a
+// group, or a group whose routes disagree on ecmp_symmetric_reply, is refused naming the
+// route that breaks it.
+func staticRoutes(v *kubeovn.Vpc, subnets []vpcSubnet) ([]northbound.StaticRouteSpec, *refusal) {
+	var out []northbound.StaticRouteSpec
+	for i, r := range v.Spec.StaticRoutes {
+		route, err := kubeovn.ParseStaticRoute(i, r)
+		if err != nil {
+			return nil, &refusal{ReasonInvalidSpec, err}
+		}
+		if ref := nextHopInside(fmt.Sprintf("staticRoutes[%d].nextHopIP", i), route.NextHop, v.Name, subnets); ref != nil {
+			return nil, ref
+		}
+		for j, o := range out {
+			if o.RouteTable != route.RouteTable || o.Prefix != route.Prefix || o.SrcIP != route.SrcIP {
+				continue
+			}
+			if o.NextHop == route.NextHop {
+				return nil, &refusal{ReasonInvalidSpec, fmt.Errorf("%w: staticRoutes[%d].nextHopIP %s: staticRoutes[%d] has the same cidr %s, policy and routeTable through it", kubeovn.ErrInvalidVpc, i, route.NextHop, j, route.Prefix)}
+			}
+			if o.SymmetricReply != route.SymmetricReply {
+				return nil, &refusal{ReasonInvalidSpec, fmt.Errorf("%w: staticRoutes[%d].ecmpMode %q differs from staticRoutes[%d]'s (%q), an ECMP group of the same cidr %s: give them one mode", kubeovn.ErrInvalidVpc, i, r.ECMPMode, j, v.Spec.StaticRoutes[j].ECMPMode, route.Prefix)}
+			}
+		}
+		out = append(out, northbound.StaticRouteSpec{Prefix: route.Prefix, NextHop: route.NextHop, SrcIP: route.SrcIP,
+			RouteTable: route.RouteTable, SymmetricReply: route.SymmetricReply})
+	}
+	return out, nil
 }
 
 // nextHopInside refuses a next hop outside every validated Subnet of the VPC: the router

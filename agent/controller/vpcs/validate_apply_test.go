@@ -87,11 +87,48 @@ func TestVpcValidateApply(t *testing.T) {
 		conds:  refused(ReasonPeerNotFound),
 		events: []string{"Warning VpcPeerNotFound vpc-a: vpcPeerings[0].remoteVpc: vpc nope not found"},
 	}, {
-		name:   "ecmpMode is refused naming the field",
-		spec:   kubeovn.VpcSpec{StaticRoutes: []kubeovn.StaticRoute{{CIDR: "0.0.0.0/0", NextHopIP: "10.50.0.254", ECMPMode: "ecmp_symmetric_reply"}}},
+		name: "routes of one cidr with different next hops are an ECMP group, one row each",
+		spec: kubeovn.VpcSpec{StaticRoutes: []kubeovn.StaticRoute{ecmp("0.0.0.0/0", "10.50.0.254", "ecmp", ""), ecmp("0.0.0.0/0", "10.50.0.253", "ecmp", "")}},
+		rows: []string{"router vpc-a", "route vpc-a 0.0.0.0/0 10.50.0.254 dst-ip", "route vpc-a 0.0.0.0/0 10.50.0.253 dst-ip"}, conds: readyConds,
+	}, {
+		name: "ecmp_symmetric_reply sets the routes' option",
+		spec: kubeovn.VpcSpec{StaticRoutes: []kubeovn.StaticRoute{ecmp("0.0.0.0/0", "10.50.0.254", "ecmp_symmetric_reply", ""), ecmp("0.0.0.0/0", "10.50.0.253", "ecmp_symmetric_reply", "")}},
+		rows: []string{"router vpc-a", "route vpc-a 0.0.0.0/0 10.50.0.254 dst-ip ecmp_symmetric_reply=true", "route vpc-a 0.0.0.0/0 10.50.0.253 dst-ip ecmp_symmetric_reply=true"}, conds: readyConds,
+	}, {
+		name:   "a group turned from ecmp to ecmp_symmetric_reply and one next hop removed: repaired in place, the other row gone",
+		spec:   kubeovn.VpcSpec{StaticRoutes: []kubeovn.StaticRoute{ecmp("0.0.0.0/0", "10.50.0.254", "ecmp", ""), ecmp("0.0.0.0/0", "10.50.0.253", "ecmp", "")}},
+		change: func(s *kubeovn.VpcSpec) { s.StaticRoutes = s.StaticRoutes[1:]; s.StaticRoutes[0].ECMPMode = "ecmp_symmetric_reply" },
+		rows:   []string{"router vpc-a", "route vpc-a 0.0.0.0/0 10.50.0.253 dst-ip ecmp_symmetric_reply=true"}, conds: readyConds,
+	}, {
+		name: "routeTable: the same cidr in the main table and in rtb1 are two routes",
+		spec: kubeovn.VpcSpec{StaticRoutes: []kubeovn.StaticRoute{ecmp("0.0.0.0/0", "10.50.0.254", "", ""), ecmp("0.0.0.0/0", "10.50.0.254", "", "rtb1")}},
+		rows: []string{"router vpc-a", "route vpc-a 0.0.0.0/0 10.50.0.254 dst-ip", "route vpc-a 0.0.0.0/0 10.50.0.254 dst-ip table=rtb1"}, conds: readyConds,
+	}, {
+		name:   "an ecmpMode Kube-OVN does not know is refused naming the field, the routes before stay",
+		spec:   goodSpec,
+		change: func(s *kubeovn.VpcSpec) { s.StaticRoutes[0].ECMPMode = "weighted" },
+		rows:   goodRows,
+		conds:  refused(ReasonInvalidSpec),
+		events: []string{`Warning InvalidSpec vpc-a: invalid vpc spec: staticRoutes[0].ecmpMode "weighted": want ecmp or ecmp_symmetric_reply`},
+	}, {
+		name:   "a routeTable that is no table name is refused naming the field",
+		spec:   kubeovn.VpcSpec{StaticRoutes: []kubeovn.StaticRoute{ecmp("0.0.0.0/0", "10.50.0.254", "", "rtb 1")}},
 		rows:   []string{"router vpc-a"},
 		conds:  refused(ReasonInvalidSpec),
-		events: []string{`Warning InvalidSpec vpc-a: invalid vpc spec: staticRoutes[0].ecmpMode "ecmp_symmetric_reply"`},
+		events: []string{`Warning InvalidSpec vpc-a: invalid vpc spec: staticRoutes[0].routeTable: "rtb 1": only letters`},
+	}, {
+		name:   "a group mixing ecmp and ecmp_symmetric_reply is refused naming the second route's ecmpMode",
+		spec:   goodSpec,
+		change: func(s *kubeovn.VpcSpec) { s.StaticRoutes = append(s.StaticRoutes, ecmp("0.0.0.0/0", "10.50.0.253", "ecmp_symmetric_reply", "")) },
+		rows:   goodRows,
+		conds:  refused(ReasonInvalidSpec),
+		events: []string{`Warning InvalidSpec vpc-a: invalid vpc spec: staticRoutes[1].ecmpMode "ecmp_symmetric_reply" differs from staticRoutes[0]'s`},
+	}, {
+		name:   "the same next hop twice in a group is refused naming the field",
+		spec:   kubeovn.VpcSpec{StaticRoutes: []kubeovn.StaticRoute{ecmp("0.0.0.0/0", "10.50.0.254", "ecmp", ""), ecmp("0.0.0.0/0", "10.50.0.254", "ecmp", "")}},
+		rows:   []string{"router vpc-a"},
+		conds:  refused(ReasonInvalidSpec),
+		events: []string{"Warning InvalidSpec vpc-a: invalid vpc spec: staticRoutes[1].nextHopIP 10.50.0.254: staticRoutes[0] has the same cidr"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -167,4 +204,8 @@ func TestVpcDelete(t *testing.T) {
 	if v, _ := r.vpc("vpc-a"); len(v.Finalizers) != 0 {
 		t.Errorf("vpc-a finalizers %v, want none", v.Finalizers)
 	}
+}
+
+func ecmp(cidr, hop, mode, table string) kubeovn.StaticRoute {
+	return kubeovn.StaticRoute{CIDR: cidr, NextHopIP: hop, ECMPMode: mode, RouteTable: table}
 }
