@@ -60,9 +60,9 @@ func (s SubnetSpec) networks() ([]netip.Prefix, []netip.Addr) {
 func (s SubnetSpec) attachment() attachment {
 	cidrs, gws := s.networks()
 	return attachment{
-		Router:   s.Router,
-		Switch:   s.Name,
-		CIDRs:    cidrs,
+		Router:     s.Router,
+		Switch:     s.Name,
+		CIDRs:      cidrs,
 		Gateways:   gws,
 		Owner:      ovn.OwnedBy(ovn.KindSubnet, s.Name),
 		RouteTable: s.RouteTable,

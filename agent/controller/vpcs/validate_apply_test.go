@@ -95,10 +95,13 @@ func TestVpcValidateApply(t *testing.T) {
 		spec: kubeovn.VpcSpec{StaticRoutes: []kubeovn.StaticRoute{ecmp("0.0.0.0/0", "10.50.0.254", "ecmp_symmetric_reply", ""), ecmp("0.0.0.0/0", "10.50.0.253", "ecmp_symmetric_reply", "")}},
 		rows: []string{"router vpc-a", "route vpc-a 0.0.0.0/0 10.50.0.254 dst-ip ecmp_symmetric_reply=true", "route vpc-a 0.0.0.0/0 10.50.0.253 dst-ip ecmp_symmetric_reply=true"}, conds: readyConds,
 	}, {
-		name:   "a group turned from ecmp to ecmp_symmetric_reply and one next hop removed: repaired in place, the other row gone",
-		spec:   kubeovn.VpcSpec{StaticRoutes: []kubeovn.StaticRoute{ecmp("0.0.0.0/0", "10.50.0.254", "ecmp", ""), ecmp("0.0.0.0/0", "10.50.0.253", "ecmp", "")}},
-		change: func(s *kubeovn.VpcSpec) { s.StaticRoutes = s.StaticRoutes[1:]; s.StaticRoutes[0].ECMPMode = "ecmp_symmetric_reply" },
-		rows:   []string{"router vpc-a", "route vpc-a 0.0.0.0/0 10.50.0.253 dst-ip ecmp_symmetric_reply=true"}, conds: readyConds,
+		name: "a group turned from ecmp to ecmp_symmetric_reply and one next hop removed: repaired in place, the other row gone",
+		spec: kubeovn.VpcSpec{StaticRoutes: []kubeovn.StaticRoute{ecmp("0.0.0.0/0", "10.50.0.254", "ecmp", ""), ecmp("0.0.0.0/0", "10.50.0.253", "ecmp", "")}},
+		change: func(s *kubeovn.VpcSpec) {
+			s.StaticRoutes = s.StaticRoutes[1:]
+			s.StaticRoutes[0].ECMPMode = "ecmp_symmetric_reply"
+		},
+		rows: []string{"router vpc-a", "route vpc-a 0.0.0.0/0 10.50.0.253 dst-ip ecmp_symmetric_reply=true"}, conds: readyConds,
 	}, {
 		name: "routeTable: the same cidr in the main table and in rtb1 are two routes",
 		spec: kubeovn.VpcSpec{StaticRoutes: []kubeovn.StaticRoute{ecmp("0.0.0.0/0", "10.50.0.254", "", ""), ecmp("0.0.0.0/0", "10.50.0.254", "", "rtb1")}},
@@ -117,9 +120,11 @@ func TestVpcValidateApply(t *testing.T) {
 		conds:  refused(ReasonInvalidSpec),
 		events: []string{`Warning InvalidSpec vpc-a: invalid vpc spec: staticRoutes[0].routeTable: "rtb 1": only letters`},
 	}, {
-		name:   "a group mixing ecmp and ecmp_symmetric_reply is refused naming the second route's ecmpMode",
-		spec:   goodSpec,
-		change: func(s *kubeovn.VpcSpec) { s.StaticRoutes = append(s.StaticRoutes, ecmp("0.0.0.0/0", "10.50.0.253", "ecmp_symmetric_reply", "")) },
+		name: "a group mixing ecmp and ecmp_symmetric_reply is refused naming the second route's ecmpMode",
+		spec: goodSpec,
+		change: func(s *kubeovn.VpcSpec) {
+			s.StaticRoutes = append(s.StaticRoutes, ecmp("0.0.0.0/0", "10.50.0.253", "ecmp_symmetric_reply", ""))
+		},
 		rows:   goodRows,
 		conds:  refused(ReasonInvalidSpec),
 		events: []string{`Warning InvalidSpec vpc-a: invalid vpc spec: staticRoutes[1].ecmpMode "ecmp_symmetric_reply" differs from staticRoutes[0]'s`},
