@@ -78,7 +78,7 @@ func TestVpcEcmpRoutes(t *testing.T) {
 			route("192.168.88.0/24", g1.IP().String(), "", "rtb1"), route("192.168.99.0/24", g2.IP().String(), "", "")}
 	}
 	setVpcSpec(ctx, t, vpcs, "vpc-r", "staticRoutes", ecmp("ecmp"))
-	waitRoutes(ctx, t, env, "vpc-r", 4)
+	waitRoute(ctx, t, env, "vpc-r", "192.168.99.0/24")
 	spread(ctx, t, c1, g1, g2, "ecmpMode ecmp")
 
 	// ecmp_symmetric_reply: the option on both routes, and both still used.
@@ -117,16 +117,16 @@ func TestVpcEcmpRoutes(t *testing.T) {
 	bad[2].(map[string]any)["routeTable"] = "rtb 1"
 	setVpcSpec(ctx, t, vpcs, "vpc-r", "staticRoutes", bad)
 	waitCondition(ctx, t, vpcs, "vpc-r", kubeovn.ConditionValidated, "False", "staticRoutes[2].routeTable")
-	waitRoutes(ctx, t, env, "vpc-r", 4)
+	waitRoute(ctx, t, env, "vpc-r", "192.168.99.0/24")
 	spread(ctx, t, c1, g1, g2, "after the refused changes")
 }
 
-// waitRoutes waits until the router has n static routes.
-func waitRoutes(ctx context.Context, t *testing.T, env *env, router string, n int) {
+// waitRoute waits until the router lists a static route for prefix.
+func waitRoute(ctx context.Context, t *testing.T, env *env, router, prefix string) {
 	t.Helper()
-	eventually(ctx, t, fmt.Sprintf("%d static routes on %s", n, router), func() bool {
-		out, _ := env.rig.Run(ctx, "ovn-nbctl", "--db="+env.rig.NBEndpoint, "--bare", "--columns=static_routes", "find", "Logical_Router", "name="+router)
-		return len(strings.Fields(string(out))) == n
+	eventually(ctx, t, fmt.Sprintf("a static route for %s on %s", prefix, router), func() bool {
+		out, _ := env.rig.Run(ctx, "ovn-nbctl", "--db="+env.rig.NBEndpoint, "lr-route-list", router)
+		return strings.Contains(string(out), prefix)
 	})
 }
 
