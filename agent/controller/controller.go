@@ -351,7 +351,7 @@ func (c *Controller) watch(pods, nodes cache.SharedIndexInformer) error {
 		c.enqueueSubnets()
 	}
 	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: onNodeAdd, UpdateFunc: onNodeUpdate, DeleteFunc: onNode,
+		AddFunc: onNodeAdd, UpdateFunc: onNodeUpdate, DeleteFunc: onNodeAdd, // a deleted gateway host too
 	}); err != nil {
 		return fmt.Errorf("watch nodes: %w", err)
 	}

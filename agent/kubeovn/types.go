@@ -45,8 +45,12 @@ type SubnetSpec struct {
 	Gateway     string   `json:"gateway,omitempty"`
 	ExcludeIps  []string `json:"excludeIps,omitempty"`
 	GatewayType string   `json:"gatewayType,omitempty"`
-	// GatewayNode lists a centralized Subnet's gateway hosts (gateway.go).
-	GatewayNode  string   `json:"gatewayNode,omitempty"`
+	// GatewayNode lists a centralized Subnet's gateway hosts (gateway.go);
+	// GatewayNodeSelectors chooses them by label instead when GatewayNode is empty; EnableEcmp
+	// uses every ready one at once instead of the first.
+	GatewayNode          string                 `json:"gatewayNode,omitempty"`
+	GatewayNodeSelectors []metav1.LabelSelector `json:"gatewayNodeSelectors,omitempty"`
+	EnableEcmp           bool                   `json:"enableEcmp,omitempty"`
 	NatOutgoing  bool     `json:"natOutgoing,omitempty"`
 	Private      bool     `json:"private,omitempty"`
 	AllowSubnets []string `json:"allowSubnets,omitempty"`

@@ -16,7 +16,7 @@ var implemented = map[string]bool{
 	// kube-ovn attachments, "<nad>.<namespace>" for other plugins with Kube-OVN as their IPAM.
 	"provider": true,
 	"acls":     true, "allowEWTraffic": true, "mtu": true, "disableGatewayCheck": true, "enableMulticastSnoop": true,
-	"gatewayNode": true, "routeTable": true,
+	"gatewayNode": true, "routeTable": true, "gatewayNodeSelectors": true, "enableEcmp": true,
 }
 
 // harmless are fields whose value is what edgeovn does anyway: Kube-OVN writes them on its own

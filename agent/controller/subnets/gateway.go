@@ -3,8 +3,10 @@ package subnets
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,23 +25,25 @@ import (
 // Traffic to the cluster's own networks is allowed at 31000 before either.
 const CentralizedGatewayPriority = northbound.NodeGatewayPriority + 50
 
-// checkGateway refuses a centralized Subnet whose gatewayNode does not parse or names no
-// Node at all, and one that is not an overlay Subnet of the cluster router.
+// checkGateway refuses a centralized Subnet whose gatewayNode or gatewayNodeSelectors do not
+// parse, whose gatewayNode names no Node at all, and one that is not an overlay Subnet of the
+// cluster router. Selectors that match no Node yet are not refused: labels come and go, and
+// the Subnet is looked at again when a Node's change.
 func (s *Controller) checkGateway(sn *kubeovn.Subnet) *refusal {
-	gws, err := kubeovn.ParseGatewayNodes(sn.Spec)
+	gw, err := kubeovn.ParseGateway(sn.Spec)
 	if err != nil {
 		return &refusal{ReasonInvalidSpec, err}
 	}
-	if len(gws) == 0 {
+	if !gw.Centralized() {
 		return nil
 	}
 	if sn.Spec.Vlan != "" || customVpc(sn.Spec) {
 		return &refusal{ReasonInvalidSpec, fmt.Errorf("%w: gatewayType centralized is for overlay Subnets of the cluster router (not with vlan or a custom vpc)", kubeovn.ErrInvalidSpec)}
 	}
-	if s.req.Nodes == nil {
+	if s.req.Nodes == nil || len(gw.Nodes) == 0 {
 		return nil
 	}
-	for _, g := range gws {
+	for _, g := range gw.Nodes {
 		if _, err := s.req.Nodes.Get(g.Name); err == nil || !apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -48,49 +52,57 @@ func (s *Controller) checkGateway(sn *kubeovn.Subnet) *refusal {
 }
 
 // gateway makes the Subnet's centralized gateway policies: one per family, rerouting its
-// pods' outside traffic to the join address of the first host of gatewayNode that is Ready
-// and has one, as Kube-OVN's primary-backup mode; the next one takes over when it is not.
-// With no such host, or a distributed Subnet, there is none and the pods leave through their
-// own hosts. It returns the active gateway ("" when none).
+// pods' outside traffic to the join address of the first gateway host that is Ready and has
+// one, as Kube-OVN's primary-backup mode (the next one takes over when it is not), or with
+// enableEcmp to every such host's at once (one policy with several next hops: OVN spreads the
+// flows over them, as Kube-OVN's ECMP mode). With no such host, or a distributed Subnet, there
+// is none and the pods leave through their own hosts. It returns the gateway hosts in use,
+// comma-separated ("" when none).
 func (s *Controller) gateway(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network) (string, error) {
-	gws, err := kubeovn.ParseGatewayNodes(sn.Spec)
+	gw, err := kubeovn.ParseGateway(sn.Spec)
 	if err != nil {
 		return "", err
 	}
 	owner := northbound.OwnerRef{Kind: ovn.KindSubnet, Name: sn.Name}
-	active, hops := s.activeGateway(gws)
+	active, hops := s.activeGateways(gw)
 	var specs []northbound.RouterPolicySpec
 	for _, p := range net.CIDRs {
+		var family []netip.Addr
 		for _, hop := range hops {
-			if hop.Is4() != p.Addr().Is4() {
-				continue
+			if hop.Is4() == p.Addr().Is4() {
+				family = append(family, hop)
 			}
-			field := "ip4.src == "
-			if p.Addr().Is6() {
-				field = "ip6.src == "
-			}
-			specs = append(specs, northbound.RouterPolicySpec{Router: s.req.Router, Priority: CentralizedGatewayPriority,
-				Match: field + p.String(), Action: nbdb.LogicalRouterPolicyActionReroute, NextHops: []netip.Addr{hop}, Owner: owner})
 		}
+		if len(family) == 0 {
+			continue
+		}
+		field := "ip4.src == "
+		if p.Addr().Is6() {
+			field = "ip6.src == "
+		}
+		specs = append(specs, northbound.RouterPolicySpec{Router: s.req.Router, Priority: CentralizedGatewayPriority,
+			Match: field + p.String(), Action: nbdb.LogicalRouterPolicyActionReroute, NextHops: family, Owner: owner})
 	}
 	wrote, err := s.req.NB.EnsureOwnedPolicies(ctx, s.req.Router, owner, CentralizedGatewayPriority, specs)
 	if wrote {
-		s.log.Info("subnet gateway applied", "subnet", sn.Name, "gatewayType", sn.Spec.GatewayType, "activeGateway", active)
+		s.log.Info("subnet gateway applied", "subnet", sn.Name, "gatewayType", sn.Spec.GatewayType, "activeGateway", active, "ecmp", gw.ECMP)
 	}
-	if err == nil && len(gws) > 0 && active == "" {
+	if err == nil && gw.Centralized() && active == "" {
 		s.log.Warn("centralized subnet has no ready gateway host: its pods leave through their own hosts", "subnet", sn.Name, "gatewayNode", sn.Spec.GatewayNode)
 	}
 	return active, err
 }
 
-// activeGateway is the first of gws that is a Ready Node with a join address, and those
-// addresses.
-func (s *Controller) activeGateway(gws []kubeovn.GatewayNode) (string, []netip.Addr) {
+// activeGateways are the gateway hosts in use and their join addresses: the first of the
+// candidates that is a Ready Node with a join address, or, with ECMP, every one.
+func (s *Controller) activeGateways(gw kubeovn.Gateway) (string, []netip.Addr) {
 	if s.req.Nodes == nil {
 		return "", nil
 	}
-	for _, g := range gws {
-		node, err := s.req.Nodes.Get(g.Name)
+	var names []string
+	var hops []netip.Addr
+	for _, name := range s.candidates(gw) {
+		node, err := s.req.Nodes.Get(name)
 		if err != nil || !nodeReady(node) {
 			continue
 		}
@@ -98,9 +110,35 @@ func (s *Controller) activeGateway(gws []kubeovn.GatewayNode) (string, []netip.A
 		if err != nil || n.Switch != kubeovn.JoinSubnet || len(n.IPs) == 0 {
 			continue
 		}
-		return g.Name, slices.Clone(n.IPs)
+		names, hops = append(names, name), append(hops, n.IPs...)
+		if !gw.ECMP {
+			break
+		}
 	}
-	return "", nil
+	return strings.Join(names, ","), hops
+}
+
+// candidates are the gateway hosts' names: gatewayNode's in its order, or the Nodes the
+// selectors match, by name.
+func (s *Controller) candidates(gw kubeovn.Gateway) []string {
+	var out []string
+	for _, g := range gw.Nodes {
+		out = append(out, g.Name)
+	}
+	if len(gw.Selectors) == 0 {
+		return out
+	}
+	seen := map[string]bool{}
+	for _, sel := range gw.Selectors {
+		nodes, err := s.req.Nodes.List(sel)
+		if err != nil {
+			continue
+		}
+		for _, n := range nodes {
+			seen[n.Name] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 func nodeReady(n *corev1.Node) bool {
@@ -112,8 +150,9 @@ func nodeReady(n *corev1.Node) bool {
 	return false
 }
 
-// GatewayChanged: what chooses a centralized Subnet's active gateway changed between the two
-// (the Node's readiness, its join address).
+// GatewayChanged: what chooses a centralized Subnet's gateway hosts changed between the two
+// (the Node's readiness, its join address, its labels for gatewayNodeSelectors).
 func GatewayChanged(a, b *corev1.Node) bool {
-	return nodeReady(a) != nodeReady(b) || a.Annotations[annotation.IPAddress] != b.Annotations[annotation.IPAddress]
+	return nodeReady(a) != nodeReady(b) || a.Annotations[annotation.IPAddress] != b.Annotations[annotation.IPAddress] ||
+		!maps.Equal(a.Labels, b.Labels)
 }

@@ -102,6 +102,14 @@ func gwNode(name, ip, join string, ready bool) *corev1.Node {
 	return n
 }
 
+// labelled gives n the label role=value (none with "").
+func labelled(n *corev1.Node, value string) *corev1.Node {
+	if value != "" {
+		n.Labels = map[string]string{"role": value}
+	}
+	return n
+}
+
 func refusedConds(reason string) []string {
 	return []string{"Ready=False " + reason, "Validated=False " + reason, "Error=True " + reason}
 }
@@ -270,6 +278,61 @@ func TestSubnetValidateApply(t *testing.T) {
 			ipamSubnets: append(slices.Clone(builtinRows), "subnet centralized 10.166.0.0/16"),
 			nbHas:       []string{"policy 29050 ip4.src == 10.166.0.0/16 reroute 100.64.0.2"},
 			events:      []string{`Warning InvalidSpec centralized: invalid subnet spec: gatewayNode "ghost1,ghost2" names no node of the cluster`},
+		},
+	}, {
+		name: "enableEcmp: one policy rerouting to every ready gateway host's join address",
+		before: world{nodes: []*corev1.Node{gwNode("n1", "192.168.9.1", "100.64.0.2", false), gwNode("n2", "192.168.9.2", "100.64.0.3", true),
+			gwNode("n3", "192.168.9.3", "100.64.0.4", true)},
+			subnets: []*kubeovn.Subnet{ctltest.Subnet("centralized", kubeovn.SubnetSpec{CIDRBlock: "10.166.0.0/16", GatewayType: "centralized",
+				GatewayNode: "n1,n2,n3", EnableEcmp: true})}},
+		want: subnetAfter{
+			conds:       map[string][]string{"centralized": appliedConds},
+			switches:    []string{"switch join", "switch ovn-default", "switch centralized"},
+			ipamSubnets: append(slices.Clone(builtinRows), "subnet centralized 10.166.0.0/16"),
+			nbHas:       []string{"policy 29050 ip4.src == 10.166.0.0/16 reroute 100.64.0.3 100.64.0.4"},
+			status:      map[string]string{"centralized": "n2,n3"},
+		},
+	}, {
+		name: "gatewayNodeSelectors: the labelled Nodes are the gateway hosts, the first ready by name in use",
+		before: world{nodes: []*corev1.Node{labelled(gwNode("n1", "192.168.9.1", "100.64.0.2", true), ""), labelled(gwNode("n2", "192.168.9.2", "100.64.0.3", true), "gw"),
+			labelled(gwNode("n3", "192.168.9.3", "100.64.0.4", true), "gw")},
+			subnets: []*kubeovn.Subnet{ctltest.Subnet("centralized", kubeovn.SubnetSpec{CIDRBlock: "10.166.0.0/16", GatewayType: "centralized",
+				GatewayNodeSelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"role": "gw"}}}})}},
+		want: subnetAfter{
+			conds:       map[string][]string{"centralized": appliedConds},
+			switches:    []string{"switch join", "switch ovn-default", "switch centralized"},
+			ipamSubnets: append(slices.Clone(builtinRows), "subnet centralized 10.166.0.0/16"),
+			nbHas:       []string{"policy 29050 ip4.src == 10.166.0.0/16 reroute 100.64.0.3"},
+			status:      map[string]string{"centralized": "n2"},
+		},
+	}, {
+		name: "gatewayNodeSelectors with enableEcmp: every labelled ready Node",
+		before: world{nodes: []*corev1.Node{labelled(gwNode("n1", "192.168.9.1", "100.64.0.2", true), ""), labelled(gwNode("n2", "192.168.9.2", "100.64.0.3", true), "gw"),
+			labelled(gwNode("n3", "192.168.9.3", "100.64.0.4", true), "gw")},
+			subnets: []*kubeovn.Subnet{ctltest.Subnet("centralized", kubeovn.SubnetSpec{CIDRBlock: "10.166.0.0/16", GatewayType: "centralized", EnableEcmp: true,
+				GatewayNodeSelectors: []metav1.LabelSelector{{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "role", Operator: metav1.LabelSelectorOpIn, Values: []string{"gw"}}}}}})}},
+		want: subnetAfter{
+			conds:       map[string][]string{"centralized": appliedConds},
+			switches:    []string{"switch join", "switch ovn-default", "switch centralized"},
+			ipamSubnets: append(slices.Clone(builtinRows), "subnet centralized 10.166.0.0/16"),
+			nbHas:       []string{"policy 29050 ip4.src == 10.166.0.0/16 reroute 100.64.0.3 100.64.0.4"},
+			status:      map[string]string{"centralized": "n2,n3"},
+		},
+	}, {
+		name: "a gatewayNodeSelectors entry that does not parse is refused by name; the gateway applied stays",
+		before: world{nodes: []*corev1.Node{gwNode("n1", "192.168.9.1", "100.64.0.2", true)},
+			subnets: []*kubeovn.Subnet{ctltest.Subnet("centralized", kubeovn.SubnetSpec{CIDRBlock: "10.166.0.0/16", GatewayType: "centralized",
+				GatewayNode: "n1"})}},
+		steps: []step{updateStep("centralized", func(s *kubeovn.SubnetSpec) {
+			s.GatewayNode = ""
+			s.GatewayNodeSelectors = []metav1.LabelSelector{{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "role", Operator: "Near"}}}}
+		})},
+		want: subnetAfter{
+			conds:       map[string][]string{"centralized": {"Ready=True LogicalSwitchReady", "Validated=False InvalidSpec", "Error=True InvalidSpec"}},
+			switches:    []string{"switch join", "switch ovn-default", "switch centralized"},
+			ipamSubnets: append(slices.Clone(builtinRows), "subnet centralized 10.166.0.0/16"),
+			nbHas:       []string{"policy 29050 ip4.src == 10.166.0.0/16 reroute 100.64.0.2"},
+			events:      []string{`Warning InvalidSpec centralized: invalid subnet spec: gatewayNodeSelectors[0]: "Near" is not a valid label selector operator`},
 		},
 	}, {
 		name:   "an mtu out of range is refused by name",
