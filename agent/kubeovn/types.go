@@ -51,9 +51,9 @@ type SubnetSpec struct {
 	GatewayNode          string                 `json:"gatewayNode,omitempty"`
 	GatewayNodeSelectors []metav1.LabelSelector `json:"gatewayNodeSelectors,omitempty"`
 	EnableEcmp           bool                   `json:"enableEcmp,omitempty"`
-	NatOutgoing  bool     `json:"natOutgoing,omitempty"`
-	Private      bool     `json:"private,omitempty"`
-	AllowSubnets []string `json:"allowSubnets,omitempty"`
+	NatOutgoing          bool                   `json:"natOutgoing,omitempty"`
+	Private              bool                   `json:"private,omitempty"`
+	AllowSubnets         []string               `json:"allowSubnets,omitempty"`
 	// Provider is "ovn" (or empty) for the pods' primary networks, "<nad>.<namespace>.ovn"
 	// for the Subnet of a kube-ovn NetworkAttachmentDefinition (attachment networks),
 	// "<nad>.<namespace>" for the Subnet another plugin's NAD takes addresses from with
