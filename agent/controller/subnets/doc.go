@@ -43,10 +43,14 @@
 // subnetacl; an entry OVN would refuse is refused by name in validate, before anything is
 // written); enableMulticastSnoop is the switch's mcast_* other_config (multicast.go); a
 // centralized gatewayType is a router policy per family above the distributed gateway's,
-// rerouting the Subnet's outside traffic to the join address of the first Ready gatewayNode
-// (gateway.go; a Node's readiness or join address changing queues every Subnet, so the next
-// host takes over; status.activateGateway names the one in use; a gatewayNode naming no Node
-// is refused); spec.mtu is checked here (68-65535, 1280 with IPv6) and set on the pods'
+// rerouting the Subnet's outside traffic to the join address of the first Ready gateway host,
+// or with enableEcmp to every Ready one's (one policy, several next hops); the hosts are
+// gatewayNode's, or the Nodes gatewayNodeSelectors match when it is empty (gateway.go; a
+// Node's readiness, join address or labels changing, or a Node added or deleted, queues every
+// Subnet, so the gateway follows; status.activateGateway names the hosts in use; a gatewayNode
+// naming no Node, or a selector that does not parse, is refused); spec.routeTable is the
+// router port's options:route_table (the Vpc's routes of that table apply to the Subnet);
+// spec.mtu is checked here (68-65535, 1280 with IPv6) and set on the pods'
 // interfaces by the node role; disableGatewayCheck changes nothing (no gateway check at ADD).
 //
 // A Subnet with spec.vlan is an underlay subnet (underlay.go): its Vlan (a Vlan informer queues
