@@ -89,7 +89,7 @@ test: deps vet verify-generate build unit e2e ## the whole suite: installs what 
 bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, Services, LoadBalancer IPs, NetworkPolicy, restarts and drift, controller failover, the controller's throughput, memory and restart, pods through a real node, same host against cross host
 	$(GO) run ./bench/cnibench -bin bin -pods 20
 	$(GO) run ./bench/cnibench -bin bin -pods 20 -after-ovn0
-	$(GO) run ./bench/attachbench -bin bin -pods 30
+	$(GO) run ./bench/attachbench -bin bin -pods 30 -multus $(EDGEOVN_MULTUS)
 	$(GO) run ./bench/ipambench
 	$(GO) run ./bench/ovnbench
 	$(GO) run ./bench/svcbench -bin bin -services 1000 -trace

@@ -16,14 +16,16 @@ var attachProviders = map[string]string{"net1": "a.default.ovn", "net2": "b.defa
 
 // TestAttachmentsFailover: three hosts, each running the controller role's candidate; a pod
 // with attachments a and b on each. The Lease holder's edgeovn is SIGKILLed (by PID) and a
-// pod with attachments is deleted while no controller runs. Another host takes the Lease
-// with an IPAM database that never held the attachments, and adopts them: each live pod's
-// attachment annotations (address, MAC), its attachment ports in northbound (the same rows,
-// _uuid, addresses, port security, options and external_ids, not written again: _version)
-// and its interfaces are unchanged; the new leader's IPAM holds each attachment at its old
-// address and MAC; the deleted pod's attachment ports are removed; every pod still reaches
-// every other over each attachment; and a pod created after the failover gets on each
-// attachment an address no other pod holds.
+// pod with attachments is deleted while no controller runs. Another host takes the Lease,
+// with its own IPAM database (not the one that allocated the attachments), and adopts them:
+// each live pod's attachment annotations (address, MAC), its attachment ports in northbound
+// (the same rows, _uuid, addresses, port security, options and external_ids, not written
+// again: _version) and its interfaces are unchanged; the new leader's IPAM holds each
+// attachment at its old address and MAC; the deleted pod's attachment ports are removed;
+// every pod still reaches every other over each attachment; a pod created while no
+// controller runs (its ADD waits for the new leader) and one created after the failover get
+// on each attachment an address no other pod holds; and the new leader's /metrics and
+// `edgeovn status` count the attachments in their Subnets.
 func TestAttachmentsFailover(t *testing.T) {
 	ac, ctx := startAttachCluster(t, 3, "af")
 	cl := ac.cl
@@ -48,20 +50,26 @@ func TestAttachmentsFailover(t *testing.T) {
 	if err := ac.aes[survivors[0]].kubelet.DeletePod(ctx, gone.sb.Pod); err != nil {
 		t.Fatal(err)
 	}
+	live := slices.Clone(ac.pods)
+	// Created while no controller runs: the new leader finds it with the others, in the
+	// order its workqueue takes them; its ADD waits for the new leader's allocation.
+	window := ac.run(ctx, t, survivors[1], "af-window")
 	next := leaderHost(ctx, t, cl)
 	t.Logf("edgeovn on %s (Lease holder) SIGKILLed; the Lease is with %s", old.kubelet.Node, next.kubelet.Node)
 	eventually(ctx, t, "af-gone's attachment ports removed by the new leader", func() bool {
 		return !next.lspExists(ctx, t, "af-gone.default.a.default.ovn") && !next.lspExists(ctx, t, "af-gone.default.b.default.ovn")
 	})
-	live := slices.Clone(ac.pods)
-	fresh := ac.run(ctx, t, survivors[1], "af-fresh")
+	fresh := ac.run(ctx, t, survivors[0], "af-fresh")
 	for ifName, prov := range attachProviders {
-		for _, p := range live {
-			if fresh.nets[ifName] == p.nets[ifName] {
-				t.Errorf("af-fresh got %s on %s (%s), which %s holds: allocated twice", fresh.nets[ifName], ifName, prov, ac.where(p))
+		held := map[netip.Addr]string{}
+		for _, p := range append(slices.Clone(live), window, fresh) {
+			if o, dup := held[p.nets[ifName]]; dup {
+				t.Errorf("%s holds %s on %s (%s), which %s holds: allocated twice", ac.where(p), p.nets[ifName], ifName, prov, o)
 			}
+			held[p.nets[ifName]] = ac.where(p)
 		}
 	}
+	t.Logf("after the failover: af-window %v, af-fresh %v", window.nets, fresh.nets)
 
 	after := ac.attachState(ctx, t)
 	newIPAM := attachIPAM(next.ipamList(ctx, t))
@@ -84,10 +92,39 @@ func TestAttachmentsFailover(t *testing.T) {
 			t.Errorf("%s: the new leader's IPAM holds %q, the annotations %q", key, got, was.alloc)
 		}
 	}
-	t.Logf("%d attachments adopted unchanged, their northbound rows not written again", len(before))
+	if !t.Failed() {
+		t.Logf("%d attachments adopted unchanged, their northbound rows not written again", len(before))
+	}
+	checkAttachUsage(ctx, t, next, len(live)+2)
 	ac.pingMatrix(ctx, t, "eth0", "net1", "net2")
 	if t.Failed() {
 		t.Log(next.daemonLog())
+	}
+}
+
+// checkAttachUsage: the leader's /metrics and `edgeovn status` count want addresses in each
+// attachment Subnet.
+func checkAttachUsage(ctx context.Context, t *testing.T, leader *env, want int) {
+	t.Helper()
+	metrics := httpGet(ctx, t, leader, "/metrics")
+	out, err := leader.rig.Run(ctx, leader.bin, "status", "--config=/dev/null", "--node-name="+leader.kubelet.Node,
+		"--kubeconfig="+leader.rig.Kubeconfig, "--ovn-nb="+leader.rig.NBEndpoint, "--ovn-sb="+leader.rig.SBEndpoint,
+		"--ovs-db="+leader.rig.OVSEndpoint, "--ipam-db="+leader.ipamDB)
+	if err != nil {
+		t.Fatalf("edgeovn status on %s: %v\n%s", leader.kubelet.Node, err, out)
+	}
+	for _, s := range []struct{ name, cidr string }{{"att-a", "172.17.0.0/24"}, {"att-b", "172.18.0.0/24"}} {
+		if m := fmt.Sprintf("edgeovn_ipam_addresses_used{cidr=%q,subnet=%q} %d\n", s.cidr, s.name, want); !strings.Contains(metrics, m) {
+			t.Errorf("the leader's /metrics lacks %q", strings.TrimSpace(m))
+		}
+		found := false
+		for _, line := range strings.Split(string(out), "\n") {
+			f := strings.Fields(line)
+			found = found || len(f) >= 3 && f[0] == s.name && f[1] == s.cidr && f[2] == fmt.Sprint(want)
+		}
+		if !found {
+			t.Errorf("edgeovn status on the leader: want %s %s used %d:\n%s", s.name, s.cidr, want, out)
+		}
 	}
 }
 

@@ -21,7 +21,9 @@ type attachCluster struct {
 }
 
 // startAttachCluster starts hosts hosts and runs the pod <prefix>-<n> with attachments a and
-// b on host n (from 1).
+// b on host n (from 1), the last host's first: the addresses are handed out in another order
+// than the pods' names sort in (the order a new leader lists them), so a leader that
+// allocated them again instead of adopting them would not hand out the same ones.
 func startAttachCluster(t *testing.T, hosts int, prefix string) (*attachCluster, context.Context) {
 	t.Helper()
 	cl, ctx := startCluster(t, hosts)
@@ -34,7 +36,7 @@ func startAttachCluster(t *testing.T, hosts int, prefix string) (*attachCluster,
 		}
 		ac.aes = append(ac.aes, ae)
 	}
-	for i := range cl.hosts {
+	for i := len(cl.hosts) - 1; i >= 0; i-- {
 		ac.run(ctx, t, i, fmt.Sprintf("%s-%d", prefix, i+1))
 	}
 	return ac, ctx
