@@ -135,6 +135,21 @@ func TestSyncPodAttachments(t *testing.T) {
 		},
 		attached: []attach{{"default/p", pa, "att-a 172.17.0.50 02:00:00:00:00:50"}, {"default/p", pb, "att-b 172.18.0.77 02:00:00:00:00:77"}},
 	}, {
+		name: "pins: the attachment's logical_switch (another Subnet than its provider's) and ip_pool annotations",
+		before: attachWorld(pod("default/p", 1, selecting("a,b",
+			pa+".kubernetes.io/logical_switch", "att-b", pb+".kubernetes.io/ip_pool", "172.18.0.20,172.18.0.21"))),
+		steps: []step{syncPodStep("default/p")},
+		want: after{
+			pods: map[string]string{"default/p": "ovn-default 10.42.0.2 0a:58:0a:2a:00:02"},
+			lsps: []string{"lsp ovn-default p.default 0a:58:0a:2a:00:02 10.42.0.2",
+				"lsp att-b p.default.a.default.ovn 0a:58:ac:12:00:02 172.18.0.2",
+				"lsp att-b p.default.b.default.ovn 0a:58:ac:12:00:14 172.18.0.20"},
+			allocs: []string{"alloc ovn-default default/p 10.42.0.2 0a:58:0a:2a:00:02",
+				"alloc att-b default/p@a.default.ovn 172.18.0.2 0a:58:ac:12:00:02",
+				"alloc att-b default/p@b.default.ovn 172.18.0.20 0a:58:ac:12:00:14"},
+		},
+		attached: []attach{{"default/p", pa, "att-b 172.18.0.2 0a:58:ac:12:00:02"}, {"default/p", pb, "att-b 172.18.0.20 0a:58:ac:12:00:14"}},
+	}, {
 		name:   "one NAD selected twice on two interfaces: providers <nad>.<ns>.ovn.<iface>, both in its Subnet",
 		before: attachWorld(pod("default/p", 1, selecting("a@x,a@y"))),
 		steps:  []step{syncPodStep("default/p")},
