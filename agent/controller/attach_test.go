@@ -341,3 +341,36 @@ func TestReconcileAttachmentPorts(t *testing.T) {
 		t.Errorf("live pod's attachment annotated %q, want its port's address", got)
 	}
 }
+
+// TestNetworkErrorNoted: a pod whose selection cannot be served carries the reason its
+// AttachmentFailed Event gives (annotation.NetworkErrorKey, read by its node's CNI ADD);
+// once its selection is fixed it is allocated and the reason removed.
+func TestNetworkErrorNoted(t *testing.T) {
+	r := newRig(t, attachWorld(pod("default/p", 1, selecting("a,gone"))))
+	r.run([]step{syncPodStep("default/p")})
+	pods := r.kube.Fake.CoreV1().Pods("default")
+	p, err := pods.Get(r.ctx, "p", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "attachment networks: attachment default/gone: NetworkAttachmentDefinition default/gone not found (retried)"
+	if got := p.Annotations[annotation.NetworkErrorKey]; got != want {
+		t.Fatalf("network error %q, want %q", got, want)
+	}
+	p.Annotations[multus.NetworksAnnotation] = "a"
+	if _, err := pods.Update(r.ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.refresh()
+	r.run([]step{syncPodStep("default/p")})
+	p, err = pods.Get(r.ctx, "p", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := p.Annotations[annotation.NetworkErrorKey]; ok {
+		t.Errorf("network error %q still there after the pod was allocated", got)
+	}
+	if got := r.attachNetwork("default/p", "a.default.ovn"); got != "att-a 172.17.0.2 0a:58:ac:11:00:02" {
+		t.Errorf("attachment a annotated %q after the fix", got)
+	}
+}
