@@ -11,10 +11,6 @@ import (
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
 )
 
-// userHZ is the unit of utime and stime in /proc/PID/stat (USER_HZ, 100 on Linux for every
-// architecture edgeovn ships for).
-const userHZ = 100
-
 // quietBefore is how long the daemon is left alone before memory and CPU are read.
 const quietBefore = 5 * time.Second
 
@@ -45,7 +41,7 @@ func (b *bench) usage(ctx context.Context, name string, idle time.Duration) (usa
 		return u, err
 	}
 	if idle > 0 {
-		t0, err := cpuTime(b.proc.PID)
+		t0, err := benchkit.CPUTime(b.proc.PID)
 		if err != nil {
 			return u, err
 		}
@@ -56,7 +52,7 @@ func (b *bench) usage(ctx context.Context, name string, idle time.Duration) (usa
 			return u, ctx.Err()
 		case <-time.After(idle):
 		}
-		t1, err := cpuTime(b.proc.PID)
+		t1, err := benchkit.CPUTime(b.proc.PID)
 		if err != nil {
 			return u, err
 		}
@@ -95,29 +91,6 @@ func memory(pid int) (rss, hwm, anon, file int, err error) {
 		return 0, 0, 0, 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
 	}
 	return rss, hwm, anon, file, nil
-}
-
-// cpuTime reads utime+stime from /proc/PID/stat (fields 14 and 15, after the command name,
-// which may hold spaces and ends at the last ')').
-func cpuTime(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, fmt.Errorf("read cpu time of pid %d: %w", pid, err)
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields after the name", pid, len(f))
-	}
-	var ticks int64
-	for _, v := range f[11:13] { // utime, stime: fields 14 and 15 counting pid and name
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("/proc/%d/stat: %q: %w", pid, v, err)
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * time.Second / userHZ, nil
 }
 
 func printUsage(pods int, steady, restarted usage) {
