@@ -40,7 +40,6 @@ func childrenCPU() time.Duration {
 // pluginsKey is the CNI plugins' line in perAdd.cpu.
 const pluginsKey = "CNI plugins (loopback, edgeovn-cni, portmap when chained, what they run)"
 
-
 func snapshot(ctx context.Context, rig *harness.Rig) (u usage, err error) {
 	u = usage{cpu: map[string]time.Duration{}, pluginsStart: childrenCPU()}
 	defer func() { u.pluginsEnd = childrenCPU() }()
