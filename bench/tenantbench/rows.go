@@ -62,23 +62,30 @@ func tablesOf(cs ...rowCounts) []string {
 	return slices.Sorted(maps.Keys(set))
 }
 
-// logicalFlow is the one column of SB's Logical_Flow the bench reads: it only counts them.
+// logicalFlow is what the bench reads of SB's Logical_Flow: it only counts the rows, and
+// monitors one small column (the monitor sends the columns the model has, no more).
 type logicalFlow struct {
-	UUID string `ovsdb:"_uuid"`
+	UUID     string `ovsdb:"_uuid"`
+	Priority int    `ovsdb:"priority"`
 }
 
 // sbCounter is a southbound client whose cache holds the Logical_Flow table.
 type sbCounter = client.Client
 
-// connectSB opens a southbound client monitoring Logical_Flow's UUIDs only.
+// connectSB opens a southbound client monitoring Logical_Flow's priority column only.
 func connectSB(ctx context.Context, endpoint string) (sbCounter, error) {
 	m, err := model.NewClientDBModel("OVN_Southbound", map[string]model.Model{"Logical_Flow": &logicalFlow{}})
 	if err != nil {
 		return nil, err
 	}
-	sb, err := ovn.Connect(ctx, ovn.ConnectRequest{Endpoints: harness.SplitEndpoints(endpoint)}, m)
+	sb, err := ovn.Dial(ctx, ovn.ConnectRequest{Endpoints: harness.SplitEndpoints(endpoint)}, m)
 	if err != nil {
 		return nil, fmt.Errorf("bench southbound client: %w", err)
+	}
+	lf := &logicalFlow{}
+	if _, err := sb.Monitor(ctx, sb.NewMonitor(client.WithTable(lf, &lf.Priority))); err != nil {
+		sb.Close()
+		return nil, fmt.Errorf("bench southbound monitor of Logical_Flow: %w", err)
 	}
 	return sb, nil
 }

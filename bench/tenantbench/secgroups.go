@@ -162,7 +162,9 @@ func (t *tenantRig) groupsAndPods(ctx context.Context, c config) error {
 		}
 	}
 	pods := podSet{n: c.pods, namespaceOf: func(int) string { return sgNamespace },
-		annotationsOf: func(i int) map[string]string { return map[string]string{annotation.SecurityGroups: groupName(i % c.groups)} }}
+		annotationsOf: func(i int) map[string]string {
+			return map[string]string{annotation.SecurityGroups: groupName(i % c.groups)}
+		}}
 	if err := t.createPods(ctx, pods, c.pods); err != nil {
 		return err
 	}

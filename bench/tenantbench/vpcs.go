@@ -6,6 +6,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
@@ -46,7 +47,12 @@ func runVpcs(ctx context.Context, c config, vpcs int) (vpcResult, error) {
 		return r, err
 	}
 	defer sb.Close()
-	if _, err := settle(ctx, northd.PID, sb); err != nil {
+	// The baseline: edgeovn's own topology (ovn-default, join, the node) written and
+	// northd done with it.
+	if err := t.waitDefaultSubnet(ctx); err != nil {
+		return r, err
+	}
+	if _, _, err := t.settle(ctx, northd.PID, sb); err != nil {
 		return r, err
 	}
 	nb0, flows0 := nbRows(t.cl.NB), sbFlows(sb)
@@ -63,7 +69,7 @@ func runVpcs(ctx context.Context, c config, vpcs int) (vpcResult, error) {
 	if err := t.createPods(ctx, pods, c.pods); err != nil {
 		return r, err
 	}
-	settled, err := settle(ctx, northd.PID, sb)
+	last, settled, err := t.settle(ctx, northd.PID, sb)
 	if err != nil {
 		return r, err
 	}
@@ -71,9 +77,26 @@ func runVpcs(ctx context.Context, c config, vpcs int) (vpcResult, error) {
 	if err != nil {
 		return r, err
 	}
-	r.took, r.unsettled = time.Since(start), !settled
+	r.took, r.unsettled = last.Sub(start), !settled
 	r.nb, r.flows, r.northd = nbRows(t.cl.NB).minus(nb0), sbFlows(sb)-flows0, cpu1-cpu0
 	return r, nil
+}
+
+// waitDefaultSubnet waits for edgeovn's ovn-default Subnet to be Ready.
+func (t *tenantRig) waitDefaultSubnet(ctx context.Context) error {
+	return wait(ctx, "Subnet ovn-default Ready", 50*time.Millisecond, func() (bool, error) {
+		u, err := t.dyn.Resource(kubeovn.SubnetResource).Get(ctx, "ovn-default", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		for _, c := range conds {
+			if m, ok := c.(map[string]any); ok && m["type"] == kubeovn.ConditionReady {
+				return m["status"] == "True", nil
+			}
+		}
+		return false, nil
+	})
 }
 
 // tenants creates, for each VPC, a namespace, the Vpc (binding the namespace, defaultSubnet
@@ -107,40 +130,49 @@ func (t *tenantRig) tenants(ctx context.Context, vpcs int) error {
 	return nil
 }
 
-// settleQuiet is how long ovn-northd must use no CPU and the logical flows stay as they are
-// for northd to count as settled; settleMax bounds the wait.
+// settleQuiet is how long ovn-northd must use no CPU and the NB rows and SB logical flows
+// stay as they are for the rig to count as settled; settleMax bounds the wait.
 const (
 	settleQuiet = time.Second
 	settleMax   = 90 * time.Second
 )
 
-// settle waits until ovn-northd has used no CPU tick and the southbound logical flows have
-// not changed for settleQuiet (false: still busy after settleMax).
-func settle(ctx context.Context, pid int, sb sbCounter) (bool, error) {
+// settle waits until ovn-northd has used no CPU tick and the northbound rows and southbound
+// logical flows have not changed for settleQuiet, and returns when the last change was seen
+// (settled false: still changing after settleMax).
+func (t *tenantRig) settle(ctx context.Context, pid int, sb sbCounter) (last time.Time, settled bool, err error) {
 	deadline := time.Now().Add(settleMax)
-	last, err := benchkit.CPUTime(pid)
-	if err != nil {
-		return false, err
+	type state struct {
+		cpu         time.Duration
+		rows, flows int
 	}
-	lastFlows, quietSince := sbFlows(sb), time.Now()
+	read := func() (state, error) {
+		cpu, err := benchkit.CPUTime(pid)
+		return state{cpu: cpu, rows: nbRows(t.cl.NB).total(), flows: sbFlows(sb)}, err
+	}
+	prev, err := read()
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	last = time.Now()
 	for time.Now().Before(deadline) {
 		select {
 		case <-ctx.Done():
-			return false, ctx.Err()
-		case <-time.After(250 * time.Millisecond):
+			return last, false, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
 		}
-		cpu, err := benchkit.CPUTime(pid)
+		now, err := read()
 		if err != nil {
-			return false, err
+			return last, false, err
 		}
-		if flows := sbFlows(sb); cpu != last || flows != lastFlows {
-			last, lastFlows, quietSince = cpu, flows, time.Now()
+		if now != prev {
+			prev, last = now, time.Now()
 		}
-		if time.Since(quietSince) >= settleQuiet {
-			return true, nil
+		if time.Since(last) >= settleQuiet {
+			return last, true, nil
 		}
 	}
-	return false, nil
+	return last, false, nil
 }
 
 // printVpcs prints both layouts side by side, per 100 pods.
@@ -157,7 +189,7 @@ func printVpcs(c config, one, many vpcResult) {
 	fmt.Printf("| SB Logical_Flow | %s | %s |\n", per(float64(one.flows)), per(float64(many.flows)))
 	fmt.Printf("| ovn-northd CPU (utime+stime), first object to settled | %s ms | %s ms |\n",
 		per(float64(one.northd.Milliseconds())), per(float64(many.northd.Milliseconds())))
-	fmt.Printf("\nfirst object to northd settled: 1 VPC %.1f s, %d VPCs %.1f s (settled: no northd CPU tick and no logical flow change for %s)\n",
+	fmt.Printf("\nfirst object to the last change (northd CPU, NB rows, SB flows): 1 VPC %.1f s, %d VPCs %.1f s (settled: nothing changed for %s after it)\n",
 		one.took.Seconds(), c.vpcs, many.took.Seconds(), settleQuiet)
 	for _, r := range []vpcResult{one, many} {
 		if r.unsettled {
