@@ -26,6 +26,8 @@ type vpcResult struct {
 	northd    time.Duration
 	took      time.Duration
 	unsettled bool // northd was still busy when the bench stopped waiting
+	// rows0 and flows0 are the settled rig's NB rows and SB flows before (edgeovn's own).
+	rows0, flows0 int
 }
 
 // runVpcs starts a rig of its own, waits for it to settle, then creates vpcs Vpcs (each with
@@ -78,6 +80,7 @@ func runVpcs(ctx context.Context, c config, vpcs int) (vpcResult, error) {
 		return r, err
 	}
 	r.took, r.unsettled = last.Sub(start), !settled
+	r.rows0, r.flows0 = nb0.total(), flows0
 	r.nb, r.flows, r.northd = nbRows(t.cl.NB).minus(nb0), sbFlows(sb)-flows0, cpu1-cpu0
 	return r, nil
 }
@@ -191,6 +194,7 @@ func printVpcs(c config, one, many vpcResult) {
 		per(float64(one.northd.Milliseconds())), per(float64(many.northd.Milliseconds())))
 	fmt.Printf("\nfirst object to the last change (northd CPU, NB rows, SB flows): 1 VPC %.1f s, %d VPCs %.1f s (settled: nothing changed for %s after it)\n",
 		one.took.Seconds(), c.vpcs, many.took.Seconds(), settleQuiet)
+	fmt.Printf("the rig before (edgeovn's default VPC, join and node): %d NB rows, %d logical flows\n", one.rows0, one.flows0)
 	for _, r := range []vpcResult{one, many} {
 		if r.unsettled {
 			fmt.Printf("warning: with %d VPC(s) ovn-northd had not settled after %s: its CPU is a lower bound\n", r.vpcs, settleMax)
