@@ -14,5 +14,5 @@
 //
 // The third figure of the issue, CNI ADD in a custom VPC against the default, is cnibench -vpc.
 //
-//	go run ./bench/tenantbench -bin bin -pods 500 -groups 10 -vpcs 5 -rounds 20   (as root, after make build)
+//	go run ./bench/tenantbench -bin bin -pods 500 -groups 10 -vpcs 5 -rounds 40   (as root, after make build)
 package main

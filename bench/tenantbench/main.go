@@ -45,7 +45,7 @@ func main() {
 	flag.IntVar(&c.pods, "pods", 500, "pods of each part (API objects with addresses and OVN ports, no sandbox)")
 	flag.IntVar(&c.groups, "groups", 10, "security groups the pods are spread over")
 	flag.IntVar(&c.vpcs, "vpcs", 5, "custom VPCs the pods are spread over, against all of them in 1")
-	flag.IntVar(&c.rounds, "rounds", 20, "security group rule changes timed each way (added, removed), one after the other")
+	flag.IntVar(&c.rounds, "rounds", 40, "security group rule changes timed each way (added, removed), one after the other (40: p95 is not the max)")
 	flag.StringVar(&c.only, "only", "", "run one part only: sg (rule change to effect) or vpc (rows and northd CPU)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the rigs' directories (logs, databases) and print where they are")
 	flag.Parse()
