@@ -32,6 +32,9 @@ type tenantRig struct {
 	cl  *benchkit.Clients
 	dyn dynamic.Interface
 	k   *podsim.Kubelet
+	// undo is what stop does besides stopping the rig (servers, sandboxes' namespaces),
+	// last first.
+	undo []func()
 }
 
 // startRig starts a rig and edgeovn on it, and waits for the node to be ready.
@@ -71,10 +74,27 @@ func startRig(ctx context.Context, c config) (_ *tenantRig, err error) {
 }
 
 func (t *tenantRig) stop() {
+	for i := len(t.undo) - 1; i >= 0; i-- {
+		t.undo[i]()
+	}
 	if t.cl != nil {
 		t.cl.Close()
 	}
 	t.rig.Stop()
+}
+
+// sandbox creates a pod in namespace ns and runs its sandbox (a real network namespace,
+// removed again by stop).
+func (t *tenantRig) sandbox(ctx context.Context, ns, name string, annotations map[string]string) (*podsim.Sandbox, error) {
+	pod, err := t.k.CreatePod(ctx, ns, name, annotations)
+	if err != nil {
+		return nil, err
+	}
+	sb, err := t.k.RunSandbox(ctx, pod)
+	if sb != nil {
+		t.undo = append(t.undo, func() { _ = podsim.RemoveNetns(sb.Netns) })
+	}
+	return sb, err
 }
 
 // create creates a cluster-scoped object of edgeovn's CRDs, retrying while the controller

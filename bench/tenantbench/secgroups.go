@@ -219,20 +219,15 @@ func (t *tenantRig) probePods(ctx context.Context, c config) (client, server *po
 	for i := range all {
 		all[i] = groupName(i)
 	}
-	run := func(name string, ann map[string]string) (*podsim.Sandbox, error) {
-		pod, err := t.k.CreatePod(ctx, sgNamespace, name, ann)
-		if err != nil {
-			return nil, err
-		}
-		return t.k.RunSandbox(ctx, pod)
-	}
-	if server, err = run("server", map[string]string{annotation.SecurityGroups: strings.Join(all, ",")}); err != nil {
+	if server, err = t.sandbox(ctx, sgNamespace, "server", map[string]string{annotation.SecurityGroups: strings.Join(all, ",")}); err != nil {
 		return nil, nil, err
 	}
-	if _, err := podsim.Serve(ctx, podsim.ServeRequest{Netns: server.Netns, Port: 80, Name: "server"}); err != nil {
+	srv, err := podsim.Serve(ctx, podsim.ServeRequest{Netns: server.Netns, Port: 80, Name: "server"})
+	if err != nil {
 		return nil, nil, err
 	}
-	if client, err = run("client", nil); err != nil {
+	t.undo = append(t.undo, func() { _ = srv.Close() })
+	if client, err = t.sandbox(ctx, sgNamespace, "client", nil); err != nil {
 		return nil, nil, err
 	}
 	return client, server, nil
