@@ -32,8 +32,8 @@ type tenantRig struct {
 	cl  *benchkit.Clients
 	dyn dynamic.Interface
 	k   *podsim.Kubelet
-	// undo is what stop does besides stopping the rig (servers, sandboxes' namespaces),
-	// last first.
+	// undo is what stop does besides stopping the rig (the probe server), last first; the
+	// rig's teardown removes the sandboxes' namespaces (daemon.Kubelet).
 	undo []func()
 }
 
@@ -83,18 +83,13 @@ func (t *tenantRig) stop() {
 	t.rig.Stop()
 }
 
-// sandbox creates a pod in namespace ns and runs its sandbox (a real network namespace,
-// removed again by stop).
+// sandbox creates a pod in namespace ns and runs its sandbox (a real network namespace).
 func (t *tenantRig) sandbox(ctx context.Context, ns, name string, annotations map[string]string) (*podsim.Sandbox, error) {
 	pod, err := t.k.CreatePod(ctx, ns, name, annotations)
 	if err != nil {
 		return nil, err
 	}
-	sb, err := t.k.RunSandbox(ctx, pod)
-	if sb != nil {
-		t.undo = append(t.undo, func() { _ = podsim.RemoveNetns(sb.Netns) })
-	}
-	return sb, err
+	return t.k.RunSandbox(ctx, pod)
 }
 
 // create creates a cluster-scoped object of edgeovn's CRDs, retrying while the controller
