@@ -75,6 +75,10 @@ func (c *Controller) syncVpc(ctx context.Context, name string) error {
 	if u == nil || v.DeletionTimestamp != nil || !v.Spec.EnableExternal || name == kubeovn.DefaultVpc {
 		return c.unlinkVpc(ctx, name, u)
 	}
+	if !c.gate.isOpen() {
+		c.gate.poke() // opening queues every Vpc again
+		return nil
+	}
 	spec, ref := c.externalSpec(ctx, name)
 	if ref == nil && spec == nil {
 		return nil // the router's EIP is being allocated: its status change queues the Vpc again
