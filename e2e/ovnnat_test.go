@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/e2e/daemon"
@@ -84,6 +86,17 @@ func TestOvnNat(t *testing.T) {
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// Pay only for what is used: with no NAT object, edgeovn watches none of the NAT kinds;
+	// the first one, created now (after the controller started), is found and served.
+	kube := w.cl.c.Central.Kube()
+	if n := apiWatches(ctx, t, kube, "ovn-eips"); n != 0 {
+		t.Errorf("%v watches of ovn-eips with no NAT object, want none", n)
+	}
+	applyYAML(ctx, t, eips, "kind: OvnEip\napiVersion: kubeovn.io/v1\nmetadata:\n  name: eip-snat\nspec:\n  externalSubnet: external\n  v4Ip: 192.0.2.50\n")
+	if st := waitNatReady(ctx, t, eips, "eip-snat"); st["v4Ip"] != "192.0.2.50" || st["macAddress"] == "" {
+		t.Errorf("eip-snat status %v: want 192.0.2.50 and a MAC", st)
+	}
+	eventually(ctx, t, "edgeovn watches ovn-eips once one exists", func() bool { return apiWatches(ctx, t, kube, "ovn-eips") > 0 })
 	for _, doc := range strings.Split(natVpc, "---\n") {
 		applyYAML(ctx, t, map[bool]dynamic.NamespaceableResourceInterface{true: vpcs, false: w.subnets}[strings.Contains(doc, "kind: Vpc")], doc)
 	}
@@ -110,11 +123,7 @@ func TestOvnNat(t *testing.T) {
 	p1, p2 := w.underlayPod(ctx, t, 0, "p1", "net1"), w.underlayPod(ctx, t, 0, "p2", "net1")
 	device := &podsim.Sandbox{Netns: w.site.DeviceNetns, Pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "site-device"}}}
 	applyYAML(ctx, t, eips, "kind: OvnEip\napiVersion: kubeovn.io/v1\nmetadata:\n  name: eip-fip\nspec:\n  externalSubnet: external\n  type: nat\n")
-	applyYAML(ctx, t, eips, "kind: OvnEip\napiVersion: kubeovn.io/v1\nmetadata:\n  name: eip-snat\nspec:\n  externalSubnet: external\n  v4Ip: 192.0.2.50\n")
 	fipIP := netip.MustParseAddr(waitNatReady(ctx, t, eips, "eip-fip")["v4Ip"].(string))
-	if st := waitNatReady(ctx, t, eips, "eip-snat"); st["v4Ip"] != "192.0.2.50" || st["macAddress"] == "" {
-		t.Errorf("eip-snat status %v: want 192.0.2.50 and a MAC", st)
-	}
 	noPing(ctx, t, device, fipIP, "site -> the pod's EIP before the FIP")
 	noPing(ctx, t, p2, siteDevice.Addr(), "pod -> site before the SNAT rule")
 
@@ -211,6 +220,26 @@ func TestOvnNat(t *testing.T) {
 	if got := nbctl("--columns=external_ip", "find", "NAT", "type=snat"); !strings.Contains(got, "192.0.2.50") {
 		t.Errorf("the SNAT rule's row went with the FIP: %s", got)
 	}
+}
+
+// apiWatches is how many watches of resource kube-apiserver serves now (its
+// apiserver_longrunning_requests gauge).
+func apiWatches(ctx context.Context, t *testing.T, kube kubernetes.Interface, resource string) float64 {
+	t.Helper()
+	raw, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		t.Fatalf("read kube-apiserver's /metrics: %v", err)
+	}
+	n := 0.0
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "apiserver_longrunning_requests{") && strings.Contains(line, `resource="`+resource+`"`) &&
+			strings.Contains(line, `verb="WATCH"`) {
+			_, v, _ := strings.Cut(line, "} ")
+			f, _ := strconv.ParseFloat(v, 64)
+			n += f
+		}
+	}
+	return n
 }
 
 // natStatus returns the object's status.
