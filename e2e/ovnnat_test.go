@@ -74,18 +74,7 @@ func TestOvnNat(t *testing.T) {
 	}
 	vpcs, eips := dyn.Resource(kubeovn.VpcResource), dyn.Resource(kubeovn.OvnEipResource)
 	fips, snats := dyn.Resource(kubeovn.OvnFipResource), dyn.Resource(kubeovn.OvnSnatRuleResource)
-	applyYAML(ctx, t, w.pns, "apiVersion: kubeovn.io/v1\nkind: ProviderNetwork\nmetadata:\n  name: site\nspec:\n  defaultInterface: eth1\n")
-	w.pnReady(ctx, t, "site")
-	applyYAML(ctx, t, w.vlans, "apiVersion: kubeovn.io/v1\nkind: Vlan\nmetadata:\n  name: v100\nspec:\n  id: 100\n  provider: site\n")
-	applyYAML(ctx, t, w.subnets, natExternal)
-	waitCondition(ctx, t, w.subnets, "external", "Ready", "True", "")
-	if _, err := w.cl.c.Central.Kube().CoreV1().ConfigMaps("kube-system").Create(ctx, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: kubeovn.ExternalGatewayConfig, Namespace: "kube-system"},
-		Data: map[string]string{"enable-external-gw": "true", "external-gw-nodes": w.cl.names[0], "type": "centralized",
-			"external-gw-nic": "eth1", "external-gw-addr": "192.0.2.1/24"},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	w.natExternalNetwork(ctx, t, w.cl.names[0])
 	// Pay only for what is used: with no NAT object, edgeovn watches none of the NAT kinds;
 	// the first one, created now (after the controller started), is found and served.
 	kube := w.cl.c.Central.Kube()
@@ -97,15 +86,7 @@ func TestOvnNat(t *testing.T) {
 		t.Errorf("eip-snat status %v: want 192.0.2.50 and a MAC", st)
 	}
 	eventually(ctx, t, "edgeovn watches ovn-eips once one exists", func() bool { return apiWatches(ctx, t, kube, "ovn-eips") > 0 })
-	for _, doc := range strings.Split(natVpc, "---\n") {
-		applyYAML(ctx, t, map[bool]dynamic.NamespaceableResourceInterface{true: vpcs, false: w.subnets}[strings.Contains(doc, "kind: Vpc")], doc)
-	}
-	waitCondition(ctx, t, w.subnets, "net1", "Ready", "True", "")
-	eventually(ctx, t, "vpc1 status.enableExternal", func() bool {
-		u, err := vpcs.Get(ctx, "vpc1", metav1.GetOptions{})
-		on, _, _ := unstructured.NestedBool(u.Object, "status", "enableExternal")
-		return err == nil && on
-	})
+	w.natLinkedVpc(ctx, t, vpcs)
 	lrpEip := natStatus(ctx, t, eips, "vpc1-external")
 	if lrpEip["v4Ip"] != "192.0.2.10" || lrpEip["type"] != "lrp" || lrpEip["ready"] != true {
 		t.Errorf("router eip status %v: want 192.0.2.10 (the first free address), type lrp, ready", lrpEip)
@@ -240,6 +221,40 @@ func apiWatches(ctx context.Context, t *testing.T, kube kubernetes.Interface, re
 		}
 	}
 	return n
+}
+
+// natExternalNetwork makes TestUnderlay's site the external network: the ProviderNetwork
+// "site" on eth1, the Vlan v100, the Subnet "external" and the ConfigMap naming gwNodes
+// (comma-separated) as external-gw-nodes.
+func (w *underlayWorld) natExternalNetwork(ctx context.Context, t *testing.T, gwNodes string) {
+	t.Helper()
+	applyYAML(ctx, t, w.pns, "apiVersion: kubeovn.io/v1\nkind: ProviderNetwork\nmetadata:\n  name: site\nspec:\n  defaultInterface: eth1\n")
+	w.pnReady(ctx, t, "site")
+	applyYAML(ctx, t, w.vlans, "apiVersion: kubeovn.io/v1\nkind: Vlan\nmetadata:\n  name: v100\nspec:\n  id: 100\n  provider: site\n")
+	applyYAML(ctx, t, w.subnets, natExternal)
+	waitCondition(ctx, t, w.subnets, "external", "Ready", "True", "")
+	if _, err := w.cl.c.Central.Kube().CoreV1().ConfigMaps("kube-system").Create(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: kubeovn.ExternalGatewayConfig, Namespace: "kube-system"},
+		Data: map[string]string{"enable-external-gw": "true", "external-gw-nodes": gwNodes, "type": "centralized",
+			"external-gw-nic": "eth1", "external-gw-addr": "192.0.2.1/24"},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// natLinkedVpc applies natVpc (vpc1 with enableExternal and its Subnet net1) and waits for
+// the external link.
+func (w *underlayWorld) natLinkedVpc(ctx context.Context, t *testing.T, vpcs dynamic.NamespaceableResourceInterface) {
+	t.Helper()
+	for _, doc := range strings.Split(natVpc, "---\n") {
+		applyYAML(ctx, t, map[bool]dynamic.NamespaceableResourceInterface{true: vpcs, false: w.subnets}[strings.Contains(doc, "kind: Vpc")], doc)
+	}
+	waitCondition(ctx, t, w.subnets, "net1", "Ready", "True", "")
+	eventually(ctx, t, "vpc1 status.enableExternal", func() bool {
+		u, err := vpcs.Get(ctx, "vpc1", metav1.GetOptions{})
+		on, _, _ := unstructured.NestedBool(u.Object, "status", "enableExternal")
+		return err == nil && on
+	})
 }
 
 // natStatus returns the object's status.
