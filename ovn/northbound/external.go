@@ -19,10 +19,7 @@ import (
 // MAC and a Gateway_Chassis "<port>-<chassis>" per chassis (a distributed gateway port: its
 // NAT and ARP for the external addresses happen on the highest-priority chassis that is up;
 // OVN moves it to the next when BFD finds that one down), the switch's port
-// "<switch>-<router>" of type router with nat-addresses=router (the chassis that holds the
-// port announces the router's and the NAT rows' external addresses with gratuitous ARPs, so
-// the site learns where they went after a failover), and the router's default route via
-// Gateway.
+// "<switch>-<router>" of type router, and the router's default route via Gateway.
 type ExternalPortSpec struct {
 	Router, Switch string
 	Network        netip.Prefix // the port's address with the external subnet's prefix length
@@ -178,8 +175,7 @@ func (c *Client) GatewayChassis(ctx context.Context, port string) ([]string, err
 	return out, nil
 }
 
-// switchRouterPortOps appends the switch's router-type port when it is missing or its options
-// differ.
+// switchRouterPortOps appends the switch's router-type port when it is missing.
 func (c *Client) switchRouterPortOps(ctx context.Context, spec ExternalPortSpec, ops []ovsdb.Operation) ([]ovsdb.Operation, error) {
 	ls, err := c.switchByName(ctx, spec.Switch)
 	if err != nil {
@@ -195,21 +191,11 @@ func (c *Client) switchRouterPortOps(ctx context.Context, spec ExternalPortSpec,
 		return nil, err
 	case cur != nil && !ovn.HasAll(cur.ExternalIDs, spec.Owner.ids()):
 		return nil, fmt.Errorf("switch port %s: %w", name, ovn.ErrNotOwned)
-	}
-	opts := map[string]string{"router-port": spec.RouterPortName(), "nat-addresses": "router"}
-	if cur != nil {
-		if maps.Equal(cur.Options, opts) {
-			return ops, nil
-		}
-		cur.Options = opts
-		upd, err := c.nb.Where(cur).Update(cur, &cur.Options)
-		if err != nil {
-			return nil, fmt.Errorf("build update of switch port %s: %w", name, err)
-		}
-		return append(ops, upd...), nil
+	case cur != nil:
+		return ops, nil
 	}
 	lsp := &nbdb.LogicalSwitchPort{UUID: "new_ext_lsp", Name: name, Type: "router", Addresses: []string{"router"},
-		Options: opts, ExternalIDs: maps.Clone(spec.Owner.ids())}
+		Options: map[string]string{"router-port": spec.RouterPortName()}, ExternalIDs: maps.Clone(spec.Owner.ids())}
 	return c.insertChild(ops, lsp, lsp.UUID, parentRef{nbdb.LogicalSwitchTable, ls.UUID, ls.Name, "ports"})
 }
 

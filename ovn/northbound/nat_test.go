@@ -32,7 +32,7 @@ func TestExternalPortAndNAT(t *testing.T) {
 		t.Fatalf("router port %+v", lrp)
 	}
 	lsp, _ := f.c.switchPortByName(f.ctx, "external-vpc1")
-	if lsp == nil || lsp.Type != "router" || lsp.Options["router-port"] != "vpc1-external" || lsp.Options["nat-addresses"] != "router" {
+	if lsp == nil || lsp.Type != "router" || lsp.Options["router-port"] != "vpc1-external" {
 		t.Fatalf("switch port %+v", lsp)
 	}
 	lr, _ := f.c.routerByName(f.ctx, "vpc1")
