@@ -156,25 +156,6 @@ func (c *Client) gatewayChassisOps(ctx context.Context, port string, have, chass
 	return refs, ops, same, nil
 }
 
-// GatewayChassis returns the chassis of the router port's gateway chassis rows by priority,
-// the highest first.
-func (c *Client) GatewayChassis(ctx context.Context, port string) ([]string, error) {
-	lrp, err := c.routerPortByName(ctx, port)
-	if err != nil || lrp == nil {
-		return nil, err
-	}
-	rows, err := byUUID(ctx, c, lrp.GatewayChassis, func(u string) *nbdb.GatewayChassis { return &nbdb.GatewayChassis{UUID: u} })
-	if err != nil {
-		return nil, fmt.Errorf("read gateway chassis of %s: %w", port, err)
-	}
-	slices.SortFunc(rows, func(a, b *nbdb.GatewayChassis) int { return b.Priority - a.Priority })
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		out[i] = r.ChassisName
-	}
-	return out, nil
-}
-
 // switchRouterPortOps appends the switch's router-type port when it is missing.
 func (c *Client) switchRouterPortOps(ctx context.Context, spec ExternalPortSpec, ops []ovsdb.Operation) ([]ovsdb.Operation, error) {
 	ls, err := c.switchByName(ctx, spec.Switch)

@@ -42,7 +42,7 @@ func TestExternalPortAndNAT(t *testing.T) {
 	}
 	chassis := func(want ...string) {
 		t.Helper()
-		if got, err := f.c.GatewayChassis(f.ctx, "vpc1-external"); err != nil || !slices.Equal(got, want) {
+		if got, err := f.gatewayChassis("vpc1-external"); err != nil || !slices.Equal(got, want) {
 			t.Fatalf("gateway chassis by priority %v (%v), want %v", got, err, want)
 		}
 	}
@@ -143,4 +143,23 @@ func TestDNAT(t *testing.T) {
 	if lb != nil || len(lr.LoadBalancer) != 0 {
 		t.Fatalf("after deletion: load balancer %+v, router's %v", lb, lr.LoadBalancer)
 	}
+}
+
+// gatewayChassis returns the chassis of the router port's gateway chassis rows by priority,
+// the highest first.
+func (f fixture) gatewayChassis(port string) ([]string, error) {
+	lrp, err := f.c.routerPortByName(f.ctx, port)
+	if err != nil || lrp == nil {
+		return nil, err
+	}
+	rows, err := byUUID(f.ctx, f.c, lrp.GatewayChassis, func(u string) *nbdb.GatewayChassis { return &nbdb.GatewayChassis{UUID: u} })
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(rows, func(a, b *nbdb.GatewayChassis) int { return b.Priority - a.Priority })
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.ChassisName
+	}
+	return out, nil
 }
