@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
@@ -28,10 +27,7 @@ import (
 // the active host's death from its own isolation and stays passive (measured; docs/nat.md).
 func TestOvnNatGatewayFailover(t *testing.T) {
 	w, ctx := startUnderlayHosts(t, 3)
-	dyn, err := dynamic.NewForConfig(w.cl.c.Central.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dyn := w.dyn
 	eips, fips := dyn.Resource(kubeovn.OvnEipResource), dyn.Resource(kubeovn.OvnFipResource)
 	active, backup := w.cl.names[0], w.cl.names[1]
 	w.natExternalNetwork(ctx, t, active+", "+backup)

@@ -68,10 +68,7 @@ spec:
 // the family's rows and keeps every EIP's address. Deleting the FIP removes exactly its row.
 func TestOvnNat(t *testing.T) {
 	w, ctx := startUnderlayHosts(t, 1)
-	dyn, err := dynamic.NewForConfig(w.cl.c.Central.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dyn := w.dyn
 	vpcs, eips := dyn.Resource(kubeovn.VpcResource), dyn.Resource(kubeovn.OvnEipResource)
 	fips, snats := dyn.Resource(kubeovn.OvnFipResource), dyn.Resource(kubeovn.OvnSnatRuleResource)
 	w.natExternalNetwork(ctx, t, w.cl.names[0])
