@@ -25,6 +25,8 @@ type usage struct {
 	profile      string // where its heap profile went, or why not
 	idleProfile  string // where the CPU profile of the idle span went (-profile)
 	idleCalls    string // the API requests of the idle span (every client)
+	goroutines   string // edgeovn's go_goroutines
+	watches      string // the kubeovn.io watches kube-apiserver serves (edgeovn's)
 }
 
 // usage reads the daemon's memory after it has been left alone a moment, then its CPU over
@@ -61,6 +63,7 @@ func (b *bench) usage(ctx context.Context, name string, idle time.Duration) (usa
 		u.idleProfile = idleProfile()
 	}
 	u.loadavg = benchkit.LoadAvg()
+	u.goroutines, u.watches = b.goroutines(ctx), b.kubeovnWatches(ctx)
 	u.profile = b.prof.heap(ctx, name)
 	return u, nil
 }
