@@ -118,11 +118,11 @@ type attachedPod struct {
 	nets map[string]netip.Addr // interface -> address the CNI result reported
 }
 
-// runAttached creates the pod selecting networks, runs its sandbox (eth0) and each
-// attachment's ADD as Multus delegates it, in the selection's order.
-func (ae *attachEnv) runAttached(ctx context.Context, t *testing.T, name, networks string) *attachedPod {
+// runAttached creates the pod selecting networks (options applied to it), runs its sandbox
+// (eth0) and each attachment's ADD as Multus delegates it, in the selection's order.
+func (ae *attachEnv) runAttached(ctx context.Context, t *testing.T, name, networks string, options ...func(*corev1.Pod)) *attachedPod {
 	t.Helper()
-	pod, err := ae.kubelet.CreatePod(ctx, "default", name, map[string]string{multus.NetworksAnnotation: networks})
+	pod, err := ae.kubelet.CreatePod(ctx, "default", name, map[string]string{multus.NetworksAnnotation: networks}, options...)
 	if err != nil {
 		t.Fatal(err)
 	}
