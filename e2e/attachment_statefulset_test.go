@@ -48,3 +48,30 @@ func TestAttachmentsStatefulSet(t *testing.T) {
 		eventually(ctx, t, "db-0's attachment port for "+prov+" removed", func() bool { return !ae.lspExists(ctx, t, "db-0.default."+prov) })
 	}
 }
+
+// TestAttachmentsCompleted: a pod with attachments a and b whose containers stopped for good
+// (a finished Job) gives back its attachments' ports and addresses with its primary's, though
+// its object stays; a running pod keeps its own.
+func TestAttachmentsCompleted(t *testing.T) {
+	env, ctx := startNode(t)
+	ae := startAttachEnv(ctx, t, env)
+	keep := ae.runAttached(ctx, t, "keep", "a,b")
+	job := ae.runAttached(ctx, t, "job", "a,b")
+	for _, del := range []struct{ ifName, nad string }{{"net2", "b"}, {"net1", "a"}} { // the runtime's DELs, as Multus sends them
+		if err := ae.kubelet.DelAttachment(ctx, job.sb, delegateConf(t, ae.nads[del.nad]), del.ifName); err != nil {
+			t.Fatal(err)
+		}
+	}
+	finish(ctx, t, env, job.sb, corev1.PodSucceeded)
+	waitReleased(ctx, t, env, job.sb)
+	for _, prov := range attachProviders {
+		eventually(ctx, t, "the completed pod's attachment port for "+prov+" removed", func() bool { return !ae.lspExists(ctx, t, "job.default."+prov) })
+		if !ae.lspExists(ctx, t, "keep.default."+prov) || attachIPAM(ae.ipamList(ctx, t))["default/keep "+prov] == "" {
+			t.Fatalf("the running pod lost its attachment %s:\n%s", prov, ae.ipamList(ctx, t))
+		}
+	}
+	if _, err := env.kubelet.Kube.CoreV1().Pods("default").Get(ctx, "job", metav1.GetOptions{}); err != nil {
+		t.Fatalf("the completed pod's object must stay: %v", err)
+	}
+	t.Logf("job's attachments released on completion; keep still holds %v", keep.nets)
+}
