@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/edgeovn/edgeovn/agent/bgp"
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/podwatch"
+	"github.com/edgeovn/edgeovn/ovn/vswitch"
 )
 
 // bgpRetry is the first wait before the speaker is started again after it could not start
@@ -43,7 +45,7 @@ func (r *Role) serveBGP(ctx context.Context, kube *kubeapi.Client, pods bgp.Pods
 	wait := bgpRetry
 	for ctx.Err() == nil {
 		err := bgp.Run(ctx, bgp.Request{BGP: r.req.BGP, NodeName: r.req.NodeName, Kube: kube, Pods: pods, Subnets: subnets,
-			Report: r.req.Metrics, Speaker: speaker, Log: log})
+			Report: r.req.Metrics, Speaker: speaker, HostIPv4: r.encapIPv4, Log: log})
 		if err == nil || ctx.Err() != nil {
 			return nil
 		}
@@ -69,4 +71,18 @@ func speakerPath() (string, error) {
 		return "", fmt.Errorf("find %s: %w", speakerName, err)
 	}
 	return filepath.Join(filepath.Dir(exe), speakerName), nil
+}
+
+// encapIPv4 is this host's tunnel endpoint (ovn-encap-ip, kept by syncEncap): its own IPv4
+// address, the BGP router ID of a host with no IPv4 neighbour.
+func (r *Role) encapIPv4(ctx context.Context) (netip.Addr, error) {
+	cfg, err := r.ovs.OVNConfig(ctx)
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	a, err := netip.ParseAddr(cfg[vswitch.KeyEncapIP])
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("%s %q: %w", vswitch.KeyEncapIP, cfg[vswitch.KeyEncapIP], err)
+	}
+	return a, nil
 }
