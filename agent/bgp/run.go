@@ -48,8 +48,9 @@ type Pods interface {
 	List() []*corev1.Pod
 	Pod(namespace, name string) (*corev1.Pod, bool)
 	HasSynced() bool
-	// OnChange calls f at each pod's change, from the informer's goroutine.
-	OnChange(f func(namespace, name string)) error
+	// OnChangeUntil calls f at each pod's change, from the informer's goroutine, until ctx
+	// ends.
+	OnChangeUntil(ctx context.Context, f func(namespace, name string)) error
 }
 
 // Run speaks BGP for this host until ctx ends: it watches what it announces from (Subnets,
@@ -145,7 +146,7 @@ func newWatch(req Request) *watch {
 func (w *watch) start(ctx context.Context) error {
 	on := func(any) { poke(w.changed) }
 	handler := cache.ResourceEventHandlerFuncs{AddFunc: on, UpdateFunc: func(_, o any) { on(o) }, DeleteFunc: on}
-	if err := w.req.Pods.OnChange(func(string, string) { poke(w.changed) }); err != nil {
+	if err := w.req.Pods.OnChangeUntil(ctx, func(string, string) { poke(w.changed) }); err != nil {
 		return fmt.Errorf("bgp: watch pods: %w", err)
 	}
 	w.subnets = w.req.Subnets
