@@ -8,7 +8,9 @@
 // allocates, no sandboxes: the announcement works off the API objects), edgeovn's and
 // edgeovn-bgp's RSS and idle CPU (utime+stime over -idle) with BGP off and then on with
 // -peers peers (FRR, and gobgpd on the LAN as the second) and the N pods announced, and the
-// burst: the N pods annotated bgp=local at once, until each peer's RIB holds all, as pods/s.
+// burst: the N pods annotated bgp=local at once, until each peer's RIB holds all, as pods/s
+// (and, before it, their Subnet annotated local and the annotation removed: one API write
+// each, the speaker's own announce and withdraw rate).
 //
 //	go run ./bench/bgpbench -bin bin      (as root, after make build; needs frr)
 //	go run ./bench/bgpbench -bin bin -scale 1000 -peers 2 -idle 30s -pods 0   (needs gobgpd too)
@@ -125,6 +127,10 @@ func runScale(ctx context.Context, w *world, req Request) error {
 	if err := w.enableBGP(ctx, req.Peers); err != nil {
 		return err
 	}
+	subnetOn, subnetOff, err := w.subnetBurst(ctx, req.Scale)
+	if err != nil {
+		return err
+	}
 	b, err := w.burst(ctx, names)
 	if err != nil {
 		return err
@@ -133,7 +139,7 @@ func runScale(ctx context.Context, w *world, req Request) error {
 	if err != nil {
 		return err
 	}
-	printScale(req.Scale, req.Peers, off, on, b)
+	printScale(req.Scale, req.Peers, off, on, b, subnetOn, subnetOff)
 	return nil
 }
 

@@ -11,8 +11,10 @@ import (
 	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/edgeovn/edgeovn/agent/bgp"
+	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
 )
 
@@ -97,20 +99,8 @@ func (w *world) burst(ctx context.Context, names []string) (burstResult, error) 
 		}
 		sent <- g.Wait()
 	}()
-	host := netip.MustParseAddr(hostAddr)
-	err := until(ctx, func() bool {
-		if r.frr == 0 {
-			if n, err := w.frr.PrefixesFrom(ctx, host); err == nil && n >= len(names) {
-				r.frr = time.Since(start)
-			}
-		}
-		if w.gobgpd != nil && r.gobgp == 0 {
-			if n, err := w.gobgpd.Destinations(ctx); err == nil && n >= len(names) {
-				r.gobgp = time.Since(start)
-			}
-		}
-		return r.frr > 0 && (w.gobgpd == nil || r.gobgp > 0)
-	})
+	var err error
+	r.frr, r.gobgp, err = w.waitCounts(ctx, start, func(n int) bool { return n >= len(names) })
 	if werr := <-sent; werr != nil {
 		return r, fmt.Errorf("burst of %d pods: annotate: %w", len(names), werr)
 	}
@@ -119,6 +109,57 @@ func (w *world) burst(ctx context.Context, names []string) (burstResult, error) 
 		return r, fmt.Errorf("burst of %d pods: FRR after %v, gobgpd after %v: %w", len(names), r.frr, r.gobgp, err)
 	}
 	return r, nil
+}
+
+// waitCounts waits until the number of routes in each peer's RIB satisfies ok, and returns
+// when each did, since start.
+func (w *world) waitCounts(ctx context.Context, start time.Time, ok func(int) bool) (frr, gobgp time.Duration, err error) {
+	host := netip.MustParseAddr(hostAddr)
+	err = until(ctx, func() bool {
+		if frr == 0 {
+			if n, err := w.frr.PrefixesFrom(ctx, host); err == nil && ok(n) {
+				frr = time.Since(start)
+			}
+		}
+		if w.gobgpd != nil && gobgp == 0 {
+			if n, err := w.gobgpd.Destinations(ctx); err == nil && ok(n) {
+				gobgp = time.Since(start)
+			}
+		}
+		return frr > 0 && (w.gobgpd == nil || gobgp > 0)
+	})
+	return frr, gobgp, err
+}
+
+// subnetBurst annotates the pods' Subnet (ovn-default) bgp=local, one API write for all n
+// pods: the speaker's own rate, without the API's per-pod patches; then removes the
+// annotation: the withdrawal of all n. Each is timed until each peer's RIB holds n (then 0).
+func (w *world) subnetBurst(ctx context.Context, n int) (announce, withdraw burstResult, err error) {
+	dyn, err := dynamic.NewForConfig(w.c.Central.RESTConfig())
+	if err != nil {
+		return announce, withdraw, err
+	}
+	subnets := dyn.Resource(kubeovn.SubnetResource)
+	annotate := func(v string) (burstResult, error) {
+		r := burstResult{n: n}
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%s}}}`, bgp.Annotation, v)
+		start := time.Now()
+		if _, err := subnets.Patch(ctx, kubeovn.DefaultSubnet, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			return r, fmt.Errorf("annotate subnet %s: %w", kubeovn.DefaultSubnet, err)
+		}
+		r.patched = time.Since(start)
+		want := func(got int) bool { return got >= n }
+		if v == "null" {
+			want = func(got int) bool { return got == 0 }
+		}
+		r.frr, r.gobgp, err = w.waitCounts(ctx, start, want)
+		return r, err
+	}
+	if announce, err = annotate(fmt.Sprintf("%q", bgp.PolicyLocal)); err != nil {
+		return announce, withdraw, err
+	}
+	withdraw, err = annotate("null")
+	return announce, withdraw, err
 }
 
 // usage reads edgeovn's and its speaker's VmRSS after settle, then their CPU over idle.
@@ -169,7 +210,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func printScale(n, peers int, off, on usage, b burstResult) {
+func printScale(n, peers int, off, on usage, b, subnetOn, subnetOff burstResult) {
 	peerNames := "FRR 8.4"
 	if peers > 1 {
 		peerNames = "FRR 8.4 and gobgpd"
@@ -185,9 +226,18 @@ func printScale(n, peers int, off, on usage, b burstResult) {
 			cpuShare(r.u.cpu, r.u.idle, r.u.rssKB), cpuShare(r.u.speakerCPU, r.u.idle, r.u.speakerKB), r.u.loadavg)
 	}
 	fmt.Printf("\nburst: %d pods annotated %s=%s at once (%d patches in flight, the last answered after %s)\n", n, bgp.Annotation, bgp.PolicyLocal, inFlight, benchkit.Ms(b.patched))
-	fmt.Printf("  all %d /32s in FRR's RIB after %s: %.0f pods/s\n", n, benchkit.Ms(b.frr), float64(n)/b.frr.Seconds())
+	b.printPeers("in")
+	fmt.Printf("subnet %s annotated %s=%s (one write, answered after %s):\n", kubeovn.DefaultSubnet, bgp.Annotation, bgp.PolicyLocal, benchkit.Ms(subnetOn.patched))
+	subnetOn.printPeers("in")
+	fmt.Printf("its annotation removed (answered after %s):\n", benchkit.Ms(subnetOff.patched))
+	subnetOff.printPeers("withdrawn from")
+}
+
+// printPeers prints, for each peer, when the burst was complete and the rate.
+func (b burstResult) printPeers(how string) {
+	fmt.Printf("  all %d /32s %s FRR's RIB after %s: %.0f pods/s\n", b.n, how, benchkit.Ms(b.frr), float64(b.n)/b.frr.Seconds())
 	if b.gobgp > 0 {
-		fmt.Printf("  all %d /32s in gobgpd's RIB after %s: %.0f pods/s\n", n, benchkit.Ms(b.gobgp), float64(n)/b.gobgp.Seconds())
+		fmt.Printf("  all %d /32s %s gobgpd's RIB after %s: %.0f pods/s\n", b.n, how, benchkit.Ms(b.gobgp), float64(b.n)/b.gobgp.Seconds())
 	}
 }
 
