@@ -5,35 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 )
-
-// userHZ is the unit of utime and stime in /proc/PID/stat (USER_HZ, 100 on Linux for every
-// architecture edgeovn ships for).
-const userHZ = 100
-
-// CPUTime is a process's utime+stime from /proc/PID/stat (fields 14 and 15, after the
-// command name, which may hold spaces and ends at the last ')').
-func CPUTime(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, fmt.Errorf("read cpu time of pid %d: %w", pid, err)
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields after the name", pid, len(f))
-	}
-	var ticks int64
-	for _, v := range f[11:13] {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("/proc/%d/stat: %q: %w", pid, v, err)
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * time.Second / userHZ, nil
-}
 
 // ChildPID is the PID of the child of parent whose command name is comm, 0 if none runs.
 func ChildPID(parent int, comm string) int {
