@@ -201,6 +201,22 @@ func (w *Watcher) HasSynced() bool { return w.informer.HasSynced() }
 // (including those already cached when it is called), from the informer's goroutine: f must
 // not block.
 func (w *Watcher) OnChange(f func(namespace, name string)) error {
+	_, err := w.informer.AddEventHandler(changeHandler(f))
+	return err
+}
+
+// OnChangeUntil is OnChange until ctx ends: then f is removed (a consumer that comes and
+// goes, as the BGP speaker at a reload, leaves no handler behind).
+func (w *Watcher) OnChangeUntil(ctx context.Context, f func(namespace, name string)) error {
+	reg, err := w.informer.AddEventHandler(changeHandler(f))
+	if err != nil {
+		return err
+	}
+	context.AfterFunc(ctx, func() { _ = w.informer.RemoveEventHandler(reg) })
+	return nil
+}
+
+func changeHandler(f func(namespace, name string)) cache.ResourceEventHandler {
 	call := func(obj any) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
 			if ns, name, err := cache.SplitMetaNamespaceKey(key); err == nil {
@@ -208,8 +224,7 @@ func (w *Watcher) OnChange(f func(namespace, name string)) error {
 			}
 		}
 	}
-	_, err := w.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	return cache.ResourceEventHandlerFuncs{
 		AddFunc: call, UpdateFunc: func(_, obj any) { call(obj) }, DeleteFunc: call,
-	})
-	return err
+	}
 }
