@@ -11,13 +11,14 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/edgeovn/edgeovn/agent"
+	"github.com/edgeovn/edgeovn/agent/config"
 	"github.com/edgeovn/edgeovn/agent/node/health"
 	"github.com/edgeovn/edgeovn/agent/startup"
 	"github.com/edgeovn/edgeovn/systemd"
 )
 
 // runDaemon is `edgeovn run`: the node role always, the controller role while holding the
-// Lease, until SIGINT or SIGTERM.
+// Lease, until SIGINT or SIGTERM; SIGHUP reloads the BGP options (reload.go).
 func runDaemon(args []string, stderr io.Writer) error {
 	phases := startup.Begin()
 	o, err := parseOptions(parseRequest{name: "edgeovn run", args: args, stderr: stderr, defaults: defaultOptions("info")})
@@ -47,7 +48,9 @@ func runDaemon(args []string, stderr io.Writer) error {
 	}
 	monitor := health.NewMonitor(health.MonitorRequest{OnChange: onChange, Log: log.With("role", "node")})
 	go func() { _ = notifier.Watchdog(ctx, monitor.Alive) }()
-	err = agent.Run(ctx, cfg, agent.Hooks{Health: monitor, Startup: phases}, log)
+	bgpReload := make(chan config.BGP)
+	go reloadOnHUP(ctx, reloadRequest{args: args, running: cfg, out: bgpReload, log: log})
+	err = agent.Run(ctx, cfg, agent.Hooks{Health: monitor, Startup: phases, BGPReload: bgpReload}, log)
 	notifier.Stopping()
 	return err
 }

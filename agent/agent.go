@@ -34,6 +34,8 @@ type Hooks struct {
 	Metrics *metrics.Metrics
 	// Startup receives the node role's start phases; nil: not recorded.
 	Startup *startup.Phases
+	// BGPReload gives the BGP options read again from the config file (SIGHUP); nil: none.
+	BGPReload <-chan config.BGP
 }
 
 // Run runs both roles until ctx ends. cfg must have passed Validate.

@@ -25,7 +25,7 @@ type nodeRun struct {
 func nodeRequest(r nodeRun) node.Request {
 	return node.Request{Kube: r.kubes.Get, Dynamic: r.kubes.Dynamic, Cluster: r.cfg.Cluster, Node: r.cfg.Node,
 		TLS: r.tls, Health: r.hooks.Health, Metrics: r.hooks.Metrics, Startup: r.hooks.Startup, Started: r.started,
-		Log: r.log.With("role", "node")}
+		BGPReload: r.hooks.BGPReload, Log: r.log.With("role", "node")}
 }
 
 // controllerRequest is the controller role's request under r.cfg: the one place

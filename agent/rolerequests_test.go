@@ -32,7 +32,8 @@ func TestRoleRequestsFillEveryField(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	hooks := Hooks{Health: health.NewMonitor(health.MonitorRequest{Log: log}), Metrics: metrics.New(log), Startup: startup.Begin()}
+	hooks := Hooks{Health: health.NewMonitor(health.MonitorRequest{Log: log}), Metrics: metrics.New(log), Startup: startup.Begin(),
+		BGPReload: make(chan config.BGP)}
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
 	nr := nodeRequest(nodeRun{cfg: cfg, kubes: kubeapi.NewSource("/nonexistent", log), tls: tlsConfig, hooks: hooks, started: func() {}, log: log})
 	checkRequest(t, cfg, reflect.ValueOf(nr))

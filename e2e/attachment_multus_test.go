@@ -58,30 +58,46 @@ func (ae *attachEnv) multusKubelet(ctx context.Context, t *testing.T, bin string
 			t.Fatal(err)
 		}
 	}
+	ae.writeMultusConf(t, own.Bytes, multusDirs{conf: confDir, bin: binDir, own: dir})
+	k := *ae.kubelet
+	k.BinDir, k.ConfDir, k.CacheDir = binDir, confDir, filepath.Join(dir, "cache")
+	return &k
+}
+
+// multusDirs is where a node's runtime finds Multus's conflist (conf) and the plugins (bin),
+// and where Multus keeps its cache and log (own).
+type multusDirs struct{ conf, bin, own string }
+
+// writeMultusConf writes the Multus thin plugin's conflist, delegating the cluster network
+// to edgeovn's conflist own, as 00-multus.conflist (sorting before edgeovn's) in dirs.conf:
+// a temporary file renamed, as a runtime watching the directory needs.
+func (ae *attachEnv) writeMultusConf(t *testing.T, own []byte, dirs multusDirs) {
+	t.Helper()
 	var delegate map[string]any
-	if err := json.Unmarshal(own.Bytes, &delegate); err != nil {
+	if err := json.Unmarshal(own, &delegate); err != nil {
 		t.Fatal(err)
 	}
 	conf := map[string]any{"cniVersion": "1.0.0", "name": "multus-cni-network", "plugins": []any{map[string]any{
-		"type": "multus", "kubeconfig": ae.rig.Kubeconfig, "binDir": binDir, "cniDir": filepath.Join(dir, "multus"),
-		"logFile": filepath.Join(dir, "multus.log"), "logLevel": "verbose", "delegates": []any{delegate},
+		"type": "multus", "kubeconfig": ae.rig.Kubeconfig, "binDir": dirs.bin, "cniDir": filepath.Join(dirs.own, "multus"),
+		"logFile": filepath.Join(dirs.own, "multus.log"), "logLevel": "verbose", "delegates": []any{delegate},
 	}}}
 	b, err := json.Marshal(conf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(confDir, "00-multus.conflist"), b, 0o644); err != nil {
+	tmp := filepath.Join(dirs.conf, ".00-multus.conflist.tmp")
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dirs.conf, "00-multus.conflist")); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			log, _ := os.ReadFile(filepath.Join(dir, "multus.log"))
+			log, _ := os.ReadFile(filepath.Join(dirs.own, "multus.log"))
 			t.Logf("--- multus.log ---\n%s", log)
 		}
 	})
-	k := *ae.kubelet
-	k.BinDir, k.ConfDir, k.CacheDir = binDir, confDir, filepath.Join(dir, "cache")
-	return &k
 }
 
 // TestAttachmentsMultus: the real Multus thin plugin (v4.3.0) as the node's CNI, edgeovn its

@@ -118,11 +118,11 @@ type attachedPod struct {
 	nets map[string]netip.Addr // interface -> address the CNI result reported
 }
 
-// runAttached creates the pod selecting networks, runs its sandbox (eth0) and each
-// attachment's ADD as Multus delegates it, in the selection's order.
-func (ae *attachEnv) runAttached(ctx context.Context, t *testing.T, name, networks string) *attachedPod {
+// runAttached creates the pod selecting networks (options applied to it), runs its sandbox
+// (eth0) and each attachment's ADD as Multus delegates it, in the selection's order.
+func (ae *attachEnv) runAttached(ctx context.Context, t *testing.T, name, networks string, options ...func(*corev1.Pod)) *attachedPod {
 	t.Helper()
-	pod, err := ae.kubelet.CreatePod(ctx, "default", name, map[string]string{multus.NetworksAnnotation: networks})
+	pod, err := ae.kubelet.CreatePod(ctx, "default", name, map[string]string{multus.NetworksAnnotation: networks}, options...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,8 +286,9 @@ func TestAttachments(t *testing.T) {
 	}
 }
 
-// checkBadSelections: each bad selection gets an AttachmentFailed Event naming what is wrong
-// and the pod gets nothing (no address, no port), its primary network included.
+// checkBadSelections: each bad selection gets an AttachmentFailed Event naming what is wrong,
+// its CNI ADD fails at once naming it too, and the pod gets nothing (no address, no port),
+// its primary network included.
 func (ae *attachEnv) checkBadSelections(ctx context.Context, t *testing.T) {
 	cases := []struct{ name, networks, ann, event string }{
 		{"bad-missing", "a,gone", "", "attachment default/gone: NetworkAttachmentDefinition default/gone not found"},
@@ -313,6 +314,7 @@ func (ae *attachEnv) checkBadSelections(ctx context.Context, t *testing.T) {
 			t.Errorf("pod %s: event %q, want it to name %q", c.name, ev.Message, c.event)
 		}
 		t.Logf("%s: %s", c.name, ev.Message)
+		ae.checkAddRefused(ctx, t, pod, c.event)
 	}
 	ipam := ae.ipamList(ctx, t)
 	for _, p := range pods {
@@ -323,6 +325,24 @@ func (ae *attachEnv) checkBadSelections(ctx context.Context, t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// checkAddRefused: the pod's CNI ADD fails with the controller's reason (naming want), at once
+// rather than at its timeout (the rig's is the daemon's default, 60 s).
+func (ae *attachEnv) checkAddRefused(ctx context.Context, t *testing.T, pod *corev1.Pod, want string) {
+	t.Helper()
+	actx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	sb, err := ae.kubelet.RunSandbox(actx, pod)
+	if sb != nil {
+		t.Cleanup(func() { _ = podsim.RemoveNetns(sb.Netns) })
+	}
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("pod %s: CNI ADD %v, want an error naming %q", pod.Name, err, want)
+		return
+	}
+	t.Logf("%s: CNI ADD refused in %v: %v", pod.Name, time.Since(start).Round(time.Millisecond), err)
 }
 
 // checkRestart: edgeovn killed, its IPAM database lost, a pod with attachments deleted

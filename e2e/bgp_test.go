@@ -40,6 +40,7 @@ type bgpWorld struct {
 	frr     *harness.FRR
 	subnets dynamic.NamespaceableResourceInterface
 	hosts   []netip.Addr // each host's own address on the LAN (hosts[i] is cl.hosts[i]'s)
+	hosts6  []netip.Addr // with bgpSpec.ipv6, each host's IPv6 address on the LAN
 }
 
 // bgpSpec says how the world is set up.
@@ -49,6 +50,11 @@ type bgpSpec struct {
 	// neighbor is the FRR configuration of each host's neighbour statement besides
 	// remote-as (" password x"); one entry per host, or none.
 	neighbor []string
+	// ipv6: a dual-stack cluster and site, each host also peering with the router over IPv6
+	// (neighbor-ipv6-address) for IPv6 unicast (bgp_ipv6_test.go).
+	ipv6 bool
+	// ipv6Only: with ipv6, the hosts are given no IPv4 neighbour (an IPv6-only site).
+	ipv6Only bool
 }
 
 func startBGP(t *testing.T, spec bgpSpec) (*bgpWorld, context.Context) {
@@ -56,8 +62,13 @@ func startBGP(t *testing.T, spec bgpSpec) (*bgpWorld, context.Context) {
 	if err := harness.FRRAvailable(); err != nil {
 		skip.Now(t, "bgp tests: %v", err)
 	}
-	extra := append([]string{"--neighbor-address=" + siteLAN.Addr().String(), fmt.Sprintf("--neighbor-as=%d", bgpRouterAS),
-		fmt.Sprintf("--cluster-as=%d", bgpClusterAS), "--holdtime=9s"}, spec.extra...)
+	extra := append([]string{fmt.Sprintf("--neighbor-as=%d", bgpRouterAS), fmt.Sprintf("--cluster-as=%d", bgpClusterAS), "--holdtime=9s"}, spec.extra...)
+	if !spec.ipv6Only {
+		extra = append(extra, "--neighbor-address="+siteLAN.Addr().String())
+	}
+	if spec.ipv6 {
+		extra = append(extra, "--cluster-cidr="+dualClusterCIDR, "--neighbor-ipv6-address="+siteLAN6.Addr().String())
+	}
 	cl, ctx := startCluster(t, spec.hosts, extra...)
 	site, err := cl.c.AddSite(ctx, harness.SiteOptions{Gateway: siteGW, Device: siteDevice, LAN: siteLAN})
 	if err != nil {
@@ -80,6 +91,9 @@ func startBGP(t *testing.T, spec bgpSpec) (*bgpWorld, context.Context) {
 		if i < len(spec.neighbor) && spec.neighbor[i] != "" {
 			fmt.Fprintf(&conf, " neighbor %s%s\n", addr, spec.neighbor[i])
 		}
+	}
+	if spec.ipv6 {
+		w.addIPv6(ctx, t, &conf)
 	}
 	w.frr, err = site.StartFRR(ctx, harness.FRRSpec{Dir: t.TempDir(), Netns: site.RouterNetns, BGPConfig: conf.String()})
 	if err != nil {
@@ -198,7 +212,13 @@ func (w *bgpWorld) pod(ctx context.Context, t *testing.T, i int, name, subnet, v
 // router learned.
 func (w *bgpWorld) reach(ctx context.Context, t *testing.T, sb *podsim.Sandbox, name string) {
 	t.Helper()
-	ip := sb.IP()
+	w.reachAddr(ctx, t, sb.IP(), name, siteDevice.Addr())
+}
+
+// reachAddr checks that the site device, whose address of ip's family is from, pings the pod
+// named name at ip and opens TCP to it.
+func (w *bgpWorld) reachAddr(ctx context.Context, t *testing.T, ip netip.Addr, name string, from netip.Addr) {
+	t.Helper()
 	// The route reaches the router's kernel a moment after its RIB (zebra): until then the
 	// router answers "net unreachable", so the first tries may fail.
 	var out []byte
@@ -217,8 +237,8 @@ func (w *bgpWorld) reach(ctx context.Context, t *testing.T, sb *podsim.Sandbox, 
 	if err != nil || ans.Server != name {
 		t.Fatalf("site device TCP to %s (%s): %+v %v", name, ip, ans, err)
 	}
-	if ans.Client.Addr() != siteDevice.Addr() {
-		t.Errorf("the pod saw the site device as %s, want %s (no NAT on the way)", ans.Client.Addr(), siteDevice.Addr())
+	if ans.Client.Addr() != from {
+		t.Errorf("the pod saw the site device as %s, want %s (no NAT on the way)", ans.Client.Addr(), from)
 	}
 }
 
@@ -229,6 +249,10 @@ func (w *bgpWorld) paths(ctx context.Context) string {
 	fmt.Fprintf(&b, "router routes:\n%s", out)
 	out, _ = w.frr.Vtysh(ctx, "show ip route")
 	fmt.Fprintf(&b, "zebra's routes:\n%s", out)
+	if len(w.hosts6) > 0 {
+		out, _ = w.site.InRouter(ctx, "ip", "-6", "route")
+		fmt.Fprintf(&b, "router IPv6 routes:\n%s", out)
+	}
 	for _, log := range []string{"zebra.log", "bgpd.log"} {
 		data, _ := os.ReadFile(filepath.Join(w.frr.Dir, log))
 		if len(data) > 4000 {
@@ -237,7 +261,7 @@ func (w *bgpWorld) paths(ctx context.Context) string {
 		fmt.Fprintf(&b, "%s (end):\n%s\n", log, data)
 	}
 	for i, e := range w.cl.hosts {
-		for _, args := range [][]string{{"ip", "route"}, {"sysctl", "net.ipv4.ip_forward", "net.ipv4.conf.all.rp_filter", "net.ipv4.conf.eth1.rp_filter"}, {"nft", "list", "ruleset"}} {
+		for _, args := range [][]string{{"ip", "route"}, {"ip", "-6", "route"}, {"sysctl", "net.ipv4.ip_forward", "net.ipv4.conf.all.rp_filter", "net.ipv4.conf.eth1.rp_filter", "net.ipv6.conf.all.forwarding"}, {"nft", "list", "ruleset"}} {
 			out, _ := e.rig.Run(ctx, args[0], args[1:]...)
 			fmt.Fprintf(&b, "%s %v:\n%s", w.cl.names[i], args, out)
 		}

@@ -11,7 +11,8 @@ import (
 
 // TestCleanup runs `edgeovn cleanup` on a node edgeovn wired (ovn0 bound, a pod): it refuses
 // while edgeovn runs, then lists without changing anything, then --all removes edgeovn's
-// ports, ovn0, CNI files and IPAM database, and nothing else on br-int.
+// ports, ovn0, CNI files (the kube-ovn link included) and IPAM database, and nothing else on
+// br-int.
 func TestCleanup(t *testing.T) {
 	env, ctx := startNode(t)
 	pod := runPod(ctx, t, env, "web")
@@ -38,6 +39,9 @@ func TestCleanup(t *testing.T) {
 	}
 	if err := env.daemon.Stop(); err != nil {
 		t.Fatal(err)
+	}
+	if target, err := os.Readlink(filepath.Join(k.BinDir, "kube-ovn")); err != nil || target != "edgeovn" {
+		t.Fatalf("before cleanup: kube-ovn link -> %q (%v), want -> edgeovn", target, err)
 	}
 	before := vsctl("list-ports", "br-int")
 	out, err := cleanup()
@@ -67,8 +71,8 @@ func TestCleanup(t *testing.T) {
 		t.Errorf("ports on br-int after cleanup: %q, want keepme only", ports)
 	}
 	for _, f := range []string{filepath.Join(k.ConfDir, "01-edgeovn.conflist"), filepath.Join(k.BinDir, "edgeovn"),
-		filepath.Join(k.BinDir, "loopback"), filepath.Join(k.BinDir, "macvlan"), env.ipamDB} {
-		if _, err := os.Stat(f); err == nil {
+		filepath.Join(k.BinDir, "loopback"), filepath.Join(k.BinDir, "macvlan"), filepath.Join(k.BinDir, "kube-ovn"), env.ipamDB} {
+		if _, err := os.Lstat(f); err == nil { // Lstat: a dangling kube-ovn link is left too
 			t.Errorf("%s left after cleanup --all", f)
 		}
 	}

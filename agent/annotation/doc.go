@@ -14,6 +14,8 @@
 // NodeInternalIP, the node address both read (its first IPv4 InternalIP). Each node role
 // writes edgeovn.io/host-networks (the networks its interfaces are on, a JSON list of CIDRs)
 // and edgeovn.io/route-conflicts on its own Node (hostnet.go); the controller checks Subnets
-// against the former (bad entries are skipped, never refusing anything).
+// against the former (bad entries are skipped, never refusing anything). The controller writes
+// edgeovn.io/network-error on a pod whose networks it cannot allocate, and removes it once it
+// has; the node fails the pod's CNI ADD with it (networkerror.go).
 // The package is pure: API types only, no client-go, no I/O.
 package annotation

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/edgeovn/edgeovn/agent/bgp/speakerproto"
-	"github.com/edgeovn/edgeovn/agent/config"
 )
 
 // The speaker process is started again after it ended, first after restartFirst, doubling
@@ -72,7 +71,7 @@ func report(req Request, st speakerproto.Status, text string) {
 // runChild runs one speaker process until it ends (an error saying how) or ctx ends (nil,
 // once the process has stopped). want is the latest state, kept across processes.
 func runChild(ctx context.Context, req Request, want *[]netip.Prefix, wants <-chan []netip.Prefix) error {
-	opts, err := options(req.BGP)
+	opts, err := options(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -196,8 +195,9 @@ func levelOf(log *slog.Logger) string {
 }
 
 // options are the speaker's options from the configuration, with the router ID resolved.
-func options(b config.BGP) (speakerproto.Options, error) {
-	id, err := routerID(b)
+func options(ctx context.Context, req Request) (speakerproto.Options, error) {
+	b := req.BGP
+	id, err := routerID(ctx, b, req.HostIPv4)
 	if err != nil {
 		return speakerproto.Options{}, err
 	}

@@ -33,6 +33,12 @@
 //     what it announces (package speaker).
 //   - An annotation value that is none of Kube-OVN's drops that object alone from the
 //     announcement, with a log line and a Warning Event (BGPAnnotationInvalid) on it.
+//   - Each session carries its neighbour's family (IPv4 prefixes to neighbor-address, IPv6
+//     to neighbor-ipv6-address); the router ID is set, or the IPv4 source toward an IPv4
+//     neighbour, or, with IPv6 neighbours only, Request.HostIPv4 (the host's encap-ip).
+//   - Run ends with its ctx and leaves nothing behind (its pod and Subnet handlers are
+//     removed, its Service informer stops): the node role runs it again with new options at
+//     a reload.
 //   - Stopping (graceful restart or a Cease) and the TCP MD5 diagnosis: package speaker.
 //
 // Concurrency: Run's informer handlers only poke; one goroutine computes the announcement

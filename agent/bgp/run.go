@@ -35,7 +35,11 @@ type Request struct {
 	Report Reporter
 	// Speaker is the path of the speaker process's binary (edgeovn-bgp).
 	Speaker string
-	Log     *slog.Logger
+	// HostIPv4 is this host's own IPv4 address (the node role's tunnel endpoint), the router
+	// ID when none is set and no IPv4 neighbour gives one (an IPv6-only site), as Kube-OVN's
+	// speaker takes the node's IPv4 address; nil: none.
+	HostIPv4 func(context.Context) (netip.Addr, error)
+	Log      *slog.Logger
 }
 
 // Pods is what the announcement reads of the node role's pod watch (podwatch.Watcher): this
@@ -44,8 +48,9 @@ type Pods interface {
 	List() []*corev1.Pod
 	Pod(namespace, name string) (*corev1.Pod, bool)
 	HasSynced() bool
-	// OnChange calls f at each pod's change, from the informer's goroutine.
-	OnChange(f func(namespace, name string)) error
+	// OnChangeUntil calls f at each pod's change, from the informer's goroutine, until ctx
+	// ends.
+	OnChangeUntil(ctx context.Context, f func(namespace, name string)) error
 }
 
 // Run speaks BGP for this host until ctx ends: it watches what it announces from (Subnets,
@@ -96,8 +101,8 @@ func latest[T any](ch chan T, v T) {
 }
 
 // routerID is the configured one, else this host's IPv4 source toward the first IPv4
-// neighbour.
-func routerID(b config.BGP) (netip.Addr, error) {
+// neighbour that has a route, else this host's own IPv4 address (hostIPv4).
+func routerID(ctx context.Context, b config.BGP, hostIPv4 func(context.Context) (netip.Addr, error)) (netip.Addr, error) {
 	if b.RouterID.IsValid() {
 		return b.RouterID, nil
 	}
@@ -110,7 +115,18 @@ func routerID(b config.BGP) (netip.Addr, error) {
 			return src.Unmap(), nil
 		}
 	}
-	return netip.Addr{}, fmt.Errorf("bgp router-id: none set and no IPv4 source address toward %v: set router-id", b.Neighbors())
+	why := "no host IPv4 address known"
+	if hostIPv4 != nil {
+		a, err := hostIPv4(ctx)
+		if err == nil && a.Is4() && !a.IsUnspecified() {
+			return a, nil
+		}
+		why = fmt.Sprintf("host IPv4 address: %v", err)
+		if err == nil {
+			why = fmt.Sprintf("host address %s is not IPv4", a)
+		}
+	}
+	return netip.Addr{}, fmt.Errorf("bgp router-id: none set, no IPv4 source address toward %v and %s: set router-id", b.Neighbors(), why)
 }
 
 // watch is the informers the announcement is made from: the node role's Subnets and pods
@@ -130,7 +146,7 @@ func newWatch(req Request) *watch {
 func (w *watch) start(ctx context.Context) error {
 	on := func(any) { poke(w.changed) }
 	handler := cache.ResourceEventHandlerFuncs{AddFunc: on, UpdateFunc: func(_, o any) { on(o) }, DeleteFunc: on}
-	if err := w.req.Pods.OnChange(func(string, string) { poke(w.changed) }); err != nil {
+	if err := w.req.Pods.OnChangeUntil(ctx, func(string, string) { poke(w.changed) }); err != nil {
 		return fmt.Errorf("bgp: watch pods: %w", err)
 	}
 	w.subnets = w.req.Subnets

@@ -18,7 +18,8 @@ type BGP struct {
 	NeighborAS uint32
 	ClusterAS  uint32
 	// RouterID is the speaker's BGP identifier (IPv4); invalid: the IPv4 source address
-	// this host uses toward its first neighbour.
+	// this host uses toward its first IPv4 neighbour, or, with IPv6 neighbours only, the
+	// host's tunnel endpoint (its own IPv4 address, as Kube-OVN takes the node's).
 	RouterID netip.Addr
 	// AnnounceClusterIP announces the ClusterIPs of Services annotated ovn.kubernetes.io/bgp.
 	AnnounceClusterIP bool
@@ -56,7 +57,7 @@ func (c *Config) addBGPFlags(fs *flag.FlagSet) {
 	fs.Var(&addrListFlag{l: &b.NeighborIPv6Addresses, accept: neighborFamily(true)}, "neighbor-ipv6-address", "BGP: IPv6 address of a site router to peer with (repeat or comma-separate)")
 	fs.Var(asFlag{&b.NeighborAS}, "neighbor-as", "BGP: the site routers' AS number")
 	fs.Var(asFlag{&b.ClusterAS}, "cluster-as", "BGP: this cluster's AS number")
-	fs.Var(addrFlag{&b.RouterID}, "router-id", "BGP: router id (default: this host's IPv4 address toward the first neighbour)")
+	fs.Var(addrFlag{&b.RouterID}, "router-id", "BGP: router id (default: this host's IPv4 address toward the first IPv4 neighbour, else its encapsulation address)")
 	fs.BoolVar(&b.AnnounceClusterIP, "announce-cluster-ip", b.AnnounceClusterIP, "BGP: announce the ClusterIPs of Services annotated ovn.kubernetes.io/bgp")
 	fs.StringVar(&b.AuthPassword, "auth-password", b.AuthPassword, "BGP: TCP MD5 password of the sessions")
 	fs.DurationVar(&b.HoldTime, "holdtime", b.HoldTime, "BGP: hold time (3s..65535s)")

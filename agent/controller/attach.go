@@ -148,10 +148,14 @@ func (c *Controller) resolveAttachment(pod *corev1.Pod, a multus.Attachment) (po
 	return pa, nil
 }
 
-// attachmentFailed reports why the pod's attachments cannot be served; retried when it may
-// clear up by itself.
-func (c *Controller) attachmentFailed(pod *corev1.Pod, err error) error {
-	c.events.Eventf(pod, corev1.EventTypeWarning, ReasonAttachmentFailed, "attachment networks: %v", err)
+// attachmentFailed reports why the pod's attachments cannot be served, in an Event and in
+// the annotation its node's CNI ADD fails with; retried when it may clear up by itself.
+func (c *Controller) attachmentFailed(ctx context.Context, pod *corev1.Pod, err error) error {
+	msg := fmt.Sprintf("attachment networks: %v", err)
+	c.events.Event(pod, corev1.EventTypeWarning, ReasonAttachmentFailed, msg)
+	if nerr := c.noteNetworkError(ctx, pod, msg); nerr != nil {
+		return nerr
+	}
 	if errors.Is(err, errAttachmentWaits) || errors.Is(err, ipam.ErrConflict) || errors.Is(err, ipam.ErrExhausted) {
 		return fmt.Errorf("attachments of pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
@@ -164,7 +168,10 @@ func (c *Controller) attachmentFailed(pod *corev1.Pod, err error) error {
 func (c *Controller) syncAttachments(ctx context.Context, pod *corev1.Pod) error {
 	atts, err := c.attachmentsOf(ctx, pod)
 	if err != nil {
-		return c.attachmentFailed(pod, err)
+		return c.attachmentFailed(ctx, pod, err)
+	}
+	if err := c.clearNetworkError(ctx, pod); err != nil {
+		return err
 	}
 	return c.ensureAttachments(ctx, pod, atts)
 }
@@ -188,7 +195,7 @@ func (c *Controller) ensureAttachments(ctx context.Context, pod *corev1.Pod, att
 		}
 		alloc, err := c.allocateFor(ctx, pod, a.subnet, o, a.pins)
 		if err != nil {
-			return c.attachmentFailed(pod, fmt.Errorf("attachment %s (%s): %w", a.Key(), pinsText(a.pins), err))
+			return c.attachmentFailed(ctx, pod, fmt.Errorf("attachment %s (%s): %w", a.Key(), pinsText(a.pins), err))
 		}
 		c.subnets.Touched(a.subnet)
 		n = c.network(alloc)

@@ -135,6 +135,21 @@ func TestSyncPodAttachments(t *testing.T) {
 		},
 		attached: []attach{{"default/p", pa, "att-a 172.17.0.50 02:00:00:00:00:50"}, {"default/p", pb, "att-b 172.18.0.77 02:00:00:00:00:77"}},
 	}, {
+		name: "pins: the attachment's logical_switch (another Subnet than its provider's) and ip_pool annotations",
+		before: attachWorld(pod("default/p", 1, selecting("a,b",
+			pa+".kubernetes.io/logical_switch", "att-b", pb+".kubernetes.io/ip_pool", "172.18.0.20,172.18.0.21"))),
+		steps: []step{syncPodStep("default/p")},
+		want: after{
+			pods: map[string]string{"default/p": "ovn-default 10.42.0.2 0a:58:0a:2a:00:02"},
+			lsps: []string{"lsp ovn-default p.default 0a:58:0a:2a:00:02 10.42.0.2",
+				"lsp att-b p.default.a.default.ovn 0a:58:ac:12:00:02 172.18.0.2",
+				"lsp att-b p.default.b.default.ovn 0a:58:ac:12:00:14 172.18.0.20"},
+			allocs: []string{"alloc ovn-default default/p 10.42.0.2 0a:58:0a:2a:00:02",
+				"alloc att-b default/p@a.default.ovn 172.18.0.2 0a:58:ac:12:00:02",
+				"alloc att-b default/p@b.default.ovn 172.18.0.20 0a:58:ac:12:00:14"},
+		},
+		attached: []attach{{"default/p", pa, "att-b 172.18.0.2 0a:58:ac:12:00:02"}, {"default/p", pb, "att-b 172.18.0.20 0a:58:ac:12:00:14"}},
+	}, {
 		name:   "one NAD selected twice on two interfaces: providers <nad>.<ns>.ovn.<iface>, both in its Subnet",
 		before: attachWorld(pod("default/p", 1, selecting("a@x,a@y"))),
 		steps:  []step{syncPodStep("default/p")},
@@ -324,5 +339,38 @@ func TestReconcileAttachmentPorts(t *testing.T) {
 	}, r.run([]step{reconcileStep(), syncPodStep("default/live")}))
 	if got := r.attachNetwork("default/live", pa); got != "att-a 172.17.0.8 0a:58:ac:11:00:08" {
 		t.Errorf("live pod's attachment annotated %q, want its port's address", got)
+	}
+}
+
+// TestNetworkErrorNoted: a pod whose selection cannot be served carries the reason its
+// AttachmentFailed Event gives (annotation.NetworkErrorKey, read by its node's CNI ADD);
+// once its selection is fixed it is allocated and the reason removed.
+func TestNetworkErrorNoted(t *testing.T) {
+	r := newRig(t, attachWorld(pod("default/p", 1, selecting("a,gone"))))
+	r.run([]step{syncPodStep("default/p")})
+	pods := r.kube.Fake.CoreV1().Pods("default")
+	p, err := pods.Get(r.ctx, "p", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "attachment networks: attachment default/gone: NetworkAttachmentDefinition default/gone not found (retried)"
+	if got := p.Annotations[annotation.NetworkErrorKey]; got != want {
+		t.Fatalf("network error %q, want %q", got, want)
+	}
+	p.Annotations[multus.NetworksAnnotation] = "a"
+	if _, err := pods.Update(r.ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.refresh()
+	r.run([]step{syncPodStep("default/p")})
+	p, err = pods.Get(r.ctx, "p", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := p.Annotations[annotation.NetworkErrorKey]; ok {
+		t.Errorf("network error %q still there after the pod was allocated", got)
+	}
+	if got := r.attachNetwork("default/p", "a.default.ovn"); got != "att-a 172.17.0.2 0a:58:ac:11:00:02" {
+		t.Errorf("attachment a annotated %q after the fix", got)
 	}
 }

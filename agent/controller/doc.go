@@ -49,7 +49,9 @@
 // checked before anything is allocated for a new pod: a missing NAD, a NAD no Subnet serves
 // (both retried with backoff), a malformed selection, one interface name twice or a static
 // address outside the attachment's Subnet (both wait for the pod to change) get an
-// AttachmentFailed Event naming the attachment and leave nothing allocated. Reconcile claims
+// AttachmentFailed Event naming the attachment and leave nothing allocated; the same reason
+// goes on the pod as edgeovn.io/network-error, so its node fails the CNI ADD with it at once,
+// and is removed when the pod's networks resolve, before anything is allocated (networkerror.go). Reconcile claims
 // every "<provider>.kubernetes.io/allocated" attachment like the primary (a conflict there
 // removes only that attachment's port), and adopts attachment ports no annotation names.
 // v1.multus-cni.io/default-network naming a kube-ovn NAD puts the pod's primary allocation on

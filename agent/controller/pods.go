@@ -68,7 +68,7 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 	asked := pins.Switch
 	if asked == "" {
 		if asked, err = c.defaultNetworkSubnet(ctx, pod); err != nil {
-			return c.attachmentFailed(pod, err)
+			return c.attachmentFailed(ctx, pod, err)
 		}
 	}
 	subnet, err := c.subnets.PodSubnet(pod, asked)
@@ -80,7 +80,10 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 	// leaves the pod with nothing allocated.
 	atts, err := c.attachmentsOf(ctx, pod)
 	if err != nil {
-		return c.attachmentFailed(pod, err)
+		return c.attachmentFailed(ctx, pod, err)
+	}
+	if err := c.clearNetworkError(ctx, pod); err != nil {
+		return err
 	}
 	a, err := c.allocateAddress(ctx, pod, subnet, pins)
 	if err != nil {

@@ -31,6 +31,7 @@ func (m *Metrics) SetBGP(up map[string]bool, prefixes int, status string) {
 			Help: "Prefixes this host announces to its BGP peers."})
 		m.reg.MustRegister(b.peerUp, b.prefixes)
 	})
+	b.peerUp.Reset() // a peer no longer configured (a reload) leaves no series behind
 	for peer, ok := range up {
 		v := 0.0
 		if ok {

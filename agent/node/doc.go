@@ -88,7 +88,9 @@
 // and the host wiring's Subnet informer exist (bgp.go): the announcement is made from the
 // role's own pod watch and Subnet informer (shared, not a second watch) and spoken by the
 // speaker process edgeovn-bgp, found next to this binary, which package bgp supervises;
-// without a neighbour nothing of it starts.
+// without a neighbour nothing of it starts. Options from Request.BGPReload (SIGHUP) that
+// differ from the running ones stop that run and start one with them (none without a
+// neighbour), the rest of the role untouched.
 // At shutdown, what a CNI request needs (the pod watch, the OVS client) runs until the server
 // has drained its requests in flight.
 package node

@@ -51,7 +51,11 @@ type Request struct {
 	// Started is called once the role's start has its first verdict (ready or not, reported
 	// to Health): what needs the API server waits for it (AfterStart). Nil: nobody waits.
 	Started func()
-	Log     *slog.Logger
+	// BGPReload gives new BGP options (the config file read again at SIGHUP): the speaker is
+	// started, stopped or started again with them, the rest of the role untouched. Nil: the
+	// options of the start stay.
+	BGPReload <-chan config.BGP
+	Log       *slog.Logger
 }
 
 // Role is a running node role.

@@ -11,6 +11,9 @@
 // An attachment network's waiter (PodKey.Provider "<nad>.<ns>.ovn") reads the provider's
 // annotations ("<provider>.kubernetes.io/..."), its port "<pod>.<ns>.<provider>", its routes,
 // and whether it carries the default route (default_route; unset: no).
+// A pod the controller cannot allocate carries the reason (edgeovn.io/network-error): a waiter
+// for a network of it not yet allocated fails at once with that reason, an allocated one is
+// still returned.
 // OnChange is the one way to hear of a change: it gives each changed pod's key to the other
 // parts of the node role (the QoS shaper queues it; the mirror folds the calls into a token and
 // re-reads List), without a second watch. Pod reads one pod from the cache, List all of them.

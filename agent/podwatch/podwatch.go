@@ -124,6 +124,9 @@ func (w *Watcher) lookup(key string, k server.PodKey) (server.PodNetwork, error)
 	keys := annotation.KeysFor(k.Provider)
 	n, err := keys.Decode(pod.Annotations)
 	if err != nil {
+		if reason := pod.Annotations[annotation.NetworkErrorKey]; reason != "" && errors.Is(err, annotation.ErrNotAllocated) {
+			return server.PodNetwork{}, fmt.Errorf("pod %s: the controller cannot allocate its networks: %s", key, reason)
+		}
 		if errors.Is(err, annotation.ErrNotAllocated) {
 			return server.PodNetwork{}, err
 		}
@@ -198,6 +201,22 @@ func (w *Watcher) HasSynced() bool { return w.informer.HasSynced() }
 // (including those already cached when it is called), from the informer's goroutine: f must
 // not block.
 func (w *Watcher) OnChange(f func(namespace, name string)) error {
+	_, err := w.informer.AddEventHandler(changeHandler(f))
+	return err
+}
+
+// OnChangeUntil is OnChange until ctx ends: then f is removed (a consumer that comes and
+// goes, as the BGP speaker at a reload, leaves no handler behind).
+func (w *Watcher) OnChangeUntil(ctx context.Context, f func(namespace, name string)) error {
+	reg, err := w.informer.AddEventHandler(changeHandler(f))
+	if err != nil {
+		return err
+	}
+	context.AfterFunc(ctx, func() { _ = w.informer.RemoveEventHandler(reg) })
+	return nil
+}
+
+func changeHandler(f func(namespace, name string)) cache.ResourceEventHandler {
 	call := func(obj any) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
 			if ns, name, err := cache.SplitMetaNamespaceKey(key); err == nil {
@@ -205,8 +224,7 @@ func (w *Watcher) OnChange(f func(namespace, name string)) error {
 			}
 		}
 	}
-	_, err := w.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	return cache.ResourceEventHandlerFuncs{
 		AddFunc: call, UpdateFunc: func(_, obj any) { call(obj) }, DeleteFunc: call,
-	})
-	return err
+	}
 }

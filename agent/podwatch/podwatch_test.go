@@ -181,3 +181,42 @@ func TestOnChange(t *testing.T) {
 	}
 	next("deletion")
 }
+
+// TestWaitNetworkError: a pod the controller cannot allocate fails its waiter, as soon as the
+// reason arrives, with that reason; a network of it already allocated is still returned.
+func TestWaitNetworkError(t *testing.T) {
+	p := pod("1", nil)
+	w, kube := start(t, p)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	got := make(chan error, 1)
+	go func() {
+		_, err := w.WaitPodNetwork(ctx, server.PodKey{Namespace: "default", Name: "p", UID: "uid-1", Provider: "a.default.ovn"})
+		got <- err
+	}()
+	const reason = "attachment networks: attachment default/a: no Subnet has provider a.default.ovn"
+	p.Annotations = map[string]string{annotation.NetworkErrorKey: reason}
+	if _, err := kube.CoreV1().Pods("default").Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err == nil || !strings.Contains(err.Error(), reason) || !strings.Contains(err.Error(), "default/p") {
+		t.Fatalf("err %v, want the controller's reason for pod default/p", err)
+	}
+	p.Annotations = map[string]string{annotation.NetworkErrorKey: reason}
+	for k, v := range allocated {
+		p.Annotations[k] = v
+	}
+	if _, err := kube.CoreV1().Pods("default").Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		n, err := w.WaitPodNetwork(ctx, server.PodKey{Namespace: "default", Name: "p", UID: "uid-1"})
+		if err == nil && n.Port == "p.default" {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("primary network allocated beside a network error: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond) // the informer has not seen the update yet
+	}
+}

@@ -101,6 +101,10 @@ func multusKubelet(ctx context.Context, rig *harness.Rig, k *podsim.Kubelet, bin
 			return nil, err
 		}
 	}
+	bin, err = filepath.Abs(bin) // a relative target would be read from binDir
+	if err != nil {
+		return nil, fmt.Errorf("multus plugin path: %w", err)
+	}
 	links := map[string]string{"multus": bin}
 	for _, name := range []string{"edgeovn", "kube-ovn", "loopback"} {
 		links[name] = filepath.Join(k.BinDir, name)

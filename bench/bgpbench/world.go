@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/edgeovn/edgeovn/agent/bgp"
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/daemon"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
@@ -23,6 +23,7 @@ const (
 	node     = "edge-1"
 	hostAddr = "198.51.100.11"
 	router   = "198.51.100.1"
+	peer2    = "198.51.100.2" // gobgpd, the second peer (-peers 2), on the hosts' LAN
 )
 
 // world is one host on a site whose router runs FRR.
@@ -32,6 +33,7 @@ type world struct {
 	daemon  *harness.Process
 	kubelet *podsim.Kubelet
 	frr     *harness.FRR
+	gobgpd  *harness.GoBGPD // -peers 2
 	frrDir  string
 }
 
@@ -69,8 +71,9 @@ func (w *world) start(ctx context.Context, flags []string) error {
 	return w.kubelet.WaitReady(ctx)
 }
 
-// enableBGP builds the site and FRR, and restarts edgeovn with the router as neighbour.
-func (w *world) enableBGP(ctx context.Context) error {
+// enableBGP builds the site and FRR (and, with peers 2, gobgpd in a namespace of its own on
+// the LAN), and restarts edgeovn with them as neighbours.
+func (w *world) enableBGP(ctx context.Context, peers int) error {
 	site, err := w.c.AddSite(ctx, harness.SiteOptions{Gateway: netip.MustParsePrefix("192.0.2.1/24"),
 		Device: netip.MustParsePrefix("192.0.2.200/24"), LAN: netip.MustParsePrefix(router + "/24")})
 	if err != nil {
@@ -82,21 +85,54 @@ func (w *world) enableBGP(ctx context.Context) error {
 	if w.frrDir, err = os.MkdirTemp("", "bgpbench-frr-"); err != nil {
 		return err
 	}
+	if err := os.Mkdir(filepath.Join(w.frrDir, "frr"), 0o755); err != nil {
+		return err
+	}
 	conf := fmt.Sprintf("router bgp 65001\n bgp router-id %s\n no bgp ebgp-requires-policy\n neighbor %s remote-as 65000\n neighbor %s timers connect 1\n",
 		router, hostAddr, hostAddr)
-	if w.frr, err = site.StartFRR(ctx, harness.FRRSpec{Dir: w.frrDir, Netns: site.RouterNetns, BGPConfig: conf}); err != nil {
+	if w.frr, err = site.StartFRR(ctx, harness.FRRSpec{Dir: filepath.Join(w.frrDir, "frr"), Netns: site.RouterNetns, BGPConfig: conf}); err != nil {
 		return err
+	}
+	neighbors := router
+	if peers > 1 {
+		if err := w.startGoBGPD(ctx, site); err != nil {
+			return err
+		}
+		neighbors += "," + peer2
 	}
 	if err := w.daemon.Stop(); err != nil {
 		return err
 	}
-	if err := w.start(ctx, []string{"--neighbor-address=" + router, "--neighbor-as=65001", "--cluster-as=65000"}); err != nil {
+	if err := w.start(ctx, []string{"--neighbor-address=" + neighbors, "--neighbor-as=65001", "--cluster-as=65000"}); err != nil {
 		return err
 	}
 	return until(ctx, func() bool {
 		s, err := w.frr.PeerState(ctx, netip.MustParseAddr(hostAddr))
-		return err == nil && s == "Established"
+		if err != nil || s != "Established" {
+			return false
+		}
+		if w.gobgpd == nil {
+			return true
+		}
+		up, err := w.gobgpd.Established(ctx, netip.MustParseAddr(hostAddr))
+		return err == nil && up
 	})
+}
+
+// startGoBGPD runs gobgpd (AS 65001 too: edgeovn has one neighbor-as) at peer2 on the LAN.
+func (w *world) startGoBGPD(ctx context.Context, site *harness.Site) error {
+	ns, err := site.AddLANHost(ctx, "peer2", netip.MustParsePrefix(peer2+"/24"))
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(w.frrDir, "gobgpd")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
+	}
+	conf := fmt.Sprintf("[global.config]\n  as = 65001\n  router-id = %q\n  port = 179\n\n[[neighbors]]\n  [neighbors.config]\n    neighbor-address = %q\n    peer-as = 65000\n",
+		peer2, hostAddr)
+	w.gobgpd, err = site.StartGoBGPD(ctx, harness.GoBGPDSpec{Dir: dir, Netns: ns, Config: conf})
+	return err
 }
 
 // measure runs n pods and times, for each, annotation -> route and deletion -> withdrawal.
@@ -144,7 +180,7 @@ func (w *world) waitRoute(ctx context.Context, p netip.Prefix, present bool) err
 }
 
 func until(ctx context.Context, cond func() bool) error {
-	deadline, cancel := context.WithTimeout(ctx, time.Minute)
+	deadline, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	for !cond() {
 		select {
@@ -163,42 +199,20 @@ func (w *world) rss(ctx context.Context, settle time.Duration) (int, error) {
 		return 0, ctx.Err()
 	case <-time.After(settle):
 	}
-	return vmRSS(w.daemon.PID)
+	return benchkit.VmRSS(w.daemon.PID)
 }
+
+// speakerPID is the PID of edgeovn's edgeovn-bgp child, 0 if none runs.
+func (w *world) speakerPID() int { return benchkit.ChildPID(w.daemon.PID, "edgeovn-bgp") }
 
 // speakerRSS is the VmRSS (kB) of edgeovn's edgeovn-bgp child, 0 if none runs.
 func (w *world) speakerRSS() int {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, path := range stats {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || closing < open || s[open+1:closing] != "edgeovn-bgp" {
-			continue
-		}
-		if fs := strings.Fields(s[closing+1:]); len(fs) > 1 && fs[1] == strconv.Itoa(w.daemon.PID) {
-			pid, _ := strconv.Atoi(strings.TrimSpace(s[:open]))
-			kb, _ := vmRSS(pid)
-			return kb
-		}
+	pid := w.speakerPID()
+	if pid == 0 {
+		return 0
 	}
-	return 0
-}
-
-func vmRSS(pid int) (int, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
-			return strconv.Atoi(f[1])
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+	kb, _ := benchkit.VmRSS(pid)
+	return kb
 }
 
 // loadavg is /proc/loadavg's three averages: the machine is shared.

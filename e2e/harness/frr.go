@@ -155,3 +155,21 @@ func FRRAvailable() error {
 	_, err := exec.LookPath("vtysh")
 	return err
 }
+
+// PrefixesFrom is the number of IPv4 unicast prefixes FRR has received from neighbor (`show
+// bgp ipv4 unicast summary json`): cheap to read with thousands of routes.
+func (f *FRR) PrefixesFrom(ctx context.Context, neighbor netip.Addr) (int, error) {
+	out, err := f.Vtysh(ctx, "show bgp ipv4 unicast summary json")
+	if err != nil {
+		return 0, err
+	}
+	var sum struct {
+		Peers map[string]struct {
+			PfxRcd int `json:"pfxRcd"`
+		} `json:"peers"`
+	}
+	if err := json.Unmarshal(out, &sum); err != nil {
+		return 0, fmt.Errorf("frr summary: %w: %s", err, out)
+	}
+	return sum.Peers[neighbor.String()].PfxRcd, nil
+}

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // GoBGPDSpec is a private gobgpd (Debian's gobgpd): run by hand in a network namespace with
@@ -76,4 +78,37 @@ func (g *GoBGPD) Routes(ctx context.Context) (map[netip.Prefix][]netip.Addr, err
 		}
 	}
 	return routes, nil
+}
+
+// Destinations is the number of destinations in gobgpd's IPv4 global RIB (`gobgp global rib
+// summary`): cheap to read with thousands of routes.
+func (g *GoBGPD) Destinations(ctx context.Context) (int, error) {
+	out, err := g.CLI(ctx, "global", "rib", "summary", "-a", "ipv4")
+	if err != nil {
+		return 0, err
+	}
+	s := string(out)
+	i := strings.Index(s, "Destination: ")
+	if i < 0 {
+		return 0, fmt.Errorf("gobgp global rib summary: no destination count: %s", out)
+	}
+	n, err := strconv.Atoi(strings.TrimRight(strings.Fields(s[i+len("Destination: "):])[0], ","))
+	if err != nil {
+		return 0, fmt.Errorf("gobgp global rib summary: %w: %s", err, out)
+	}
+	return n, nil
+}
+
+// Established says whether gobgpd's session with neighbor is up (`gobgp neighbor`).
+func (g *GoBGPD) Established(ctx context.Context, neighbor netip.Addr) (bool, error) {
+	out, err := g.CLI(ctx, "neighbor")
+	if err != nil {
+		return false, err
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && f[0] == neighbor.String() {
+			return strings.Contains(l, "Establ"), nil
+		}
+	}
+	return false, nil
 }

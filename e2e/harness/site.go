@@ -140,6 +140,19 @@ func (s *Site) addEndpoint(ctx context.Context, ns, leg string, addr netip.Prefi
 	return s.vsctl(ctx, args...)
 }
 
+// AddLANHost adds a namespace, returned, with eth0 at addr on the untagged LAN the hosts'
+// eth1 are on: another router or peer beside the site router (a second BGP peer).
+func (s *Site) AddLANHost(ctx context.Context, name string, addr netip.Prefix) (string, error) {
+	ns, leg := s.Switch.Netns+"-"+name, "leg-"+name
+	if err := s.addEndpoint(ctx, ns, leg, addr, netip.Addr{}); err != nil {
+		return ns, err
+	}
+	if s.opts.VLAN != 0 {
+		return ns, s.vsctl(ctx, "set", "port", leg, "tag=0")
+	}
+	return ns, nil
+}
+
 // addRouterLAN gives the site router eth1 on the untagged LAN.
 func (s *Site) addRouterLAN(ctx context.Context) error {
 	if out, err := exec.CommandContext(ctx, "ip", "link", "add", "eth1", "netns", s.RouterNetns, "type", "veth", "peer", "name", "rtr-lan",
