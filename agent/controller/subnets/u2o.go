@@ -145,16 +145,22 @@ func withU2OExcluded(net kubeovn.Network, u2o []netip.Addr) kubeovn.Network {
 	return out
 }
 
-// ensureU2ORows attaches the underlay switch to the cluster router at the u2o addresses and
-// writes the two policies per family (u2o.go's comment says which).
+// ensureU2ORows attaches the underlay switch to its VPC's router at the u2o addresses and
+// writes, on the cluster router, the two policies per family (u2o.go's comment says which),
+// or, on a custom VPC's router, Kube-OVN's source route per family to the site's router
+// (addCustomVPCStaticRouteForSubnet): a custom VPC has no distributed gateway to keep off, and
+// Kube-OVN writes its u2o policies only on the cluster router.
 func (s *Controller) ensureU2ORows(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network, u2o []netip.Addr) error {
-	nb, router := s.req.NB, s.req.Router
+	nb, router := s.req.NB, s.routerOf(sn.Spec)
 	spec := northbound.SubnetSpec{Name: sn.Name, Router: router, CIDR: net.CIDRs[0], Gateway: u2o[0]}
 	if len(net.CIDRs) == 2 {
 		spec.DualCIDR, spec.DualGateway = net.CIDRs[1], u2o[1]
 	}
 	if err := nb.EnsureSubnet(ctx, spec); err != nil {
 		return fmt.Errorf("ensure u2o router port of subnet %s: %w", sn.Name, err)
+	}
+	if customVpc(sn.Spec) {
+		return s.ensureU2ORoutes(ctx, sn, net, router)
 	}
 	for i, p := range net.CIDRs {
 		ip := "ip4"
@@ -176,7 +182,19 @@ func (s *Controller) ensureU2ORows(ctx context.Context, sn *kubeovn.Subnet, net 
 	return nil
 }
 
-// removeU2ORows removes the u2o policies (the router port goes with EnsureLocalnet's detach).
+// ensureU2ORoutes writes a custom VPC's u2o routes: src-ip <cidr> via spec.gateway, per family.
+func (s *Controller) ensureU2ORoutes(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network, router string) error {
+	for i, p := range net.CIDRs {
+		r := northbound.StaticRouteSpec{Router: router, Prefix: p.Masked(), NextHop: net.Gateways[i], SrcIP: true, Owner: u2oOwner(sn.Name)}
+		if err := s.req.NB.EnsureStaticRoute(ctx, r); err != nil {
+			return fmt.Errorf("ensure u2o route of subnet %s: %w", sn.Name, err)
+		}
+	}
+	return nil
+}
+
+// removeU2ORows removes the u2o policies and routes (the router port goes with EnsureLocalnet's
+// detach).
 func (s *Controller) removeU2ORows(ctx context.Context, subnet string) error {
 	n, err := s.req.NB.DeleteOwned(ctx, u2oOwner(subnet))
 	if err != nil {
@@ -200,7 +218,7 @@ func (s *Controller) setU2OStatus(name string, st *kubeovn.SubnetStatus) bool {
 		}
 		st.U2OInterconnectionIP = strings.Join(ips, ",")
 		st.U2OInterconnectionMAC = northbound.GatewayMAC(a.u2o[0]).String()
-		st.U2OInterconnectionVPC = s.req.Router
+		st.U2OInterconnectionVPC = s.routerOf(a.spec)
 	}
 	return before != [3]string{st.U2OInterconnectionIP, st.U2OInterconnectionMAC, st.U2OInterconnectionVPC}
 }
