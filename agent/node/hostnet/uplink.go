@@ -141,3 +141,32 @@ func WaitMAC(ctx context.Context, name string, mac net.HardwareAddr) error {
 	}
 	return nil
 }
+
+// VlanSubinterfaces are the host's VLAN subinterfaces a provider network asks to keep
+// (Kube-OVN's spec.vlanInterfaces and preserveVlanInterfaces): the named ones that exist and,
+// with detect, every VLAN link whose parent is nic.
+func VlanSubinterfaces(nic string, names []string, detect bool) []string {
+	var out []string
+	for _, n := range names {
+		if _, err := netlink.LinkByName(n); err == nil {
+			out = append(out, n)
+		}
+	}
+	if !detect {
+		return out
+	}
+	parent, err := netlink.LinkByName(nic)
+	if err != nil {
+		return out
+	}
+	links, err := netlink.LinkList()
+	if err != nil {
+		return out
+	}
+	for _, l := range links {
+		if l.Type() == "vlan" && l.Attrs().ParentIndex == parent.Attrs().Index && !slices.Contains(out, l.Attrs().Name) {
+			out = append(out, l.Attrs().Name)
+		}
+	}
+	return out
+}
