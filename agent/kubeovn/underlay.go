@@ -61,8 +61,8 @@ type CustomInterface struct {
 
 // ProviderNetworkSpec is Kube-OVN's spec, field names unchanged.
 type ProviderNetworkSpec struct {
-	DefaultInterface            string            `json:"defaultInterface,omitempty"`
-	CustomInterfaces            []CustomInterface `json:"customInterfaces,omitempty"`
+	DefaultInterface string            `json:"defaultInterface,omitempty"`
+	CustomInterfaces []CustomInterface `json:"customInterfaces,omitempty"`
 	// NodeSelector, when set, chooses the nodes and excludeNodes is not read (Kube-OVN's
 	// IsNodeExcludedFromProviderNetwork).
 	NodeSelector                *metav1.LabelSelector `json:"nodeSelector,omitempty"`

@@ -51,10 +51,16 @@
 // a bridge stays that network's; ovn-chassis-mac-mappings gets a per-node, per-provider MAC
 // (routed traffic on the provider network leaves with it). Each node writes its own Ready
 // condition in the network's status, and a Warning Event on the network when it is not ready;
-// exchangeLinkName, and autoCreateVlanSubinterfaces for a missing subinterface, are refused
-// per node naming the field. An underlay Subnet with u2oInterconnection (u2o.go) is routed
-// through ovn0, and its pods' default gateway is its status.u2oInterconnectionIP; the CNI ADD
-// of such a pod fails until the controller has written it.
+// exchangeLinkName, autoCreateVlanSubinterfaces for a missing subinterface, and
+// vlanInterfaces/preserveVlanInterfaces naming subinterfaces the host has, are refused per node
+// naming the field. spec.nodeSelector, when set, chooses the nodes by this Node's labels (an
+// informer of this Node alone; excludeNodes then not read, as in Kube-OVN; with the Node
+// unreadable nothing changes); a node a network no longer applies to removes its condition
+// from the status. Each node keeps Kube-OVN's labels <provider>.provider-network.kubernetes.io/
+// ready, interface, mtu (ready) or exclude (not applying) on its Node (underlay_labels.go).
+// An underlay Subnet of the default VPC with u2oInterconnection (u2o.go) is routed through
+// ovn0; on any VPC its pods' default gateway is its status.u2oInterconnectionIP, and the CNI
+// ADD of such a pod fails until the controller has written it.
 // Pod QoS (podqos.go, agent/podqos): Kube-OVN's ingress_rate, egress_rate, bursts and netem
 // annotations are applied by the CNI server's Shaper at ADD and at each change of a pod of
 // this node (the pod watch's OnChange); bad values change nothing and are Warning Events.
