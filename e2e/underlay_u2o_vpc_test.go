@@ -74,7 +74,9 @@ func TestUnderlayU2OCustomVpc(t *testing.T) {
 	}
 
 	w.patchSubnet(ctx, t, "under", `{"spec":{"u2oInterconnection":false}}`)
-	w.waitU2O(ctx, t, "under", func(st kubeovn.SubnetStatus) bool { return st.U2OInterconnectionIP == "" && st.U2OInterconnectionVPC == "" })
+	w.waitU2O(ctx, t, "under", func(st kubeovn.SubnetStatus) bool {
+		return st.U2OInterconnectionIP == "" && st.U2OInterconnectionVPC == ""
+	})
 	eventually(ctx, t, "tenant-under and the u2o route gone", func() bool {
 		return !strings.Contains(nbctl("--columns=name", "list", "Logical_Router_Port"), "tenant-under") &&
 			!strings.Contains(nbctl("lr-route-list", "tenant"), "192.0.2.0/24")
