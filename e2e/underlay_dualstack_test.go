@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
@@ -89,6 +92,8 @@ func TestUnderlayDualStack(t *testing.T) {
 			tagged4, tagged6, w.cl.names[0], geneve)
 	}
 
+	w.checkBridgeKept(ctx, t)
+
 	// u2oInterconnection in dual stack.
 	o1 := runPod(ctx, t, h1, "o1")
 	o16 := podIP6(t, o1)
@@ -128,6 +133,33 @@ func TestUnderlayDualStack(t *testing.T) {
 		hostPing(ctx, t, h, u6, w.cl.names[i]+" -> underlay pod (u2o, IPv6, through ovn0)")
 	}
 	retryPing(ctx, t, u, siteDevice6.Addr(), "underlay pod (u2o) -> site device over IPv6, on the LAN")
+}
+
+// checkBridgeKept: with an underlay Subnet wired (ovn-controller's patch port on br-site), a
+// sync of the provider network (here: an annotation on it) changes nothing: each host's
+// br-site is the same row, and a host's ping through it loses nothing. (Counting the patch
+// port as a second NIC gave the bridge back and took it again at each sync.)
+func (w *underlayWorld) checkBridgeKept(ctx context.Context, t *testing.T) {
+	t.Helper()
+	uuids := make([]string, len(w.cl.hosts))
+	for i, e := range w.cl.hosts {
+		uuids[i] = e.vsctl(ctx, t, "get", "Bridge", "br-site", "_uuid")
+	}
+	ping := startPinger(t, w.cl.hosts[0].rig.Netns, siteFar)
+	time.Sleep(300 * time.Millisecond)
+	if _, err := w.pns.Patch(ctx, "site", types.MergePatchType, []byte(`{"metadata":{"annotations":{"test/poke":"1"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second) // the nodes' sync runs on the change
+	sent, lost := ping.stop(t)
+	for i, e := range w.cl.hosts {
+		if got := e.vsctl(ctx, t, "get", "Bridge", "br-site", "_uuid"); got != uuids[i] {
+			t.Errorf("%s: br-site was made again (%s, before %s) on a sync of an unchanged provider network", w.cl.names[i], got, uuids[i])
+		}
+	}
+	if lost > 0 {
+		t.Errorf("%s lost %d of %d pings through br-site across a sync of an unchanged provider network", w.cl.names[0], lost, sent)
+	}
 }
 
 // addSite6 gives the site router and device their IPv6 addresses on VLAN 100 (the router

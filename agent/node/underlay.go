@@ -81,14 +81,10 @@ func (r *Role) serveUnderlay(ctx context.Context, kube *kubeapi.Client) error {
 		return fmt.Errorf("watch provider networks: %w", err)
 	}
 	go inf.RunWithContext(ctx)
-	node, err := r.watchOwnNode(ctx, kube, poke)
-	if err != nil {
-		return err
-	}
-	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced, node.HasSynced) {
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		return nil
 	}
-	u := &underlay{r: r, dyn: dyn, kube: kube, node: node, stopEvents: func() {}}
+	u := &underlay{r: r, dyn: dyn, kube: kube, node: &ownNode{name: r.req.NodeName, kube: kube, poke: poke}, stopEvents: func() {}}
 	defer func() { u.stopEvents() }()
 	tick := time.NewTicker(underlayResync)
 	defer tick.Stop()
@@ -108,7 +104,7 @@ type underlay struct {
 	r    *Role
 	dyn  dynamic.Interface
 	kube *kubeapi.Client // Events and the Node's labels (nil: none)
-	node ownNode         // this node's labels (spec.nodeSelector)
+	node *ownNode        // this node's labels (spec.nodeSelector)
 	// events records the Warning Events of a node not ready, made at the first one
 	// (underlay_status.go).
 	events     record.EventRecorder
@@ -134,6 +130,11 @@ func (u *underlay) sync(ctx context.Context, lister cache.GenericLister) {
 	if err != nil {
 		r.log.Warn("list provider bridges", "err", err)
 		return
+	}
+	if len(objs) > 0 {
+		if err := u.node.start(ctx); err != nil {
+			r.log.Warn("watch this node for the provider networks' nodeSelector", "err", err)
+		}
 	}
 	nodeLabels, known := u.node.labels()
 	if !known && anySelector(objs) {

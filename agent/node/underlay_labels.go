@@ -28,36 +28,38 @@ const providerLabelDomain = ".provider-network.kubernetes.io/"
 
 func providerLabel(provider, key string) string { return provider + providerLabelDomain + key }
 
-// ownNode is this node's object, from an informer of it alone: its labels choose the
-// provider networks with spec.nodeSelector, and a change of them is followed.
+// ownNode is this node's object, from an informer of it alone, started when the first
+// ProviderNetwork appears (a host without underlay watches nothing more): its labels choose
+// the provider networks with spec.nodeSelector, and a change of them is followed.
 type ownNode struct {
 	name   string
-	lister corelisters.NodeLister // nil: no API client
-	synced cache.InformerSynced
+	kube   *kubeapi.Client // nil: no API client
+	poke   func(any)
+	lister corelisters.NodeLister // nil until started
 }
 
-// watchOwnNode starts the informer of this node; poke is called on each change.
-func (r *Role) watchOwnNode(ctx context.Context, kube *kubeapi.Client, poke func(any)) (ownNode, error) {
-	n := ownNode{name: r.req.NodeName, synced: func() bool { return true }}
-	if kube == nil {
-		return n, nil
+// start starts the informer of this node, once, and waits for its first list; poke is called
+// on each change.
+func (n *ownNode) start(ctx context.Context) error {
+	if n.lister != nil || n.kube == nil {
+		return nil
 	}
-	factory := kubeapi.NewInformers(kube, kubeapi.InformerOptions{Tweak: func(o *metav1.ListOptions) {
-		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", r.req.NodeName).String()
+	factory := kubeapi.NewInformers(n.kube, kubeapi.InformerOptions{Tweak: func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", n.name).String()
 	}})
 	nodes := factory.Nodes()
 	if _, err := nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: poke, UpdateFunc: func(_, obj any) { poke(obj) }, DeleteFunc: poke,
+		AddFunc: n.poke, UpdateFunc: func(_, obj any) { n.poke(obj) }, DeleteFunc: n.poke,
 	}); err != nil {
-		return n, fmt.Errorf("watch node %s: %w", r.req.NodeName, err)
+		return fmt.Errorf("watch node %s: %w", n.name, err)
 	}
 	factory.Start(ctx)
-	n.lister, n.synced = nodes.Lister(), nodes.Informer().HasSynced
-	return n, nil
+	if !cache.WaitForCacheSync(ctx.Done(), nodes.Informer().HasSynced) {
+		return fmt.Errorf("watch node %s: %w", n.name, ctx.Err())
+	}
+	n.lister = nodes.Lister()
+	return nil
 }
-
-// HasSynced says whether the first list of the node arrived.
-func (n ownNode) HasSynced() bool { return n.synced() }
 
 // labels are the node's labels; false when the node cannot be read.
 func (n ownNode) labels() (map[string]string, bool) {
