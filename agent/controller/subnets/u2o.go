@@ -234,15 +234,23 @@ func (s *Controller) OnPhysicalGateway(name string) bool {
 	return ok && a.spec.Vlan != "" && !a.spec.LogicalGateway
 }
 
-// syncCtInvMatch turns NB_Global's use_ct_inv_match off while any applied Subnet has the
-// interconnection, and back on (removing only what edgeovn set) when none has: the
-// interconnection's replies cross the underlay switch's conntrack on another host than their
-// requests (northbound.OptionUseCtInvMatch).
+// routedUnderlay says whether the subnet is an underlay one attached to a router
+// (u2oInterconnection, or logicalGateway): traffic routed between it and overlay pods on
+// another host has its request and its reply cross the underlay switch's conntrack on
+// different hosts.
+func (a appliedSubnet) routedUnderlay() bool {
+	return len(a.u2o) > 0 || a.spec.Vlan != "" && a.spec.LogicalGateway
+}
+
+// syncCtInvMatch turns NB_Global's use_ct_inv_match off while any applied Subnet is a routed
+// underlay one (routedUnderlay), and back on (removing only what edgeovn set) when none is:
+// the routed replies cross the underlay switch's conntrack on another host than their
+// requests (northbound.OptionUseCtInvMatch). Kube-OVN sets it off always.
 func (s *Controller) syncCtInvMatch(ctx context.Context) error {
 	s.mu.RLock()
 	needed := false
 	for _, a := range s.applied {
-		needed = needed || len(a.u2o) > 0
+		needed = needed || a.routedUnderlay()
 	}
 	s.mu.RUnlock()
 	value := ""
