@@ -86,7 +86,7 @@ e2e: package ## the end-to-end suite on real OVN, OVS, etcd and kube-apiserver, 
 
 test: deps vet verify-generate build unit e2e ## the whole suite: installs what it needs, then vet, unit and e2e tests
 
-bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, Services, LoadBalancer IPs, NetworkPolicy, restarts and drift, controller failover, the controller's throughput, memory and restart, pods through a real node, same host against cross host
+bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, Services, LoadBalancer IPs, NetworkPolicy, security groups and VPCs, restarts and drift, controller failover, the controller's throughput, memory and restart, pods through a real node, same host against cross host
 	$(GO) run ./bench/cnibench -bin bin -pods 20
 	$(GO) run ./bench/cnibench -bin bin -pods 20 -after-ovn0
 	$(GO) run ./bench/attachbench -bin bin -pods 30
@@ -95,6 +95,7 @@ bench: deps build ## print the README's figures: CNI latency, IPAM, OVN layer, S
 	$(GO) run ./bench/svcbench -bin bin -services 1000 -trace
 	$(GO) run ./bench/lbbench -bin bin
 	$(GO) run ./bench/netpolbench -bin bin -policies 100 -pods 500
+	$(GO) run ./bench/tenantbench -bin bin
 	$(GO) run ./bench/restartbench -bin bin -restarts 10
 	$(GO) run ./bench/restartbench -bin bin -drift 5
 	$(GO) run ./bench/failoverbench -bin bin -pods 200 -runs 3

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/e2e/daemon"
@@ -66,33 +68,22 @@ spec:
 // the family's rows and keeps every EIP's address. Deleting the FIP removes exactly its row.
 func TestOvnNat(t *testing.T) {
 	w, ctx := startUnderlayHosts(t, 1)
-	dyn, err := dynamic.NewForConfig(w.cl.c.Central.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dyn := w.dyn
 	vpcs, eips := dyn.Resource(kubeovn.VpcResource), dyn.Resource(kubeovn.OvnEipResource)
 	fips, snats := dyn.Resource(kubeovn.OvnFipResource), dyn.Resource(kubeovn.OvnSnatRuleResource)
-	applyYAML(ctx, t, w.pns, "apiVersion: kubeovn.io/v1\nkind: ProviderNetwork\nmetadata:\n  name: site\nspec:\n  defaultInterface: eth1\n")
-	w.pnReady(ctx, t, "site")
-	applyYAML(ctx, t, w.vlans, "apiVersion: kubeovn.io/v1\nkind: Vlan\nmetadata:\n  name: v100\nspec:\n  id: 100\n  provider: site\n")
-	applyYAML(ctx, t, w.subnets, natExternal)
-	waitCondition(ctx, t, w.subnets, "external", "Ready", "True", "")
-	if _, err := w.cl.c.Central.Kube().CoreV1().ConfigMaps("kube-system").Create(ctx, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: kubeovn.ExternalGatewayConfig, Namespace: "kube-system"},
-		Data: map[string]string{"enable-external-gw": "true", "external-gw-nodes": w.cl.names[0], "type": "centralized",
-			"external-gw-nic": "eth1", "external-gw-addr": "192.0.2.1/24"},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+	w.natExternalNetwork(ctx, t, w.cl.names[0])
+	// Pay only for what is used: with no NAT object, edgeovn watches none of the NAT kinds;
+	// the first one, created now (after the controller started), is found and served.
+	kube := w.cl.c.Central.Kube()
+	if n := apiWatches(ctx, t, kube, "ovn-eips"); n != 0 {
+		t.Errorf("%v watches of ovn-eips with no NAT object, want none", n)
 	}
-	for _, doc := range strings.Split(natVpc, "---\n") {
-		applyYAML(ctx, t, map[bool]dynamic.NamespaceableResourceInterface{true: vpcs, false: w.subnets}[strings.Contains(doc, "kind: Vpc")], doc)
+	applyYAML(ctx, t, eips, "kind: OvnEip\napiVersion: kubeovn.io/v1\nmetadata:\n  name: eip-snat\nspec:\n  externalSubnet: external\n  v4Ip: 192.0.2.50\n")
+	if st := waitNatReady(ctx, t, eips, "eip-snat"); st["v4Ip"] != "192.0.2.50" || st["macAddress"] == "" {
+		t.Errorf("eip-snat status %v: want 192.0.2.50 and a MAC", st)
 	}
-	waitCondition(ctx, t, w.subnets, "net1", "Ready", "True", "")
-	eventually(ctx, t, "vpc1 status.enableExternal", func() bool {
-		u, err := vpcs.Get(ctx, "vpc1", metav1.GetOptions{})
-		on, _, _ := unstructured.NestedBool(u.Object, "status", "enableExternal")
-		return err == nil && on
-	})
+	eventually(ctx, t, "edgeovn watches ovn-eips once one exists", func() bool { return apiWatches(ctx, t, kube, "ovn-eips") > 0 })
+	w.natLinkedVpc(ctx, t, vpcs)
 	lrpEip := natStatus(ctx, t, eips, "vpc1-external")
 	if lrpEip["v4Ip"] != "192.0.2.10" || lrpEip["type"] != "lrp" || lrpEip["ready"] != true {
 		t.Errorf("router eip status %v: want 192.0.2.10 (the first free address), type lrp, ready", lrpEip)
@@ -110,11 +101,7 @@ func TestOvnNat(t *testing.T) {
 	p1, p2 := w.underlayPod(ctx, t, 0, "p1", "net1"), w.underlayPod(ctx, t, 0, "p2", "net1")
 	device := &podsim.Sandbox{Netns: w.site.DeviceNetns, Pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "site-device"}}}
 	applyYAML(ctx, t, eips, "kind: OvnEip\napiVersion: kubeovn.io/v1\nmetadata:\n  name: eip-fip\nspec:\n  externalSubnet: external\n  type: nat\n")
-	applyYAML(ctx, t, eips, "kind: OvnEip\napiVersion: kubeovn.io/v1\nmetadata:\n  name: eip-snat\nspec:\n  externalSubnet: external\n  v4Ip: 192.0.2.50\n")
 	fipIP := netip.MustParseAddr(waitNatReady(ctx, t, eips, "eip-fip")["v4Ip"].(string))
-	if st := waitNatReady(ctx, t, eips, "eip-snat"); st["v4Ip"] != "192.0.2.50" || st["macAddress"] == "" {
-		t.Errorf("eip-snat status %v: want 192.0.2.50 and a MAC", st)
-	}
 	noPing(ctx, t, device, fipIP, "site -> the pod's EIP before the FIP")
 	noPing(ctx, t, p2, siteDevice.Addr(), "pod -> site before the SNAT rule")
 
@@ -211,6 +198,60 @@ func TestOvnNat(t *testing.T) {
 	if got := nbctl("--columns=external_ip", "find", "NAT", "type=snat"); !strings.Contains(got, "192.0.2.50") {
 		t.Errorf("the SNAT rule's row went with the FIP: %s", got)
 	}
+}
+
+// apiWatches is how many watches of resource kube-apiserver serves now (its
+// apiserver_longrunning_requests gauge).
+func apiWatches(ctx context.Context, t *testing.T, kube kubernetes.Interface, resource string) float64 {
+	t.Helper()
+	raw, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		t.Fatalf("read kube-apiserver's /metrics: %v", err)
+	}
+	n := 0.0
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "apiserver_longrunning_requests{") && strings.Contains(line, `resource="`+resource+`"`) &&
+			strings.Contains(line, `verb="WATCH"`) {
+			_, v, _ := strings.Cut(line, "} ")
+			f, _ := strconv.ParseFloat(v, 64)
+			n += f
+		}
+	}
+	return n
+}
+
+// natExternalNetwork makes TestUnderlay's site the external network: the ProviderNetwork
+// "site" on eth1, the Vlan v100, the Subnet "external" and the ConfigMap naming gwNodes
+// (comma-separated) as external-gw-nodes.
+func (w *underlayWorld) natExternalNetwork(ctx context.Context, t *testing.T, gwNodes string) {
+	t.Helper()
+	applyYAML(ctx, t, w.pns, "apiVersion: kubeovn.io/v1\nkind: ProviderNetwork\nmetadata:\n  name: site\nspec:\n  defaultInterface: eth1\n")
+	w.pnReady(ctx, t, "site")
+	applyYAML(ctx, t, w.vlans, "apiVersion: kubeovn.io/v1\nkind: Vlan\nmetadata:\n  name: v100\nspec:\n  id: 100\n  provider: site\n")
+	applyYAML(ctx, t, w.subnets, natExternal)
+	waitCondition(ctx, t, w.subnets, "external", "Ready", "True", "")
+	if _, err := w.cl.c.Central.Kube().CoreV1().ConfigMaps("kube-system").Create(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: kubeovn.ExternalGatewayConfig, Namespace: "kube-system"},
+		Data: map[string]string{"enable-external-gw": "true", "external-gw-nodes": gwNodes, "type": "centralized",
+			"external-gw-nic": "eth1", "external-gw-addr": "192.0.2.1/24"},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// natLinkedVpc applies natVpc (vpc1 with enableExternal and its Subnet net1) and waits for
+// the external link.
+func (w *underlayWorld) natLinkedVpc(ctx context.Context, t *testing.T, vpcs dynamic.NamespaceableResourceInterface) {
+	t.Helper()
+	for _, doc := range strings.Split(natVpc, "---\n") {
+		applyYAML(ctx, t, map[bool]dynamic.NamespaceableResourceInterface{true: vpcs, false: w.subnets}[strings.Contains(doc, "kind: Vpc")], doc)
+	}
+	waitCondition(ctx, t, w.subnets, "net1", "Ready", "True", "")
+	eventually(ctx, t, "vpc1 status.enableExternal", func() bool {
+		u, err := vpcs.Get(ctx, "vpc1", metav1.GetOptions{})
+		on, _, _ := unstructured.NestedBool(u.Object, "status", "enableExternal")
+		return err == nil && on
+	})
 }
 
 // natStatus returns the object's status.

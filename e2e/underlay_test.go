@@ -37,6 +37,7 @@ type underlayWorld struct {
 	cl                  *cluster
 	site                *harness.Site
 	pns, vlans, subnets dynamic.NamespaceableResourceInterface
+	dyn                 *dynamic.DynamicClient // the central's API, for any other kind
 }
 
 func startUnderlay(t *testing.T) (*underlayWorld, context.Context) {
@@ -74,7 +75,7 @@ func startUnderlaySpec(t *testing.T, spec clusterSpec) (*underlayWorld, context.
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &underlayWorld{cl: cl, site: site, pns: dyn.Resource(kubeovn.ProviderNetworkResource),
+	w := &underlayWorld{cl: cl, site: site, dyn: dyn, pns: dyn.Resource(kubeovn.ProviderNetworkResource),
 		vlans: dyn.Resource(kubeovn.VlanResource), subnets: dyn.Resource(kubeovn.SubnetResource)}
 	waitCondition(ctx, t, w.subnets, "ovn-default", kubeovn.ConditionReady, "True", "")
 	return w, ctx

@@ -279,6 +279,13 @@ func (c *Controller) run(ctx context.Context, inf *termInformers) error {
 	if err := waitSynced(ctx, synced); err != nil {
 		return err
 	}
+	for _, f := range c.features {
+		if o, ok := f.(opener); ok {
+			if err := o.Open(ctx); err != nil {
+				return fmt.Errorf("open %s: %w", f.Name(), err)
+			}
+		}
+	}
 	c.phases.mark("caches")
 	if err := c.subnets.ApplyAll(ctx); err != nil {
 		return err

@@ -19,6 +19,7 @@ var (
 	_ feature = (*securitygroups.Controller)(nil)
 	_ feature = (*ovnnat.Controller)(nil)
 	_ claimer = (*ovnnat.Controller)(nil)
+	_ opener  = (*ovnnat.Controller)(nil)
 )
 
 // enabledFeatures returns the parts of the controller role the request turns on.

@@ -35,3 +35,11 @@ type feature interface {
 type claimer interface {
 	Claims() []ipam.Allocation
 }
+
+// opener is a feature whose informers start only when the cluster has its objects (the OVN
+// NAT family): Open runs once the term's caches have synced and before the IPAM reconcile
+// (which reads its Claims); it looks for its objects and, when there are any, starts and syncs
+// its informers. After that the feature opens and closes them itself while it runs.
+type opener interface {
+	Open(ctx context.Context) error
+}

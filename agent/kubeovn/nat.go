@@ -157,6 +157,18 @@ type OvnDnatRuleStatus struct {
 	Conditions   []Condition `json:"conditions,omitempty"`
 }
 
+// Common returns the conditions and ready flag every NAT object's status has.
+func (s *OvnEipStatus) Common() (*[]Condition, *bool) { return &s.Conditions, &s.Ready }
+
+// Common returns the conditions and ready flag every NAT object's status has.
+func (s *OvnFipStatus) Common() (*[]Condition, *bool) { return &s.Conditions, &s.Ready }
+
+// Common returns the conditions and ready flag every NAT object's status has.
+func (s *OvnSnatRuleStatus) Common() (*[]Condition, *bool) { return &s.Conditions, &s.Ready }
+
+// Common returns the conditions and ready flag every NAT object's status has.
+func (s *OvnDnatRuleStatus) Common() (*[]Condition, *bool) { return &s.Conditions, &s.Ready }
+
 // SetNatCondition sets one condition of a NAT object's conditions, reporting a change.
 func SetNatCondition(conds *[]Condition, t, status, reason, message string, now metav1.Time) bool {
 	s := SubnetStatus{Conditions: *conds}

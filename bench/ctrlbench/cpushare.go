@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 )
 
 // cpuShare is the CPU each process of the rig (and edgeovn and the bench) used over a span:
@@ -32,7 +34,7 @@ type cpuSnapshot struct {
 func (b *bench) snapshotCPU() cpuSnapshot {
 	s := cpuSnapshot{at: time.Now(), cpu: map[string]time.Duration{}}
 	add := func(name string, pid int) {
-		if t, err := cpuTime(pid); err == nil {
+		if t, err := benchkit.CPUTime(pid); err == nil {
 			s.cpu[name] += t
 		}
 	}

@@ -11,10 +11,6 @@ import (
 	"github.com/edgeovn/edgeovn/e2e/benchkit"
 )
 
-// userHZ is the unit of utime and stime in /proc/PID/stat (USER_HZ, 100 on Linux for every
-// architecture edgeovn ships for).
-const userHZ = 100
-
 // quietBefore is how long the daemon is left alone before memory and CPU are read.
 const quietBefore = 5 * time.Second
 
@@ -29,6 +25,8 @@ type usage struct {
 	profile      string // where its heap profile went, or why not
 	idleProfile  string // where the CPU profile of the idle span went (-profile)
 	idleCalls    string // the API requests of the idle span (every client)
+	goroutines   string // edgeovn's go_goroutines
+	watches      string // the kubeovn.io watches kube-apiserver serves (edgeovn's)
 }
 
 // usage reads the daemon's memory after it has been left alone a moment, then its CPU over
@@ -45,7 +43,7 @@ func (b *bench) usage(ctx context.Context, name string, idle time.Duration) (usa
 		return u, err
 	}
 	if idle > 0 {
-		t0, err := cpuTime(b.proc.PID)
+		t0, err := benchkit.CPUTime(b.proc.PID)
 		if err != nil {
 			return u, err
 		}
@@ -56,7 +54,7 @@ func (b *bench) usage(ctx context.Context, name string, idle time.Duration) (usa
 			return u, ctx.Err()
 		case <-time.After(idle):
 		}
-		t1, err := cpuTime(b.proc.PID)
+		t1, err := benchkit.CPUTime(b.proc.PID)
 		if err != nil {
 			return u, err
 		}
@@ -65,6 +63,7 @@ func (b *bench) usage(ctx context.Context, name string, idle time.Duration) (usa
 		u.idleProfile = idleProfile()
 	}
 	u.loadavg = benchkit.LoadAvg()
+	u.goroutines, u.watches = b.goroutines(ctx), b.kubeovnWatches(ctx)
 	u.profile = b.prof.heap(ctx, name)
 	return u, nil
 }
@@ -95,29 +94,6 @@ func memory(pid int) (rss, hwm, anon, file int, err error) {
 		return 0, 0, 0, 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
 	}
 	return rss, hwm, anon, file, nil
-}
-
-// cpuTime reads utime+stime from /proc/PID/stat (fields 14 and 15, after the command name,
-// which may hold spaces and ends at the last ')').
-func cpuTime(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, fmt.Errorf("read cpu time of pid %d: %w", pid, err)
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields after the name", pid, len(f))
-	}
-	var ticks int64
-	for _, v := range f[11:13] { // utime, stime: fields 14 and 15 counting pid and name
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("/proc/%d/stat: %q: %w", pid, v, err)
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * time.Second / userHZ, nil
 }
 
 func printUsage(pods int, steady, restarted usage) {

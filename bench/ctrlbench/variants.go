@@ -64,14 +64,15 @@ func (b *bench) variants(ctx context.Context, restarted usage) error {
 
 func printVariants(pods int, vs []*variant) {
 	fmt.Printf("\nedgeovn restarted as each build, %d pods, read %s after its controller role runs\n\n", pods, quietBefore)
-	fmt.Println("| build | edgeovn binary | VmRSS | RssAnon | RssFile | edgeovn-bgp VmRSS (RssAnon, RssFile) | load average |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---|")
+	fmt.Println("| build | edgeovn binary | VmRSS | RssAnon | RssFile | edgeovn-bgp VmRSS (RssAnon, RssFile) | goroutines | kubeovn.io watches | load average |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---|---|")
 	for _, v := range vs {
 		child := "not running"
 		if v.child.rssKB > 0 {
 			child = fmt.Sprintf("%s (%s, %s); both: %s", mb(v.child.rssKB), mb(v.child.anonKB), mb(v.child.fileKB), mb(v.u.rssKB+v.child.rssKB))
 		}
-		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s |\n", v.name, size(filepath.Join(v.bin, "edgeovn")), mb(v.u.rssKB), mb(v.u.anonKB), mb(v.u.fileKB), child, v.u.loadavg)
+		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", v.name, size(filepath.Join(v.bin, "edgeovn")), mb(v.u.rssKB), mb(v.u.anonKB), mb(v.u.fileKB), child,
+			v.u.goroutines, v.u.watches, v.u.loadavg)
 	}
 	fmt.Println()
 	said := map[string]bool{}

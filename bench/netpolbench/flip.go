@@ -12,11 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
-
-// probeTimeout bounds one probe: a dropped SYN shows as a timeout.
-const probeTimeout = 100 * time.Millisecond
 
 // labelFlips runs a server and a client pod in namespace "probe", fences the server with a
 // policy that admits role=client, and relabels the client back and forth: each time from
@@ -44,7 +42,7 @@ func (b *bench) labelFlips(ctx context.Context, k *podsim.Kubelet, flips int) (a
 		return nil, nil, fmt.Errorf("create probe policy: %w", err)
 	}
 	to := netip.AddrPortFrom(server.IP(), 80)
-	if _, err := until(ctx, client, to, false); err != nil {
+	if _, err := benchkit.ProbeUntil(ctx, client, to, false); err != nil {
 		return nil, nil, err
 	}
 	for range flips {
@@ -55,7 +53,7 @@ func (b *bench) labelFlips(ctx context.Context, k *podsim.Kubelet, flips int) (a
 			if _, err := b.kube.CoreV1().Pods("probe").Patch(ctx, "client", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 				return nil, nil, fmt.Errorf("relabel client: %w", err)
 			}
-			at, err := until(ctx, client, to, want)
+			at, err := benchkit.ProbeUntil(ctx, client, to, want)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -102,34 +100,4 @@ func listen(sb *podsim.Sandbox) error {
 		}()
 		return nil
 	})
-}
-
-// until probes from the sandbox until a connection's outcome is want and returns when that
-// probe started.
-func until(ctx context.Context, from *podsim.Sandbox, to netip.AddrPort, want bool) (time.Time, error) {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		at := time.Now()
-		var ok bool
-		err := ns.WithNetNSPath(from.Netns, func(ns.NetNS) error {
-			d := net.Dialer{Timeout: probeTimeout}
-			c, err := d.DialContext(ctx, "tcp", to.String())
-			if ok = err == nil; ok {
-				c.Close()
-			}
-			return nil
-		})
-		if err != nil {
-			return at, fmt.Errorf("enter %s: %w", from.Netns, err)
-		}
-		if ok == want {
-			return at, nil
-		}
-		if at.After(deadline) {
-			return at, fmt.Errorf("probe %s -> %s never became %v", from.Pod.Name, to, want)
-		}
-		if ok {
-			time.Sleep(5 * time.Millisecond) // a success returns at once: do not spin
-		}
-	}
 }

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/edgeovn/edgeovn/e2e/benchkit"
 	"github.com/edgeovn/edgeovn/e2e/harness"
 )
 
@@ -40,9 +40,6 @@ func childrenCPU() time.Duration {
 // pluginsKey is the CNI plugins' line in perAdd.cpu.
 const pluginsKey = "CNI plugins (loopback, edgeovn-cni, portmap when chained, what they run)"
 
-// clockTick is the unit of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux).
-const clockTick = 10 * time.Millisecond
-
 func snapshot(ctx context.Context, rig *harness.Rig) (u usage, err error) {
 	u = usage{cpu: map[string]time.Duration{}, pluginsStart: childrenCPU()}
 	defer func() { u.pluginsEnd = childrenCPU() }()
@@ -51,7 +48,7 @@ func snapshot(ctx context.Context, rig *harness.Rig) (u usage, err error) {
 		if err != nil {
 			return u, err
 		}
-		if u.cpu[name], err = cpuTime(p.PID); err != nil {
+		if u.cpu[name], err = benchkit.CPUTime(p.PID); err != nil {
 			return u, err
 		}
 	}
@@ -64,29 +61,6 @@ func snapshot(ctx context.Context, rig *harness.Rig) (u usage, err error) {
 	}
 	u.controllerRecomps, err = recomputes(ctx, rig, ctl, "logical_flow_output")
 	return u, err
-}
-
-// cpuTime is the user plus system time the process has used.
-func cpuTime(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, fmt.Errorf("cpu time of pid %d: %w", pid, err)
-	}
-	// The command name (field 2) is in parentheses and may hold spaces: count after it.
-	s := string(b)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("cpu time of pid %d: short stat %q", pid, s)
-	}
-	var ticks int64
-	for _, f := range fields[11:13] { // utime, stime: fields 14 and 15 of stat(5)
-		n, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("cpu time of pid %d: %w", pid, err)
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * clockTick, nil
 }
 
 // recomputes reads `inc-engine/show-stats` of an OVN daemon and returns the recompute count

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/edgeovn/edgeovn/e2e/harness"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
@@ -22,9 +23,17 @@ type Spec struct {
 // running the plugins in the rig's network namespace, as a runtime runs them in the host's
 // (the host port and host wiring must land there, not in this machine's).
 func Kubelet(rig *harness.Rig, node string) *podsim.Kubelet {
-	return &podsim.Kubelet{Kube: rig.Kube(), Node: node, NodeIP: rig.NodeIP, HostNetns: rig.NetnsPath, ConfDir: filepath.Join(rig.Dir, "net.d"),
+	k := &podsim.Kubelet{Kube: rig.Kube(), Node: node, NodeIP: rig.NodeIP, HostNetns: rig.NetnsPath, ConfDir: filepath.Join(rig.Dir, "net.d"),
 		BinDir: filepath.Join(rig.Dir, "cnibin"), CacheDir: filepath.Join(rig.Dir, "cnicache")}
+	if _, seen := sweeping.LoadOrStore(rig, true); !seen {
+		_ = rig.OnClose(k.RemoveLeft) // a stopped rig has nothing left to sweep
+	}
+	return k
 }
+
+// sweeping holds the rigs whose teardown removes the sandbox namespaces their kubelets left
+// (a bench that ends without deleting its pods' namespaces; an ADD that failed).
+var sweeping sync.Map
 
 // IPAMDatabase is where edgeovn keeps its IPAM in the rig.
 func IPAMDatabase(rig *harness.Rig) string { return filepath.Join(rig.Dir, "ipam.db") }

@@ -227,6 +227,10 @@ func (r *Rig) startChild(spec ProcessSpec) (*Process, error) {
 	return p, appendPidRecord(r.Dir, p)
 }
 
+// OnClose registers a teardown that Close runs before it stops the processes (the last
+// registered first).
+func (r *Rig) OnClose(f func() error) error { return r.onClose(f) }
+
 // onClose registers a teardown that Close runs before it stops the processes.
 func (r *Rig) onClose(f func() error) error {
 	r.mu.Lock()

@@ -207,6 +207,7 @@ func (k *Kubelet) RunSandboxWithPorts(ctx context.Context, pod *corev1.Pod, mapp
 	if err != nil {
 		return nil, fmt.Errorf("create netns for pod %s: %w", pod.Name, err)
 	}
+	remember(netns.Path(), k.ConfDir)
 	sb := &Sandbox{Pod: pod, Netns: netns.Path(), ContainerID: randomID(), portMappings: mappings}
 	lo, err := libcni.ConfListFromBytes(loopbackConf)
 	if err != nil {
@@ -281,6 +282,7 @@ func (k *Kubelet) Finish(ctx context.Context, pod *corev1.Pod, phase corev1.PodP
 // exec), to which the bind mount propagated, and a plain unmount fails with EBUSY there.
 func RemoveNetns(path string) error {
 	if _, err := os.Stat(path); os.IsNotExist(err) {
+		forget(path)
 		return nil
 	}
 	if err := unix.Unmount(path, unix.MNT_DETACH); err != nil && err != unix.EINVAL {
@@ -289,6 +291,7 @@ func RemoveNetns(path string) error {
 	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("remove netns %s: %w", path, err)
 	}
+	forget(path)
 	return nil
 }
 

@@ -17,8 +17,10 @@ type Reach struct {
 
 // WaitReachable pings, from every sandbox at once, the gateway and the sandbox's neighbour
 // (the next one in the list, the last one's being the first) until both answer or ctx ends,
-// and returns one Reach per sandbox in the list's order. Each probe is a single packet with
-// a one second wait, repeated: OVS drops the first packet to a MAC not yet resolved.
+// and returns one Reach per sandbox in the list's order. Each probe is a ping that sends a
+// packet every 100 ms for up to a second and ends at the first answer, repeated: OVS drops
+// the first packet to a MAC not yet resolved, and a single packet with a one second wait
+// would report a target that came up just after it was sent up to 1.1 s late.
 func WaitReachable(ctx context.Context, sandboxes []*Sandbox, gateway netip.Addr) []Reach {
 	out := make([]Reach, len(sandboxes))
 	var wg sync.WaitGroup
@@ -51,6 +53,6 @@ func ReachAll(ctx context.Context, sb *Sandbox, targets ...netip.Addr) time.Time
 
 func pingOnce(ctx context.Context, sb *Sandbox, dst netip.Addr) bool {
 	err := exec.CommandContext(ctx, "ip", "netns", "exec", sb.NetnsName(),
-		"ping", "-c", "1", "-W", "1", dst.String()).Run()
+		"ping", "-c", "1", "-i", "0.1", "-w", "1", dst.String()).Run()
 	return err == nil
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net"
 	"net/netip"
+	"slices"
 
 	"github.com/ovn-org/libovsdb/ovsdb"
 
@@ -15,16 +16,19 @@ import (
 
 // ExternalPortSpec is a router's link to an external (underlay) switch, as Kube-OVN's
 // handleAddVpcExternalSubnet makes it: the router port "<router>-<switch>" at Network with
-// MAC and one Gateway_Chassis "<port>-<chassis>" (a distributed gateway port: its NAT and
-// ARP for the external addresses happen on that chassis), the switch's port
+// MAC and a Gateway_Chassis "<port>-<chassis>" per chassis (a distributed gateway port: its
+// NAT and ARP for the external addresses happen on the highest-priority chassis that is up;
+// OVN moves it to the next when BFD finds that one down), the switch's port
 // "<switch>-<router>" of type router, and the router's default route via Gateway.
 type ExternalPortSpec struct {
 	Router, Switch string
 	Network        netip.Prefix // the port's address with the external subnet's prefix length
 	MAC            net.HardwareAddr
-	Chassis        string
-	Gateway        netip.Addr
-	Owner          OwnerRef
+	// Chassis are the gateway chassis in priority order: the first gets priority 100, the
+	// next 99, and so on, as Kube-OVN's CreateGatewayChassises.
+	Chassis []string
+	Gateway netip.Addr
+	Owner   OwnerRef
 }
 
 // RouterPortName is the router's port on the switch, "<router>-<switch>".
@@ -38,8 +42,10 @@ func (s ExternalPortSpec) Validate() error {
 	switch {
 	case validateName("router", s.Router) != nil || validateName("switch", s.Switch) != nil:
 		return fmt.Errorf("%w: %s: router and switch names are required", ovn.ErrInvalid, what)
-	case !s.Network.IsValid() || len(s.MAC) != 6 || s.Chassis == "":
+	case !s.Network.IsValid() || len(s.MAC) != 6 || len(s.Chassis) == 0:
 		return fmt.Errorf("%w: %s: network, MAC and chassis are required", ovn.ErrInvalid, what)
+	case len(s.Chassis) > 100 || slices.Contains(s.Chassis, "") || len(slices.Compact(slices.Sorted(slices.Values(s.Chassis)))) != len(s.Chassis):
+		return fmt.Errorf("%w: %s: chassis %q: want 1-100 distinct names", ovn.ErrInvalid, what, s.Chassis)
 	case !s.Gateway.IsValid() || !s.Network.Masked().Contains(s.Gateway):
 		return fmt.Errorf("%w: %s: gateway %s is not inside %s", ovn.ErrInvalid, what, s.Gateway, s.Network)
 	}
@@ -72,8 +78,7 @@ func (c *Client) EnsureExternalPort(ctx context.Context, spec ExternalPortSpec) 
 	return nil
 }
 
-// externalPortOps appends what makes the router port and its gateway chassis right (a
-// changed chassis is a new Gateway_Chassis row; the old one, unreferenced, goes with it).
+// externalPortOps appends what makes the router port and its gateway chassis right.
 func (c *Client) externalPortOps(ctx context.Context, spec ExternalPortSpec) ([]ovsdb.Operation, error) {
 	lr, err := c.ownedRouter(ctx, spec.Router)
 	if err != nil {
@@ -88,17 +93,20 @@ func (c *Client) externalPortOps(ctx context.Context, spec ExternalPortSpec) ([]
 	if cur != nil && !ovn.HasAll(cur.ExternalIDs, ids) {
 		return nil, fmt.Errorf("router port %s: %w", name, ovn.ErrNotOwned)
 	}
-	gwc := &nbdb.GatewayChassis{UUID: "new_gwc", Name: name + "-" + spec.Chassis, ChassisName: spec.Chassis, Priority: 100, ExternalIDs: maps.Clone(ids)}
-	want := &nbdb.LogicalRouterPort{UUID: "new_ext_lrp", Name: name, MAC: spec.MAC.String(), Networks: []string{spec.Network.String()},
-		GatewayChassis: []string{gwc.UUID}, ExternalIDs: maps.Clone(ids)}
-	ops, err := c.nb.Create(gwc)
-	if err != nil {
-		return nil, fmt.Errorf("build gateway chassis of %s: %w", name, err)
+	var have []string
+	if cur != nil {
+		have = cur.GatewayChassis
 	}
+	refs, ops, same, err := c.gatewayChassisOps(ctx, name, have, spec.Chassis, ids)
+	if err != nil {
+		return nil, err
+	}
+	want := &nbdb.LogicalRouterPort{UUID: "new_ext_lrp", Name: name, MAC: spec.MAC.String(), Networks: []string{spec.Network.String()},
+		GatewayChassis: refs, ExternalIDs: maps.Clone(ids)}
 	if cur == nil {
 		return c.insertChild(ops, want, want.UUID, parentRef{nbdb.LogicalRouterTable, lr.UUID, lr.Name, "ports"})
 	}
-	if cur.MAC == want.MAC && sameSet(cur.Networks, want.Networks) && c.onChassis(ctx, cur.GatewayChassis, spec.Chassis) {
+	if cur.MAC == want.MAC && sameSet(cur.Networks, want.Networks) && same {
 		return nil, nil
 	}
 	want.UUID = cur.UUID
@@ -109,10 +117,43 @@ func (c *Client) externalPortOps(ctx context.Context, spec ExternalPortSpec) ([]
 	return append(ops, upd...), nil
 }
 
-// onChassis says whether the port's gateway chassis are exactly one row on chassis.
-func (c *Client) onChassis(ctx context.Context, refs []string, chassis string) bool {
-	rows, err := byUUID(ctx, c, refs, func(u string) *nbdb.GatewayChassis { return &nbdb.GatewayChassis{UUID: u} })
-	return err == nil && len(refs) == 1 && len(rows) == 1 && rows[0].ChassisName == chassis
+// gatewayChassisOps returns the port's gateway_chassis column for chassis (priority 100 for
+// the first, 99 for the next, ...) and the operations that make its rows: a row of the port
+// already on a chassis is kept (its priority updated when it differs), one for a new chassis
+// is created; a row no longer listed leaves the column and, unreferenced, goes with it. same
+// says the rows were already exactly these.
+func (c *Client) gatewayChassisOps(ctx context.Context, port string, have, chassis []string, ids map[string]string) ([]string, []ovsdb.Operation, bool, error) {
+	rows, err := byUUID(ctx, c, have, func(u string) *nbdb.GatewayChassis { return &nbdb.GatewayChassis{UUID: u} })
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("read gateway chassis of %s: %w", port, err)
+	}
+	byChassis := map[string]*nbdb.GatewayChassis{}
+	for _, r := range rows {
+		byChassis[r.ChassisName] = r
+	}
+	same := len(rows) == len(have) && len(have) == len(chassis)
+	var refs []string
+	var ops []ovsdb.Operation
+	for i, ch := range chassis {
+		prio := 100 - i
+		r := byChassis[ch]
+		var op []ovsdb.Operation
+		switch {
+		case r == nil:
+			r = &nbdb.GatewayChassis{UUID: fmt.Sprintf("new_gwc%d", i), Name: port + "-" + ch, ChassisName: ch, Priority: prio, ExternalIDs: maps.Clone(ids)}
+			op, err = c.nb.Create(r)
+			same = false
+		case r.Priority != prio:
+			r.Priority = prio
+			op, err = c.nb.Where(r).Update(r, &r.Priority)
+			same = false
+		}
+		if err != nil {
+			return nil, nil, false, fmt.Errorf("build gateway chassis %s of %s: %w", ch, port, err)
+		}
+		refs, ops = append(refs, r.UUID), append(ops, op...)
+	}
+	return refs, ops, same, nil
 }
 
 // switchRouterPortOps appends the switch's router-type port when it is missing.

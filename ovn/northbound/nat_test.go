@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/edgeovn/edgeovn/ovn"
@@ -23,11 +24,11 @@ func TestExternalPortAndNAT(t *testing.T) {
 	f.mustWrite(t, 1, "vpc router", func() error { return f.c.EnsureVpcRouter(f.ctx, "vpc1") })
 	mac, _ := net.ParseMAC("0a:58:c0:00:02:0a")
 	ext := ExternalPortSpec{Router: "vpc1", Switch: "external", Network: netip.MustParsePrefix("192.0.2.10/24"), MAC: mac,
-		Chassis: "host-1", Gateway: netip.MustParseAddr("192.0.2.1"), Owner: OwnerRef{Kind: ovn.KindVpcExternal, Name: "vpc1"}}
+		Chassis: []string{"host-1"}, Gateway: netip.MustParseAddr("192.0.2.1"), Owner: OwnerRef{Kind: ovn.KindVpcExternal, Name: "vpc1"}}
 	f.mustWrite(t, 1, "external port", func() error { return f.c.EnsureExternalPort(f.ctx, ext) })
 	f.mustWrite(t, 0, "external port again", func() error { return f.c.EnsureExternalPort(f.ctx, ext) })
 	lrp, _ := f.c.routerPortByName(f.ctx, "vpc1-external")
-	if lrp == nil || lrp.MAC != mac.String() || !slices.Equal(lrp.Networks, []string{"192.0.2.10/24"}) || !f.c.onChassis(f.ctx, lrp.GatewayChassis, "host-1") {
+	if lrp == nil || lrp.MAC != mac.String() || !slices.Equal(lrp.Networks, []string{"192.0.2.10/24"}) {
 		t.Fatalf("router port %+v", lrp)
 	}
 	lsp, _ := f.c.switchPortByName(f.ctx, "external-vpc1")
@@ -39,12 +40,35 @@ func TestExternalPortAndNAT(t *testing.T) {
 	if len(routes) != 1 || routes[0].IPPrefix != "0.0.0.0/0" || routes[0].Nexthop != "192.0.2.1" {
 		t.Fatalf("routes %+v, want the default route via 192.0.2.1", routes)
 	}
-	ext.Chassis = "host-2"
-	f.mustWrite(t, 1, "external port moved", func() error { return f.c.EnsureExternalPort(f.ctx, ext) })
-	lrp, _ = f.c.routerPortByName(f.ctx, "vpc1-external")
-	if !f.c.onChassis(f.ctx, lrp.GatewayChassis, "host-2") {
-		t.Fatalf("gateway chassis not moved: %+v", lrp)
+	chassis := func(want ...string) {
+		t.Helper()
+		if got, err := f.gatewayChassis("vpc1-external"); err != nil || !slices.Equal(got, want) {
+			t.Fatalf("gateway chassis by priority %v (%v), want %v", got, err, want)
+		}
 	}
+	chassis("host-1")
+	ext.Chassis = []string{"host-2"}
+	f.mustWrite(t, 1, "external port moved", func() error { return f.c.EnsureExternalPort(f.ctx, ext) })
+	chassis("host-2")
+	// Failover: every external-gw-nodes host, the first highest; reordered in place.
+	ext.Chassis = []string{"host-1", "host-2", "host-3"}
+	f.mustWrite(t, 1, "external port on three chassis", func() error { return f.c.EnsureExternalPort(f.ctx, ext) })
+	f.mustWrite(t, 0, "three chassis again", func() error { return f.c.EnsureExternalPort(f.ctx, ext) })
+	chassis("host-1", "host-2", "host-3")
+	ext.Chassis = []string{"host-3", "host-1"}
+	f.mustWrite(t, 1, "external port reordered", func() error { return f.c.EnsureExternalPort(f.ctx, ext) })
+	chassis("host-3", "host-1")
+	var gwcs []*nbdb.GatewayChassis
+	if err := f.c.nb.List(f.ctx, &gwcs); err != nil || len(gwcs) != 2 {
+		t.Fatalf("%d Gateway_Chassis rows (%v), want 2 (host-2's gone with its reference)", len(gwcs), err)
+	}
+	for _, bad := range [][]string{{"host-1", "host-1"}, {"host-1", ""}} {
+		if err := f.c.EnsureExternalPort(f.ctx, ExternalPortSpec{Router: "vpc1", Switch: "external", Network: ext.Network, MAC: mac, Chassis: bad,
+			Gateway: ext.Gateway, Owner: ext.Owner}); err == nil || !strings.Contains(err.Error(), "distinct") {
+			t.Fatalf("chassis %q: %v, want refused naming the names", bad, err)
+		}
+	}
+	chassis("host-3", "host-1")
 
 	fip := NATSpec{Router: "vpc1", Type: nbdb.NATTypeDNATAndSNAT, ExternalIP: netip.MustParseAddr("192.0.2.11"),
 		LogicalIP: netip.MustParsePrefix("10.0.1.2/32"), LogicalPort: "p1.ns1", ExternalMAC: "0a:58:0a:00:01:02",
@@ -119,4 +143,23 @@ func TestDNAT(t *testing.T) {
 	if lb != nil || len(lr.LoadBalancer) != 0 {
 		t.Fatalf("after deletion: load balancer %+v, router's %v", lb, lr.LoadBalancer)
 	}
+}
+
+// gatewayChassis returns the chassis of the router port's gateway chassis rows by priority,
+// the highest first.
+func (f fixture) gatewayChassis(port string) ([]string, error) {
+	lrp, err := f.c.routerPortByName(f.ctx, port)
+	if err != nil || lrp == nil {
+		return nil, err
+	}
+	rows, err := byUUID(f.ctx, f.c, lrp.GatewayChassis, func(u string) *nbdb.GatewayChassis { return &nbdb.GatewayChassis{UUID: u} })
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(rows, func(a, b *nbdb.GatewayChassis) int { return b.Priority - a.Priority })
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.ChassisName
+	}
+	return out, nil
 }

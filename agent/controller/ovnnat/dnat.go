@@ -3,7 +3,6 @@ package ovnnat
 import (
 	"context"
 	"net/netip"
-	"slices"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,33 +19,21 @@ import (
 // default). A deleted rule loses exactly its load balancer.
 func (c *Controller) syncDnat(ctx context.Context, name string) error {
 	owner := northbound.OwnerRef{Kind: ovn.KindOvnDnatRule, Name: name}
-	u, err := c.live(ctx, "dnat", name, func(ctx context.Context) error {
+	u, r, err := liveAs[kubeovn.OvnDnatRule](ctx, c, "dnat", name, func(ctx context.Context) error {
 		_, err := c.req.NB.DeleteDNAT(ctx, owner)
 		return err
 	})
-	if u == nil || err != nil {
+	if r == nil {
 		return err
 	}
-	var r kubeovn.OvnDnatRule
-	if err := kubeovn.FromObject(u, &r); err != nil {
-		return err
-	}
-	spec, in, eip, ref := c.dnatSpec(ctx, &r)
-	if ref == nil {
-		spec.Owner = owner
-		if err := c.req.NB.EnsureDNAT(ctx, spec); err != nil {
-			ref = refuse(ReasonApplyError, "%v", err)
-		}
-	}
+	spec, in, eip, ref := c.dnatSpec(ctx, r)
+	ref = applyIf(ref, func() error { spec.Owner = owner; return c.req.NB.EnsureDNAT(ctx, spec) })
 	st := r.Status
-	st.Conditions = slices.Clone(st.Conditions)
-	changed := setConditions(&st.Conditions, ref)
-	st.Ready = ref == nil
 	if ref == nil {
 		st.Vpc, st.V4Eip, st.V4Ip, st.IPName = in.vpc, eip.Status.V4Ip, in.ip.Addr().String(), r.Spec.IPName
 		st.ExternalPort, st.InternalPort, st.Protocol = r.Spec.ExternalPort, r.Spec.InternalPort, string(spec.Protocol)
 	}
-	return c.writeStatus(ctx, "dnat", u, r.Status, st, ref, changed)
+	return finish(ctx, c, "dnat", u, r.Status, st, ref)
 }
 
 // dnatSpec validates the rule: its EIP, its ports (1-65535), its protocol (tcp, udp), its
@@ -88,7 +75,7 @@ func (c *Controller) dnatSpec(ctx context.Context, r *kubeovn.OvnDnatRule) (nort
 // olderDnat is another rule on the same EIP, protocol and external port created before this
 // one (ties: the smaller name), which keeps it.
 func (c *Controller) olderDnat(r *kubeovn.OvnDnatRule, proto string) string {
-	objs, _ := c.lists["dnat"].List(labels.Everything())
+	objs, _ := c.lister("dnat").List(labels.Everything())
 	for _, obj := range objs {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok || u.GetName() == r.Name {

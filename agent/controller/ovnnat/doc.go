@@ -4,8 +4,9 @@
 //
 //   - a custom Vpc with spec.enableExternal is linked to the external Subnet "external" (an
 //     underlay Subnet) as Kube-OVN links it: an OvnEip "<vpc>-external" of type lrp holds the
-//     address of the router port "<vpc>-external", whose gateway chassis is the first host of
-//     external-gw-nodes in the ConfigMap kube-system/ovn-external-gw-config, the switch gets
+//     address of the router port "<vpc>-external", whose gateway chassis are the hosts of
+//     external-gw-nodes in the ConfigMap kube-system/ovn-external-gw-config (priority 100
+//     for the first, 99 for the next, ...: OVN fails over by BFD), the switch gets
 //     the port "external-<vpc>", and the router a default route to the Subnet's gateway
 //     (rows owned by kind VpcExternal, so the Vpc's own sync leaves them alone); its
 //     status.enableExternal says the link is applied (external.go);
@@ -24,6 +25,12 @@
 // its rows (an EIP waits while a FIP or SNAT rule names it, then its address is released).
 // Every sync compares before it writes: a restart or a new leader writes nothing when all is
 // right, and Reconcile removes the rows of objects deleted while no controller ran.
+//
+// Pay only for what is used: the informers of OvnEip, OvnFip, OvnSnatRule and OvnDnatRule
+// run only while one of them exists or a Vpc asks for enableExternal (gate.go): at the start
+// of a term Open looks (a list of one item per kind) before the IPAM reconcile reads the
+// EIPs; while closed, a probe every ProbeEvery (or a Vpc's event) opens it; open and unused for
+// two probes, it stops them. Closed, the stores are empty, which the probe found true.
 //
 // Concurrency: one worker processes keys "<kind>/<name>"; the listers are the term's shared
 // informers' caches.

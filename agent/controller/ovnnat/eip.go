@@ -28,7 +28,7 @@ func externalSubnetOf(e *kubeovn.OvnEip) string {
 // Claims are the EIPs' addresses as their status records them: the IPAM reconcile at the
 // start of a term keeps them (and releases the EIPs deleted while no controller ran).
 func (c *Controller) Claims() []ipam.Allocation {
-	objs, _ := c.lists["eip"].List(labels.Everything())
+	objs, _ := c.lister("eip").List(labels.Everything())
 	var out []ipam.Allocation
 	for _, obj := range objs {
 		var e kubeovn.OvnEip
@@ -153,7 +153,7 @@ func (c *Controller) externalSubnet(name, field string) ([]netip.Prefix, netip.A
 func (c *Controller) eipUsers(eip string) []string {
 	var out []string
 	for _, kind := range []string{"fip", "snat", "dnat"} {
-		objs, _ := c.lists[kind].List(labels.Everything())
+		objs, _ := c.lister(kind).List(labels.Everything())
 		for _, obj := range objs {
 			if u, ok := obj.(*unstructured.Unstructured); ok {
 				if v, _, _ := unstructured.NestedString(u.Object, "spec", "ovnEip"); v == eip {
@@ -170,8 +170,6 @@ func (c *Controller) eipUsers(eip string) []string {
 // using it: fip, snat).
 func (c *Controller) eipStatus(ctx context.Context, u *unstructured.Unstructured, e *kubeovn.OvnEip, users []string, a ipam.Allocation, ref *refusal) error {
 	st := e.Status
-	st.Conditions = slices.Clone(st.Conditions)
-	changed := setConditions(&st.Conditions, ref)
 	if ref == nil || ref.reason == ReasonEipInUse {
 		if len(a.IPs) > 0 {
 			st.V4Ip, st.MacAddress = a.IPs[0].String(), a.MAC.String()
@@ -189,8 +187,7 @@ func (c *Controller) eipStatus(ctx context.Context, u *unstructured.Unstructured
 		}
 		st.Nat = strings.Join(nats, ",")
 	}
-	st.Ready = ref == nil
-	return c.writeStatus(ctx, "eip", u, e.Status, st, ref, changed)
+	return finish(ctx, c, "eip", u, e.Status, st, ref)
 }
 
 // readyEip returns the ready EIP called name, or a refusal naming field.

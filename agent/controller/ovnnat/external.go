@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -41,7 +42,7 @@ func (c *Controller) gatewayConfig(ctx context.Context) (gwConfig, *refusal) {
 		cfg.fipType = kubeovn.GWDistributed
 	}
 	for _, n := range strings.Split(data["external-gw-nodes"], ",") {
-		if n = strings.TrimSpace(n); n != "" {
+		if n = strings.TrimSpace(n); n != "" && !slices.Contains(cfg.nodes, n) {
 			cfg.nodes = append(cfg.nodes, n)
 		}
 	}
@@ -58,7 +59,8 @@ const lrpEipLabel = "edgeovn.io/vpc-external"
 
 // syncVpc links a custom Vpc with enableExternal to the external Subnet as Kube-OVN does: the
 // OvnEip "<vpc>-external" (type lrp) holds the router port's address, the port
-// "<vpc>-external" has the first external-gw-nodes host as its gateway chassis, and the
+// "<vpc>-external" has every external-gw-nodes host as a gateway chassis (the first the
+// highest priority: OVN fails over to the next when it is down), and the
 // router's default route goes to the external Subnet's gateway. A Vpc without it (or gone)
 // loses exactly these rows and that EIP.
 func (c *Controller) syncVpc(ctx context.Context, name string) error {
@@ -74,6 +76,10 @@ func (c *Controller) syncVpc(ctx context.Context, name string) error {
 	}
 	if u == nil || v.DeletionTimestamp != nil || !v.Spec.EnableExternal || name == kubeovn.DefaultVpc {
 		return c.unlinkVpc(ctx, name, u)
+	}
+	if !c.gate.isOpen() {
+		c.gate.poke() // opening queues every Vpc again
+		return nil
 	}
 	spec, ref := c.externalSpec(ctx, name)
 	if ref == nil && spec == nil {
@@ -118,7 +124,7 @@ func (c *Controller) externalSpec(ctx context.Context, vpc string) (*northbound.
 		return nil, nil
 	}
 	return &northbound.ExternalPortSpec{Router: vpc, Switch: kubeovn.ExternalSubnet, Network: netip.PrefixFrom(ip, cidrs[0].Bits()),
-		MAC: mac, Chassis: cfg.nodes[0], Gateway: gw, Owner: northbound.OwnerRef{Kind: ovn.KindVpcExternal, Name: vpc}}, nil
+		MAC: mac, Chassis: cfg.nodes, Gateway: gw, Owner: northbound.OwnerRef{Kind: ovn.KindVpcExternal, Name: vpc}}, nil
 }
 
 // createLrpEip creates the router's OvnEip, as Kube-OVN's createOrUpdateOvnEipCR does.

@@ -3,7 +3,6 @@ package ovnnat
 import (
 	"context"
 	"net/netip"
-	"slices"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -29,29 +28,17 @@ type internal struct {
 // distributed. A deleted FIP loses exactly its row.
 func (c *Controller) syncFip(ctx context.Context, name string) error {
 	owner := northbound.OwnerRef{Kind: ovn.KindOvnFip, Name: name}
-	u, err := c.live(ctx, "fip", name, c.ownedRows(owner))
-	if u == nil || err != nil {
+	u, f, err := liveAs[kubeovn.OvnFip](ctx, c, "fip", name, c.ownedRows(owner))
+	if f == nil {
 		return err
 	}
-	var f kubeovn.OvnFip
-	if err := kubeovn.FromObject(u, &f); err != nil {
-		return err
-	}
-	spec, in, eip, ref := c.fipSpec(ctx, &f)
-	if ref == nil {
-		spec.Owner = owner
-		if err := c.req.NB.EnsureNAT(ctx, spec); err != nil {
-			ref = refuse(ReasonApplyError, "%v", err)
-		}
-	}
+	spec, in, eip, ref := c.fipSpec(ctx, f)
+	ref = applyIf(ref, func() error { spec.Owner = owner; return c.req.NB.EnsureNAT(ctx, spec) })
 	st := f.Status
-	st.Conditions = slices.Clone(st.Conditions)
-	changed := setConditions(&st.Conditions, ref)
-	st.Ready = ref == nil
 	if ref == nil {
 		st.Vpc, st.V4Eip, st.V4Ip, st.MacAddress = in.vpc, eip.Status.V4Ip, in.ip.Addr().String(), eip.Status.MacAddress
 	}
-	return c.writeStatus(ctx, "fip", u, f.Status, st, ref, changed)
+	return finish(ctx, c, "fip", u, f.Status, st, ref)
 }
 
 // fipSpec validates the FIP: its EIP exists, is ready and is no other FIP's; its internal
@@ -89,7 +76,7 @@ func (c *Controller) fipSpec(ctx context.Context, f *kubeovn.OvnFip) (northbound
 // olderFip is the name of another FIP on the same EIP created before this one (ties: the
 // smaller name), which keeps it.
 func (c *Controller) olderFip(f *kubeovn.OvnFip) string {
-	objs, _ := c.lists["fip"].List(labels.Everything())
+	objs, _ := c.lister("fip").List(labels.Everything())
 	for _, obj := range objs {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok || u.GetName() == f.Name {

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
+	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
@@ -35,6 +38,9 @@ type Request struct {
 	Events  record.EventRecorder
 	Log     *slog.Logger
 	Metrics *metrics.Metrics // nil: none
+	// ProbeEvery is how often the family looks for its first object while it has none
+	// (gate.go; 0: DefaultProbeEvery).
+	ProbeEvery time.Duration
 }
 
 // Controller is Kube-OVN's OVN NAT family: a Vpc's external link (enableExternal, external.go),
@@ -42,8 +48,8 @@ type Request struct {
 type Controller struct {
 	req   Request
 	log   *slog.Logger
-	lists map[string]cache.GenericLister // by kind: vpc, subnet, eip, fip, snat
-	infs  map[string]cache.SharedIndexInformer
+	infs  map[string]cache.SharedIndexInformer         // vpc and subnet: the term's shared informers
+	gate  *gate                                        // eip, fip, snat and dnat: started only when used
 	queue workqueue.TypedRateLimitingInterface[string] // "<kind>/<name>"
 }
 
@@ -59,21 +65,32 @@ var kinds = map[string]schema.GroupVersionResource{
 
 // New is the family of one term; the controller registers, reconciles and runs it.
 func New(req Request) *Controller {
-	return &Controller{req: req, log: req.Log.With("feature", "ovn-nat"), lists: map[string]cache.GenericLister{},
-		infs: map[string]cache.SharedIndexInformer{}, queue: queue.New("ovn-nat")}
+	if req.ProbeEvery <= 0 {
+		req.ProbeEvery = DefaultProbeEvery
+	}
+	return &Controller{req: req, log: req.Log.With("feature", "ovn-nat"),
+		infs: map[string]cache.SharedIndexInformer{}, gate: newGate(), queue: queue.New("ovn-nat")}
 }
 
 // Name is the feature's name in logs.
 func (c *Controller) Name() string { return "ovn-nat" }
 
-// Register adds the informers. Every change queues the object and everything that may depend
-// on it (few objects: a Vpc's change queues every FIP and SNAT rule, an EIP's every user).
+// Register adds handlers to the shared Vpc and Subnet informers (the NAT kinds' own informers
+// start only when used: gate.go). Every change queues the object and everything that may
+// depend on it (few objects: a Vpc's change queues every FIP and SNAT rule, an EIP's every
+// user); a Vpc asking for enableExternal opens a closed gate at once.
 func (c *Controller) Register(f *kubeapi.Informers) ([]cache.InformerSynced, error) {
 	var synced []cache.InformerSynced
-	for kind, gvr := range kinds {
+	for _, kind := range []string{"vpc", "subnet"} {
+		gvr := kinds[kind]
 		inf := f.Dynamic(c.req.Dynamic, gvr)
-		c.lists[kind], c.infs[kind] = inf.Lister(), inf.Informer()
-		on := func(obj any) { c.changed(kind, obj) }
+		c.infs[kind] = inf.Informer()
+		on := func(obj any) {
+			if u, ok := obj.(*unstructured.Unstructured); ok && kind == "vpc" && wantsExternal(u) && !c.gate.isOpen() {
+				c.gate.poke()
+			}
+			c.changed(kind, obj)
+		}
 		if _, err := inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc: on, UpdateFunc: func(_, obj any) { on(obj) }, DeleteFunc: on,
 		}); err != nil {
@@ -102,7 +119,7 @@ func (c *Controller) changed(kind string, obj any) {
 		c.queue.Add(kind + "/" + key)
 	}
 	for _, d := range deps {
-		for _, k := range c.infs[d].GetStore().ListKeys() {
+		for _, k := range c.store(d).ListKeys() {
 			c.queue.Add(d + "/" + k)
 		}
 	}
@@ -112,7 +129,7 @@ func (c *Controller) changed(kind string, obj any) {
 // ran (their owners in northbound without an object).
 func (c *Controller) Reconcile(ctx context.Context) error {
 	for _, kind := range []string{"eip", "vpc", "fip", "snat", "dnat"} {
-		for _, k := range c.infs[kind].GetStore().ListKeys() {
+		for _, k := range c.store(kind).ListKeys() {
 			if err := c.sync(ctx, kind+"/"+k); err != nil {
 				return err
 			}
@@ -124,7 +141,7 @@ func (c *Controller) Reconcile(ctx context.Context) error {
 			return err
 		}
 		for _, n := range names {
-			if _, ok, _ := c.infs[kind].GetStore().GetByKey(n); !ok {
+			if _, ok, _ := c.store(kind).GetByKey(n); !ok {
 				if err := c.sync(ctx, kind+"/"+n); err != nil {
 					return err
 				}
@@ -136,10 +153,13 @@ func (c *Controller) Reconcile(ctx context.Context) error {
 
 // Run processes the family's keys until ctx ends.
 func (c *Controller) Run(ctx context.Context) {
-	go func() {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
 		<-ctx.Done()
 		c.queue.ShutDown()
-	}()
+	})
+	wg.Go(func() { c.runGate(ctx) })
 	queue.Work(ctx, c.queue, queue.Worker{Kind: "ovn-nat", Sync: c.sync, Log: c.req.Log, Metrics: c.req.Metrics})
 }
 

@@ -46,7 +46,7 @@ func refuse(reason, format string, args ...any) *refusal {
 
 // get returns the object of kind called name from the cache, nil when there is none.
 func (c *Controller) get(kind, name string) (*unstructured.Unstructured, error) {
-	obj, err := c.lists[kind].Get(name)
+	obj, err := c.lister(kind).Get(name)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -78,6 +78,19 @@ func (c *Controller) live(ctx context.Context, kind, name string, remove func(co
 		return nil, err
 	}
 	return u, nil
+}
+
+// liveAs is live with the object read into T: nil when there is nothing to sync.
+func liveAs[T any](ctx context.Context, c *Controller, kind, name string, remove func(context.Context) error) (*unstructured.Unstructured, *T, error) {
+	u, err := c.live(ctx, kind, name, remove)
+	if u == nil || err != nil {
+		return nil, nil, err
+	}
+	var obj T
+	if err := kubeovn.FromObject(u, &obj); err != nil {
+		return nil, nil, err
+	}
+	return u, &obj, nil
 }
 
 // ownedRows is live's remove for an object whose rows carry its owner tag.
@@ -127,6 +140,34 @@ func setConditions(conds *[]kubeovn.Condition, ref *refusal) bool {
 	set(kubeovn.ConditionReady, "False", ref.reason, "not applied (what was applied before stays): "+ref.Error())
 	set(kubeovn.ConditionError, "True", ref.reason, ref.Error())
 	return changed
+}
+
+// natStatus is a NAT object's status (*kubeovn.OvnFipStatus, ...): its conditions and ready.
+type natStatus[S any] interface {
+	*S
+	Common() (*[]kubeovn.Condition, *bool)
+}
+
+// applyIf runs write when the spec was accepted (ref nil); a failed write is the refusal.
+func applyIf(ref *refusal, write func() error) *refusal {
+	if ref != nil {
+		return ref
+	}
+	if err := write(); err != nil {
+		return refuse(ReasonApplyError, "%v", err)
+	}
+	return nil
+}
+
+// finish is every NAT object's status tail: after (before with the fields the sync filled)
+// gets Validated, Ready and Error from ref and ready = ref == nil, and is written when it
+// differs from before (writeStatus).
+func finish[S any, P natStatus[S]](ctx context.Context, c *Controller, kind string, u *unstructured.Unstructured, before, after S, ref *refusal) error {
+	conds, ready := P(&after).Common()
+	*conds = slices.Clone(*conds) // before's stay as they were, to compare
+	changed := setConditions(conds, ref)
+	*ready = ref == nil
+	return c.writeStatus(ctx, kind, u, before, after, ref, changed)
 }
 
 // writeStatus patches the object's status to after when it differs from before, and sends

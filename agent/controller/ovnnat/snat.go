@@ -3,7 +3,6 @@ package ovnnat
 import (
 	"context"
 	"net/netip"
-	"slices"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/ovn"
@@ -16,37 +15,27 @@ import (
 // address (ipName) or v4IpCidr (with vpc). A deleted rule loses exactly its row.
 func (c *Controller) syncSnat(ctx context.Context, name string) error {
 	owner := northbound.OwnerRef{Kind: ovn.KindOvnSnatRule, Name: name}
-	u, err := c.live(ctx, "snat", name, c.ownedRows(owner))
-	if u == nil || err != nil {
-		return err
-	}
-	var r kubeovn.OvnSnatRule
-	if err := kubeovn.FromObject(u, &r); err != nil {
+	u, r, err := liveAs[kubeovn.OvnSnatRule](ctx, c, "snat", name, c.ownedRows(owner))
+	if r == nil {
 		return err
 	}
 	eip, ref := c.readyEip(r.Spec.OvnEip, "spec.ovnEip")
 	var in internal
 	if ref == nil {
-		in, ref = c.snatInternal(ctx, &r)
+		in, ref = c.snatInternal(ctx, r)
 	}
-	if ref == nil {
+	ref = applyIf(ref, func() error {
 		ext, _ := netip.ParseAddr(eip.Status.V4Ip)
-		err := c.req.NB.EnsureNAT(ctx, northbound.NATSpec{Router: in.vpc, Type: nbdb.NATTypeSNAT, ExternalIP: ext, LogicalIP: in.ip, Owner: owner})
-		if err != nil {
-			ref = refuse(ReasonApplyError, "%v", err)
-		}
-	}
+		return c.req.NB.EnsureNAT(ctx, northbound.NATSpec{Router: in.vpc, Type: nbdb.NATTypeSNAT, ExternalIP: ext, LogicalIP: in.ip, Owner: owner})
+	})
 	st := r.Status
-	st.Conditions = slices.Clone(st.Conditions)
-	changed := setConditions(&st.Conditions, ref)
-	st.Ready = ref == nil
 	if ref == nil {
 		st.Vpc, st.V4Eip, st.V4IpCidr = in.vpc, eip.Status.V4Ip, in.ip.String()
 		if in.ip.IsSingleIP() {
 			st.V4IpCidr = in.ip.Addr().String()
 		}
 	}
-	return c.writeStatus(ctx, "snat", u, r.Status, st, ref, changed)
+	return finish(ctx, c, "snat", u, r.Status, st, ref)
 }
 
 // snatInternal resolves vpcSubnet (its first CIDR and its VPC), ipName or v4IpCidr.
