@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/client-go/dynamic"
-
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
@@ -22,11 +20,7 @@ import (
 // go and the overlay pod no longer reaches it.
 func TestUnderlayU2OCustomVpc(t *testing.T) {
 	w, ctx := startUnderlay(t)
-	dyn, err := dynamic.NewForConfig(w.cl.c.Central.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	vpcs := dyn.Resource(kubeovn.VpcResource)
+	vpcs := w.dyn.Resource(kubeovn.VpcResource)
 	applyYAML(ctx, t, w.pns, "apiVersion: kubeovn.io/v1\nkind: ProviderNetwork\nmetadata:\n  name: site\nspec:\n  defaultInterface: eth1\n")
 	w.pnReady(ctx, t, "site")
 	applyYAML(ctx, t, w.vlans, "apiVersion: kubeovn.io/v1\nkind: Vlan\nmetadata:\n  name: v100\nspec:\n  id: 100\n  provider: site\n")
