@@ -1,11 +1,13 @@
 package e2e
 
 import (
+	"context"
 	"os/exec"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/e2e/podsim"
@@ -17,7 +19,8 @@ import (
 // its br-site follows it (the mtu label says so). An underlay Subnet on VLAN 200 with
 // logicalGateway: true gets its router port on ovn-cluster at spec.gateway (no site router on
 // that VLAN): its pods' gateway is OVN's, they talk across the hosts tagged 200, and reach an
-// overlay pod on the other host through the cluster router.
+// overlay pod on the other host through the cluster router. Then excludeNodes naming edge-2
+// gives site0 its address and route back and takes edge-2 out of the status.
 func TestUnderlayInterfaces(t *testing.T) {
 	w, ctx := startUnderlay(t)
 	h1, h2 := w.cl.hosts[0], w.cl.hosts[1]
@@ -78,5 +81,27 @@ func TestUnderlayInterfaces(t *testing.T) {
 	retryPing(ctx, t, o2, p1.IP(), "overlay pod -> logicalGateway pod on the other host")
 	if err := podsim.TCP(ctx, p1, o2); err != nil {
 		t.Errorf("tcp logicalGateway pod -> overlay pod: %v", err)
+	}
+
+	// excludeNodes: edge-2 excluded gives site0 its address and route back and leaves the
+	// status; edge-1 keeps its bridge.
+	w.patchPN(ctx, t, `{"spec":{"excludeNodes":["`+w.cl.names[1]+`"]}}`)
+	eventually(ctx, t, w.cl.names[1]+" excluded: site0 has its address and route back, br-site gone", func() bool {
+		v := hostView(ctx, t, h2)
+		return !strings.Contains(v, "br-site") && strings.Contains(v, "198.18.0.0/15 via 198.51.100.1 dev site0") && reMatch(v, `site0@\S+\s+\S+\s+198.51.100.12/24`)
+	})
+	eventually(ctx, t, "readyNodes ["+w.cl.names[0]+"] only", func() bool {
+		st := w.pn(ctx, t, "site").Status
+		return len(st.ReadyNodes) == 1 && st.ReadyNodes[0] == w.cl.names[0] && st.NodeCondition(w.cl.names[1], kubeovn.ConditionReady) == nil
+	})
+	if v := hostView(ctx, t, h1); !reMatch(v, `br-site\s+\S+\s+198.51.100.11/24`) {
+		t.Errorf("%s: want its bridge kept:\n%s", w.cl.names[0], v)
+	}
+}
+
+func (w *underlayWorld) patchPN(ctx context.Context, t *testing.T, patch string) {
+	t.Helper()
+	if _, err := w.pns.Patch(ctx, "site", types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("patch provider network site %s: %v", patch, err)
 	}
 }
