@@ -46,8 +46,17 @@ func TestUnderlayDualStack(t *testing.T) {
 		extra:        []string{"--cluster-cidr=" + dualClusterCIDR, "--service-cidr=10.43.0.0/16,2001:cafe:43::/112"},
 		serviceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.43.0.0/16"), netip.MustParsePrefix("2001:cafe:43::/112")}})
 	w.addSite6(ctx, t)
+	w.waitHosts6(ctx, t, "eth1")
+	ping6 := startPinger(t, w.cl.hosts[0].rig.Netns, siteFar6)
+	time.Sleep(300 * time.Millisecond)
 	applyYAML(ctx, t, w.pns, "apiVersion: kubeovn.io/v1\nkind: ProviderNetwork\nmetadata:\n  name: site\nspec:\n  defaultInterface: eth1\n")
 	w.pnReady(ctx, t, "site")
+	time.Sleep(2 * time.Second)
+	sent, lost := ping6.stop(t)
+	t.Logf("%s: IPv6 pings (10 ms apart) through the route br-site took from eth1, until 2 s after Ready: %d sent, %d lost", w.cl.names[0], sent, lost)
+	if lost > 0 {
+		t.Errorf("%s lost %d of %d IPv6 pings through its eth1 route while br-site took eth1", w.cl.names[0], lost, sent)
+	}
 	w.checkHosts6(ctx, t)
 	applyYAML(ctx, t, w.vlans, "apiVersion: kubeovn.io/v1\nkind: Vlan\nmetadata:\n  name: v100\nspec:\n  id: 100\n  provider: site\n")
 	applyYAML(ctx, t, w.subnets, dualUnderlaySubnet)
@@ -218,6 +227,18 @@ func (w *underlayWorld) checkHosts6(ctx context.Context, t *testing.T) {
 		if out, err := e.rig.Run(ctx, "ping", "-c3", "-i0.2", "-W1", siteFar6.String()); err != nil {
 			t.Errorf("%s -> %s over IPv6 through br-site: %v\n%s", w.cl.names[i], siteFar6, err, out)
 		}
+	}
+}
+
+// waitHosts6 waits until each host's IPv6 address on dev has passed DAD.
+func (w *underlayWorld) waitHosts6(ctx context.Context, t *testing.T, dev string) {
+	t.Helper()
+	for i, e := range w.cl.hosts {
+		want := fmt.Sprintf("2001:db8:51::%d/64", 11+i)
+		eventually(ctx, t, w.cl.names[i]+": "+want+" on "+dev+" past DAD", func() bool {
+			out, _ := e.rig.Run(ctx, "ip", "-6", "-o", "addr", "show", "dev", dev)
+			return strings.Contains(string(out), want) && !strings.Contains(string(out), "tentative")
+		})
 	}
 }
 

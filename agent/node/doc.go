@@ -44,7 +44,8 @@
 // With kube-proxy present the table is removed and no health check is served.
 // Underlay (underlay.go, underlay_status.go): each kubeovn.io/v1 ProviderNetwork that names
 // this host gets br-<provider> (this host's datapath, a fixed MAC) with the NIC as its uplink,
-// the host's addresses and routes moved to it without a gap (hostnet.MoveAddrs), and its
+// the host's addresses and routes moved to it without a gap (hostnet.MoveAddrs; IPv6 DAD off
+// on the bridge, the addresses passed it on the NIC), and its
 // ovn-bridge-mappings entry; a network gone or excluding this node gets its NIC back, and so
 // does every provider bridge at `edgeovn cleanup --ovs`. Nothing is given back before the first
 // list of ProviderNetworks arrived, and a bad spec of a wired network leaves it wired; a NIC in

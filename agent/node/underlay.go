@@ -257,7 +257,7 @@ func (u *underlay) take(ctx context.Context, w wantedUplink) nodeVerdict {
 	if err != nil {
 		return fail(fmt.Errorf("wait for bridge %s's device: %w", br, err))
 	}
-	moved, err := hostnet.MoveAddrs(ctx, hostnet.MoveRequest{From: w.nic, To: br, CopyMTU: true, Log: r.log})
+	moved, err := hostnet.MoveAddrs(ctx, hostnet.MoveRequest{From: w.nic, To: br, CopyMTU: true, NoDAD: true, Log: r.log})
 	if err != nil {
 		return fail(err)
 	}
