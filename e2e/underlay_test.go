@@ -48,7 +48,13 @@ func startUnderlay(t *testing.T) (*underlayWorld, context.Context) {
 // startUnderlayHosts is startUnderlay with n hosts.
 func startUnderlayHosts(t *testing.T, n int) (*underlayWorld, context.Context) {
 	t.Helper()
-	cl, ctx := startCluster(t, n)
+	return startUnderlaySpec(t, clusterSpec{hosts: n})
+}
+
+// startUnderlaySpec is startUnderlay on the cluster spec describes.
+func startUnderlaySpec(t *testing.T, spec clusterSpec) (*underlayWorld, context.Context) {
+	t.Helper()
+	cl, ctx := startClusterWith(t, spec)
 	site, err := cl.c.AddSite(ctx, harness.SiteOptions{VLAN: 100, Gateway: siteGW, Device: siteDevice, LAN: siteLAN})
 	if err != nil {
 		t.Fatalf("site: %v", err)

@@ -9,6 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -60,11 +61,16 @@ type CustomInterface struct {
 
 // ProviderNetworkSpec is Kube-OVN's spec, field names unchanged.
 type ProviderNetworkSpec struct {
-	DefaultInterface            string            `json:"defaultInterface,omitempty"`
-	CustomInterfaces            []CustomInterface `json:"customInterfaces,omitempty"`
-	ExcludeNodes                []string          `json:"excludeNodes,omitempty"`
-	ExchangeLinkName            bool              `json:"exchangeLinkName,omitempty"`
-	AutoCreateVlanSubinterfaces bool              `json:"autoCreateVlanSubinterfaces,omitempty"`
+	DefaultInterface string            `json:"defaultInterface,omitempty"`
+	CustomInterfaces []CustomInterface `json:"customInterfaces,omitempty"`
+	// NodeSelector, when set, chooses the nodes and excludeNodes is not read (Kube-OVN's
+	// IsNodeExcludedFromProviderNetwork).
+	NodeSelector                *metav1.LabelSelector `json:"nodeSelector,omitempty"`
+	ExcludeNodes                []string              `json:"excludeNodes,omitempty"`
+	ExchangeLinkName            bool                  `json:"exchangeLinkName,omitempty"`
+	AutoCreateVlanSubinterfaces bool                  `json:"autoCreateVlanSubinterfaces,omitempty"`
+	PreserveVlanInterfaces      bool                  `json:"preserveVlanInterfaces,omitempty"`
+	VlanInterfaces              []string              `json:"vlanInterfaces,omitempty"`
 }
 
 // ProviderNetworkCondition is one node's condition.
@@ -160,6 +166,16 @@ func (pn *ProviderNetwork) Validate() error {
 	if err := ValidateInterfaceName("spec.defaultInterface", pn.Spec.DefaultInterface); err != nil {
 		return err
 	}
+	if pn.Spec.NodeSelector != nil {
+		if _, err := metav1.LabelSelectorAsSelector(pn.Spec.NodeSelector); err != nil {
+			return fmt.Errorf("%w: spec.nodeSelector: %w", ErrInvalidUnderlay, err)
+		}
+	}
+	for i, name := range pn.Spec.VlanInterfaces {
+		if err := ValidateInterfaceName(fmt.Sprintf("spec.vlanInterfaces[%d]", i), name); err != nil {
+			return err
+		}
+	}
 	seen := map[string]int{}
 	for i, ci := range pn.Spec.CustomInterfaces {
 		if err := ValidateInterfaceName(fmt.Sprintf("spec.customInterfaces[%d].interface", i), ci.Interface); err != nil {
@@ -176,9 +192,16 @@ func (pn *ProviderNetwork) Validate() error {
 }
 
 // NodeInterface is the NIC the provider network uses on node, and false when the node is
-// excluded (excludeNodes).
-func (pn *ProviderNetwork) NodeInterface(node string) (string, bool) {
-	if slices.Contains(pn.Spec.ExcludeNodes, node) {
+// excluded: with spec.nodeSelector, when nodeLabels do not match it (excludeNodes is then
+// not read, as in Kube-OVN); without, when excludeNodes names it. An invalid selector excludes
+// no node (Validate refuses it, naming the field).
+func (pn *ProviderNetwork) NodeInterface(node string, nodeLabels map[string]string) (string, bool) {
+	if pn.Spec.NodeSelector != nil {
+		sel, err := metav1.LabelSelectorAsSelector(pn.Spec.NodeSelector)
+		if err == nil && !sel.Matches(labels.Set(nodeLabels)) {
+			return "", false
+		}
+	} else if slices.Contains(pn.Spec.ExcludeNodes, node) {
 		return "", false
 	}
 	for _, ci := range pn.Spec.CustomInterfaces {
@@ -220,6 +243,14 @@ func (st *ProviderNetworkStatus) NodeCondition(node, t string) *ProviderNetworkC
 		}
 	}
 	return nil
+}
+
+// RemoveNode removes node's conditions (the node no longer serves the network); it reports
+// whether there were any.
+func (st *ProviderNetworkStatus) RemoveNode(node string) bool {
+	n := len(st.Conditions)
+	st.Conditions = slices.DeleteFunc(st.Conditions, func(c ProviderNetworkCondition) bool { return c.Node == node })
+	return len(st.Conditions) != n
 }
 
 // SetNodeCondition sets node's condition t as SubnetStatus.SetCondition does; it reports

@@ -40,10 +40,31 @@ func TestProviderNetworkNodeInterface(t *testing.T) {
 	pn := &ProviderNetwork{Spec: ProviderNetworkSpec{DefaultInterface: "eth1", ExcludeNodes: []string{"x"},
 		CustomInterfaces: []CustomInterface{{Interface: "eth9", Nodes: []string{"c"}}}}}
 	for node, want := range map[string]string{"a": "eth1", "c": "eth9", "x": ""} {
-		got, ok := pn.NodeInterface(node)
+		got, ok := pn.NodeInterface(node, nil)
 		if got != want || ok != (want != "") {
 			t.Errorf("node %s: %q %v, want %q", node, got, ok, want)
 		}
+	}
+	// With nodeSelector, the labels choose and excludeNodes is not read (Kube-OVN's rule).
+	pn.Spec.NodeSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"site": "a"}}
+	for _, c := range []struct {
+		node   string
+		labels map[string]string
+		want   string
+	}{{"a", map[string]string{"site": "a"}, "eth1"}, {"x", map[string]string{"site": "a"}, "eth1"}, {"c", map[string]string{"site": "a", "k": "v"}, "eth9"},
+		{"a", map[string]string{"site": "b"}, ""}, {"a", nil, ""}} {
+		got, ok := pn.NodeInterface(c.node, c.labels)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("selector site=a, node %s labels %v: %q %v, want %q", c.node, c.labels, got, ok, c.want)
+		}
+	}
+	pn.Name = "site"
+	pn.Spec.NodeSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "site", Operator: "Sometimes"}}}
+	if err := pn.Validate(); !errors.Is(err, ErrInvalidUnderlay) || !strings.Contains(err.Error(), "spec.nodeSelector") {
+		t.Errorf("invalid selector: %v, want an invalid spec naming spec.nodeSelector", err)
+	}
+	if _, ok := pn.NodeInterface("a", nil); !ok {
+		t.Error("an invalid selector excludes the node: want it to apply (and be refused by Validate)")
 	}
 }
 

@@ -44,17 +44,24 @@
 // With kube-proxy present the table is removed and no health check is served.
 // Underlay (underlay.go, underlay_status.go): each kubeovn.io/v1 ProviderNetwork that names
 // this host gets br-<provider> (this host's datapath, a fixed MAC) with the NIC as its uplink,
-// the host's addresses and routes moved to it without a gap (hostnet.MoveAddrs), and its
+// the host's addresses and routes moved to it without a gap (hostnet.MoveAddrs; IPv6 DAD off
+// on the bridge, the addresses passed it on the NIC), and its
 // ovn-bridge-mappings entry; a network gone or excluding this node gets its NIC back, and so
 // does every provider bridge at `edgeovn cleanup --ovs`. Nothing is given back before the first
 // list of ProviderNetworks arrived, and a bad spec of a wired network leaves it wired; a NIC in
 // a bridge stays that network's; ovn-chassis-mac-mappings gets a per-node, per-provider MAC
 // (routed traffic on the provider network leaves with it). Each node writes its own Ready
 // condition in the network's status, and a Warning Event on the network when it is not ready;
-// exchangeLinkName, and autoCreateVlanSubinterfaces for a missing subinterface, are refused
-// per node naming the field. An underlay Subnet with u2oInterconnection (u2o.go) is routed
-// through ovn0, and its pods' default gateway is its status.u2oInterconnectionIP; the CNI ADD
-// of such a pod fails until the controller has written it.
+// exchangeLinkName, autoCreateVlanSubinterfaces for a missing subinterface, and
+// vlanInterfaces/preserveVlanInterfaces naming subinterfaces the host has, are refused per node
+// naming the field. spec.nodeSelector, when set, chooses the nodes by this Node's labels (an
+// informer of this Node alone; excludeNodes then not read, as in Kube-OVN; with the Node
+// unreadable nothing changes); a node a network no longer applies to removes its condition
+// from the status. Each node keeps Kube-OVN's labels <provider>.provider-network.kubernetes.io/
+// ready, interface, mtu (ready) or exclude (not applying) on its Node (underlay_labels.go).
+// An underlay Subnet of the default VPC with u2oInterconnection (u2o.go) is routed through
+// ovn0; on any VPC its pods' default gateway is its status.u2oInterconnectionIP, and the CNI
+// ADD of such a pod fails until the controller has written it.
 // Pod QoS (podqos.go, agent/podqos): Kube-OVN's ingress_rate, egress_rate, bursts and netem
 // annotations are applied by the CNI server's Shaper at ADD and at each change of a pod of
 // this node (the pod watch's OnChange); bad values change nothing and are Warning Events.

@@ -105,7 +105,12 @@ func (v *subnetView) refresh(objs []any) {
 		if kubeovn.IPAMOnlyProvider(sn.Spec.Provider) {
 			continue // another plugin's network (macvlan) on the host's own: not OVN's to route
 		}
-		if kubeovn.VpcOf(sn.Spec) != kubeovn.DefaultVpc {
+		custom := kubeovn.VpcOf(sn.Spec) != kubeovn.DefaultVpc
+		g, isU2O := u2oGatewayOf(sn)
+		if sn.Spec.Vlan != "" && isU2O {
+			u2o[sn.Name] = g // on a custom VPC too: its pods' gateway is that VPC's router
+		}
+		if custom {
 			continue // a custom VPC's router is not linked to join: no host reaches it (docs/vpc.md)
 		}
 		cidrs, err := kubeovn.CIDRs(sn.Spec)
@@ -116,11 +121,8 @@ func (v *subnetView) refresh(objs []any) {
 			// An underlay subnet is on the site's network, reached through its router; with
 			// u2oInterconnection the hosts reach it through ovn0 and the cluster router, as
 			// in Kube-OVN.
-			if g, ok := u2oGatewayOf(sn); ok {
-				u2o[sn.Name] = g
-				if len(g.ips) > 0 {
-					routes = append(routes, cidrs...)
-				}
+			if isU2O && len(g.ips) > 0 {
+				routes = append(routes, cidrs...)
 			}
 			continue
 		}

@@ -84,7 +84,7 @@ func (r *Role) serveUnderlay(ctx context.Context, kube *kubeapi.Client) error {
 	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		return nil
 	}
-	u := &underlay{r: r, dyn: dyn, kube: kube, stopEvents: func() {}}
+	u := &underlay{r: r, dyn: dyn, kube: kube, node: &ownNode{name: r.req.NodeName, kube: kube, poke: poke}, stopEvents: func() {}}
 	defer func() { u.stopEvents() }()
 	tick := time.NewTicker(underlayResync)
 	defer tick.Stop()
@@ -103,7 +103,8 @@ func (r *Role) serveUnderlay(ctx context.Context, kube *kubeapi.Client) error {
 type underlay struct {
 	r    *Role
 	dyn  dynamic.Interface
-	kube *kubeapi.Client // Events (nil: none)
+	kube *kubeapi.Client // Events and the Node's labels (nil: none)
+	node *ownNode        // this node's labels (spec.nodeSelector)
 	// events records the Warning Events of a node not ready, made at the first one
 	// (underlay_status.go).
 	events     record.EventRecorder
@@ -130,7 +131,17 @@ func (u *underlay) sync(ctx context.Context, lister cache.GenericLister) {
 		r.log.Warn("list provider bridges", "err", err)
 		return
 	}
-	wanted, verdicts := u.plan(objs, have)
+	if len(objs) > 0 {
+		if err := u.node.start(ctx); err != nil {
+			r.log.Warn("watch this node for the provider networks' nodeSelector", "err", err)
+		}
+	}
+	nodeLabels, known := u.node.labels()
+	if !known && anySelector(objs) {
+		r.log.Warn("this node's object is not readable: provider networks with spec.nodeSelector cannot be matched, nothing changed on this host", "node", r.req.NodeName)
+		return
+	}
+	wanted, verdicts := u.plan(objs, have, nodeLabels)
 	for _, b := range have {
 		w, ok := wanted[b.Provider]
 		_, bad := verdicts[b.Provider]
@@ -151,13 +162,15 @@ func (u *underlay) sync(ctx context.Context, lister cache.GenericLister) {
 		verdicts[name] = u.take(ctx, w)
 	}
 	u.report(ctx, verdicts)
+	u.dropConditions(ctx, objs, wanted)
+	u.label(ctx, objs, nodeLabels, wanted, verdicts)
 }
 
 // plan returns the provider networks this node takes a NIC for, and the verdicts already
 // reached (a network refused on this node: bad spec, missing NIC, NIC of another network).
 // A NIC already in a provider bridge stays its network's; a free one goes to the oldest
 // network that names it (then the first by name).
-func (u *underlay) plan(objs []runtime.Object, have []vswitch.ProviderBridge) (map[string]wantedUplink, map[string]nodeVerdict) {
+func (u *underlay) plan(objs []runtime.Object, have []vswitch.ProviderBridge, nodeLabels map[string]string) (map[string]wantedUplink, map[string]nodeVerdict) {
 	node := u.r.req.NodeName
 	wanted, verdicts := map[string]wantedUplink{}, map[string]nodeVerdict{}
 	var pns []*kubeovn.ProviderNetwork
@@ -180,7 +193,7 @@ func (u *underlay) plan(objs []runtime.Object, have []vswitch.ProviderBridge) (m
 	})
 	byNIC := map[string]string{}
 	for _, pn := range pns {
-		nic, applies := pn.NodeInterface(node)
+		nic, applies := pn.NodeInterface(node, nodeLabels)
 		for _, b := range have {
 			if applies && b.Provider == pn.Name && slices.Contains(b.NICs, nic) {
 				byNIC[nic] = pn.Name
@@ -188,7 +201,7 @@ func (u *underlay) plan(objs []runtime.Object, have []vswitch.ProviderBridge) (m
 		}
 	}
 	for _, pn := range pns {
-		nic, applies := pn.NodeInterface(node)
+		nic, applies := pn.NodeInterface(node, nodeLabels)
 		if !applies {
 			continue
 		}
@@ -207,6 +220,11 @@ func (u *underlay) plan(objs []runtime.Object, have []vswitch.ProviderBridge) (m
 				msg = fmt.Sprintf("interface %s not found on node %s and spec.autoCreateVlanSubinterfaces: edgeovn does not create VLAN subinterfaces: nothing changed on this host; create %s on the host, or name %s and put the Subnet on a Vlan with id %s (OVS tags it)", nic, node, nic, parent, id)
 			}
 			verdicts[pn.Name] = nodeVerdict{reason: ReasonBridgeFailed, msg: msg}
+			continue
+		}
+		if vifs := hostnet.VlanSubinterfaces(nic, pn.Spec.VlanInterfaces, pn.Spec.PreserveVlanInterfaces); len(vifs) > 0 {
+			verdicts[pn.Name] = nodeVerdict{reason: ReasonBridgeFailed, msg: fmt.Sprintf("spec.vlanInterfaces/preserveVlanInterfaces: VLAN subinterfaces %s of %s on node %s: edgeovn does not move them onto %s (Kube-OVN does), and they would lose their traffic to the bridge: refused, nothing changed on this host; move their addresses off them or remove the fields",
+				strings.Join(vifs, ","), nic, node, kubeovn.BridgeName(pn.Name))}
 			continue
 		}
 		if other, ok := byNIC[nic]; ok && other != pn.Name {
@@ -239,7 +257,7 @@ func (u *underlay) take(ctx context.Context, w wantedUplink) nodeVerdict {
 	if err != nil {
 		return fail(fmt.Errorf("wait for bridge %s's device: %w", br, err))
 	}
-	moved, err := hostnet.MoveAddrs(ctx, hostnet.MoveRequest{From: w.nic, To: br, CopyMTU: true, Log: r.log})
+	moved, err := hostnet.MoveAddrs(ctx, hostnet.MoveRequest{From: w.nic, To: br, CopyMTU: true, NoDAD: true, Log: r.log})
 	if err != nil {
 		return fail(err)
 	}

@@ -46,6 +46,57 @@ func (u *underlay) report(ctx context.Context, verdicts map[string]nodeVerdict) 
 	}
 }
 
+// dropConditions removes this node's conditions from the provider networks that no longer
+// apply to it (excludeNodes, or spec.nodeSelector not matching its labels), as Kube-OVN's
+// readyNodes and notReadyNodes list only the nodes a network applies to.
+func (u *underlay) dropConditions(ctx context.Context, objs []runtime.Object, wanted map[string]wantedUplink) {
+	node := u.r.req.NodeName
+	for _, obj := range objs {
+		o, ok := obj.(*unstructured.Unstructured)
+		if _, applies := wanted[o.GetName()]; !ok || applies || o.GetDeletionTimestamp() != nil {
+			continue
+		}
+		if pn, err := kubeovn.ProviderNetworkFrom(o); err != nil || pn.Status.NodeCondition(node, kubeovn.ConditionReady) == nil {
+			continue
+		}
+		if err := u.updateStatus(ctx, o.GetName(), func(st *kubeovn.ProviderNetworkStatus) bool { return st.RemoveNode(node) }); err != nil {
+			u.r.log.Warn("remove this node from the provider network's status", "provider", o.GetName(), "err", err)
+		}
+	}
+}
+
+// updateStatus applies change to the provider network's status and writes it when change
+// reports a change (a conflict is retried with the object read again).
+func (u *underlay) updateStatus(ctx context.Context, name string, change func(*kubeovn.ProviderNetworkStatus) bool) error {
+	res := u.dyn.Resource(kubeovn.ProviderNetworkResource)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		obj, err := res.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		pn, err := kubeovn.ProviderNetworkFrom(obj)
+		if err != nil {
+			return err
+		}
+		if !change(&pn.Status) {
+			return nil
+		}
+		summarize(&pn.Status)
+		st, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&pn.Status)
+		if err != nil {
+			return fmt.Errorf("render status: %w", err)
+		}
+		if err := unstructured.SetNestedField(obj.Object, st, "status"); err != nil {
+			return err
+		}
+		_, err = res.UpdateStatus(ctx, obj, metav1.UpdateOptions{})
+		return err
+	})
+}
+
 // writeCondition returns the object it read (nil when gone), for the Event.
 func (u *underlay) writeCondition(ctx context.Context, name string, v nodeVerdict) (*unstructured.Unstructured, error) {
 	res := u.dyn.Resource(kubeovn.ProviderNetworkResource)

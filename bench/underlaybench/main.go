@@ -1,7 +1,8 @@
 // Command underlaybench measures Kube-OVN underlay networks on a harness.Cluster of two hosts
 // plugged into a site (harness.AddSite: an OVS switch with the site's router and a device on
 // VLAN 100): the pings a host loses through its own eth1 route while a ProviderNetwork takes
-// eth1 into br-site, the time from the ProviderNetwork's creation to Ready on both hosts, and,
+// eth1 into br-site, the time from the ProviderNetwork's creation to Ready on both hosts, the
+// pings it loses through br-site while edgeovn is SIGKILLed and restarted, and,
 // in the same run, ping p50/p99 and TCP throughput (iperf3) between pods on the two hosts over
 // the underlay (VLAN 100 through the site switch), over Geneve, and from an underlay pod to an
 // overlay pod through the cluster router (u2oInterconnection), alternating round by round.
@@ -72,6 +73,11 @@ func run(req Request) error {
 	if err != nil {
 		return err
 	}
+	fmt.Fprintln(os.Stderr, "edgeovn SIGKILLed and restarted on host 1 under a host ping through br-site")
+	restart, err := w.restart(ctx)
+	if err != nil {
+		return err
+	}
 	for round := range req.Rounds {
 		for i := range paths {
 			p := paths[(i+round)%len(paths)]
@@ -81,7 +87,7 @@ func run(req Request) error {
 			}
 		}
 	}
-	printTable(req, take, paths)
+	printTable(req, take, restart, paths)
 	return nil
 }
 
@@ -99,9 +105,11 @@ func measure(ctx context.Context, p *path, req Request) error {
 	return nil
 }
 
-func printTable(req Request, take takeover, paths []*path) {
+func printTable(req Request, take, restart takeover, paths []*path) {
 	fmt.Printf("\nProviderNetwork on eth1 of 2 hosts: created -> Ready on both in %v; host pings through its eth1 route (10 ms apart) during the move: %d sent, %d lost\n",
 		take.ready.Round(time.Millisecond), take.sent, take.lost)
+	fmt.Printf("edgeovn SIGKILLed and restarted on host 1 (an underlay Subnet wired): node ready again in %v; host pings through br-site (10 ms apart) from the kill to 2 s after: %d sent, %d lost\n",
+		restart.ready.Round(time.Millisecond), restart.sent, restart.lost)
 	fmt.Printf("\nPod to pod across 2 hosts (userspace datapath), %d rounds per path: %d pings 10 ms apart and iperf3 %d s per round; load average %s\n",
 		req.Rounds, req.Pings, req.Seconds, benchkit.LoadAvg())
 	fmt.Println("| path | ping p50 | ping p99 | TCP Mbit/s, median | TCP Mbit/s, per round |")

@@ -24,6 +24,8 @@ import (
 // world is the cluster, its site and the kubeovn.io/v1 client.
 type world struct {
 	c        *harness.Cluster
+	bin      string
+	daemons  []*harness.Process
 	site     *harness.Site
 	kubelets []*podsim.Kubelet
 	dyn      dynamic.Interface
@@ -37,7 +39,7 @@ func startWorld(ctx context.Context, bin string) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &world{c: c}
+	w := &world{c: c, bin: bin}
 	if err := w.start(ctx, bin); err != nil {
 		c.Stop()
 		return nil, err
@@ -48,9 +50,11 @@ func startWorld(ctx context.Context, bin string) (*world, error) {
 func (w *world) start(ctx context.Context, bin string) error {
 	for i, h := range w.c.Hosts {
 		node := fmt.Sprintf("edge-%d", i+1)
-		if _, err := daemon.Start(ctx, h, daemon.Spec{Node: node, BinDir: bin}); err != nil {
+		p, err := daemon.Start(ctx, h, daemon.Spec{Node: node, BinDir: bin})
+		if err != nil {
 			return err
 		}
+		w.daemons = append(w.daemons, p)
 		k := daemon.Kubelet(h, node)
 		if err := k.EnsureNode(ctx); err != nil {
 			return err
@@ -91,17 +95,72 @@ type takeover struct {
 
 var pingStats = regexp.MustCompile(`(\d+) packets transmitted, (\d+) received`)
 
+// hostPing is a ping from host 1 to 198.18.0.1 (through its eth1 route, or br-site's), 10 ms
+// apart, counted when stopped.
+type hostPing struct {
+	cmd *exec.Cmd
+	out *lockedBuffer
+}
+
+func (w *world) startHostPing(ctx context.Context) (*hostPing, error) {
+	p := &hostPing{cmd: exec.CommandContext(ctx, "ip", "netns", "exec", w.c.Hosts[0].Netns, "ping", "-n", "-i", "0.01", "-W", "1", "198.18.0.1"),
+		out: &lockedBuffer{}}
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		return nil, err
+	}
+	time.Sleep(300 * time.Millisecond)
+	return p, nil
+}
+
+// stop ends the ping and returns sent and lost.
+func (p *hostPing) stop() (sent, lost int, err error) {
+	_ = p.cmd.Process.Signal(interrupt)
+	_ = p.cmd.Wait()
+	m := pingStats.FindStringSubmatch(p.out.String())
+	if m == nil {
+		return 0, 0, fmt.Errorf("no ping statistics: %s", p.out.String())
+	}
+	sent, _ = strconv.Atoi(m[1])
+	got, _ := strconv.Atoi(m[2])
+	return sent, sent - got, nil
+}
+
+// restart SIGKILLs edgeovn on host 1 while it pings 198.18.0.1 through br-site (its underlay
+// Subnet wired: ovn-controller's patch port on the bridge), starts it again, waits until the
+// node is ready and 2 s more (its ProviderNetwork sync), and counts the pings.
+func (w *world) restart(ctx context.Context) (takeover, error) {
+	var t takeover
+	ping, err := w.startHostPing(ctx)
+	if err != nil {
+		return t, err
+	}
+	start := time.Now()
+	if err := w.daemons[0].Kill(); err != nil {
+		return t, err
+	}
+	p, err := daemon.Start(ctx, w.c.Hosts[0], daemon.Spec{Name: "edgeovn-restarted", Node: w.kubelets[0].Node, BinDir: w.bin})
+	if err != nil {
+		return t, err
+	}
+	w.daemons[0] = p
+	if err := w.kubelets[0].WaitReady(ctx); err != nil {
+		return t, err
+	}
+	t.ready = time.Since(start)
+	time.Sleep(2 * time.Second)
+	t.sent, t.lost, err = ping.stop()
+	return t, err
+}
+
 // createProvider creates ProviderNetwork site on eth1 while host 1 pings 198.18.0.1 through its
 // eth1 route, waits until both nodes are ready, and counts the pings.
 func (w *world) createProvider(ctx context.Context) (takeover, error) {
 	var t takeover
-	ping := exec.CommandContext(ctx, "ip", "netns", "exec", w.c.Hosts[0].Netns, "ping", "-n", "-i", "0.01", "-W", "1", "198.18.0.1")
-	out := &lockedBuffer{}
-	ping.Stdout, ping.Stderr = out, out
-	if err := ping.Start(); err != nil {
+	ping, err := w.startHostPing(ctx)
+	if err != nil {
 		return t, err
 	}
-	time.Sleep(300 * time.Millisecond)
 	start := time.Now()
 	if err := w.create(ctx, kubeovn.ProviderNetworkResource, map[string]any{"apiVersion": "kubeovn.io/v1", "kind": "ProviderNetwork",
 		"metadata": map[string]any{"name": "site"}, "spec": map[string]any{"defaultInterface": "eth1"}}); err != nil {
@@ -122,16 +181,8 @@ func (w *world) createProvider(ctx context.Context) (takeover, error) {
 	}
 	t.ready = time.Since(start)
 	time.Sleep(500 * time.Millisecond)
-	_ = ping.Process.Signal(interrupt)
-	_ = ping.Wait()
-	m := pingStats.FindStringSubmatch(out.String())
-	if m == nil {
-		return t, fmt.Errorf("no ping statistics: %s", out.String())
-	}
-	t.sent, _ = strconv.Atoi(m[1])
-	got, _ := strconv.Atoi(m[2])
-	t.lost = t.sent - got
-	return t, nil
+	t.sent, t.lost, err = ping.stop()
+	return t, err
 }
 
 // create creates the object.

@@ -172,7 +172,7 @@ func (c *Client) ProviderBridges(ctx context.Context) ([]ProviderBridge, error) 
 		pb := ProviderBridge{Provider: br.ExternalIDs[KeyProvider], Name: br.Name}
 		for _, pu := range br.Ports {
 			p := &vswitchdb.Port{UUID: pu}
-			if err := c.ovs.Get(ctx, p); err == nil && p.Name != br.Name {
+			if err := c.ovs.Get(ctx, p); err == nil && p.Name != br.Name && !c.isPatchPort(ctx, p) {
 				pb.NICs = append(pb.NICs, p.Name)
 			}
 		}
@@ -181,6 +181,19 @@ func (c *Client) ProviderBridges(ctx context.Context) ([]ProviderBridge, error) 
 	}
 	slices.SortFunc(out, func(a, b ProviderBridge) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// isPatchPort says whether the port is a patch port (ovn-controller's to br-int for a
+// localnet port): not the bridge's uplink. Counted as one, a provider bridge with an underlay
+// Subnet would look as if it held a second NIC and be given back and taken again at each sync.
+func (c *Client) isPatchPort(ctx context.Context, p *vswitchdb.Port) bool {
+	for _, iu := range p.Interfaces {
+		i := &vswitchdb.Interface{UUID: iu}
+		if err := c.ovs.Get(ctx, i); err == nil && i.Type == "patch" {
+			return true
+		}
+	}
+	return false
 }
 
 // DeleteProviderBridge removes the provider bridge edgeovn made (its ports and interfaces go

@@ -60,10 +60,12 @@
 // against the Service CIDRs and special ranges (it is usually the hosts' own LAN). With
 // u2oInterconnection (u2o.go) the switch also gets a router port at a u2o address (spec's, else
 // the status's, else the first free one; excluded from the IPAM subnet, written in
-// status.u2oInterconnectionIP/MAC/VPC), Kube-OVN's allow (29400) and physical-gateway reroute
-// (29000) policies owned by kind U2OInterconnection, and NB_Global use_ct_inv_match=false while
-// any Subnet has it (removed, only if edgeovn set it, when none has). The controller also writes
-// the underlay statuses (vlanstatus.go): ProviderNetwork status.vlans, Vlan status.subnets and
+// status.u2oInterconnectionIP/MAC/VPC), on the cluster router Kube-OVN's allow (29400) and
+// physical-gateway reroute (29000) policies, on a custom VPC's router (the switch's router
+// there, spec.vpc) a src-ip route per family to spec.gateway instead, owned by kind
+// U2OInterconnection, and NB_Global use_ct_inv_match=false while any Subnet has it or is an
+// underlay one with logicalGateway (removed, only if edgeovn set it, when none is). The
+// controller also writes the underlay statuses (vlanstatus.go): ProviderNetwork status.vlans, Vlan status.subnets and
 // status.conflict (a Vlan with the id of one in use or older on its provider; its Subnets are
 // refused VlanConflict).
 //

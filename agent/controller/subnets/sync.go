@@ -240,8 +240,9 @@ func (s *Controller) apply(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.
 			}
 		}
 	}
-	s.set(sn.Name, appliedSubnet{net: net, spec: sn.Spec, created: sn.CreationTimestamp.Time, u2o: u2o, gateway: active})
-	if len(u2o) > 0 || len(prev.u2o) > 0 {
+	cur := appliedSubnet{net: net, spec: sn.Spec, created: sn.CreationTimestamp.Time, u2o: u2o, gateway: active}
+	s.set(sn.Name, cur)
+	if cur.routedUnderlay() || prev.routedUnderlay() {
 		if err := s.syncCtInvMatch(ctx); err != nil {
 			return err
 		}
@@ -356,7 +357,7 @@ func (s *Controller) remove(ctx context.Context, name string) error {
 	}
 	a, had := s.get(name)
 	s.forget(name)
-	if len(a.u2o) > 0 {
+	if a.routedUnderlay() {
 		if err := s.syncCtInvMatch(ctx); err != nil {
 			return err
 		}

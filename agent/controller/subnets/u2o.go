@@ -145,16 +145,22 @@ func withU2OExcluded(net kubeovn.Network, u2o []netip.Addr) kubeovn.Network {
 	return out
 }
 
-// ensureU2ORows attaches the underlay switch to the cluster router at the u2o addresses and
-// writes the two policies per family (u2o.go's comment says which).
+// ensureU2ORows attaches the underlay switch to its VPC's router at the u2o addresses and
+// writes, on the cluster router, the two policies per family (u2o.go's comment says which),
+// or, on a custom VPC's router, Kube-OVN's source route per family to the site's router
+// (addCustomVPCStaticRouteForSubnet): a custom VPC has no distributed gateway to keep off, and
+// Kube-OVN writes its u2o policies only on the cluster router.
 func (s *Controller) ensureU2ORows(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network, u2o []netip.Addr) error {
-	nb, router := s.req.NB, s.req.Router
+	nb, router := s.req.NB, s.routerOf(sn.Spec)
 	spec := northbound.SubnetSpec{Name: sn.Name, Router: router, CIDR: net.CIDRs[0], Gateway: u2o[0], RouteTable: sn.Spec.RouteTable}
 	if len(net.CIDRs) == 2 {
 		spec.DualCIDR, spec.DualGateway = net.CIDRs[1], u2o[1]
 	}
 	if err := nb.EnsureSubnet(ctx, spec); err != nil {
 		return fmt.Errorf("ensure u2o router port of subnet %s: %w", sn.Name, err)
+	}
+	if customVpc(sn.Spec) {
+		return s.ensureU2ORoutes(ctx, sn, net, router)
 	}
 	for i, p := range net.CIDRs {
 		ip := "ip4"
@@ -176,7 +182,19 @@ func (s *Controller) ensureU2ORows(ctx context.Context, sn *kubeovn.Subnet, net 
 	return nil
 }
 
-// removeU2ORows removes the u2o policies (the router port goes with EnsureLocalnet's detach).
+// ensureU2ORoutes writes a custom VPC's u2o routes: src-ip <cidr> via spec.gateway, per family.
+func (s *Controller) ensureU2ORoutes(ctx context.Context, sn *kubeovn.Subnet, net kubeovn.Network, router string) error {
+	for i, p := range net.CIDRs {
+		r := northbound.StaticRouteSpec{Router: router, Prefix: p.Masked(), NextHop: net.Gateways[i], SrcIP: true, Owner: u2oOwner(sn.Name)}
+		if err := s.req.NB.EnsureStaticRoute(ctx, r); err != nil {
+			return fmt.Errorf("ensure u2o route of subnet %s: %w", sn.Name, err)
+		}
+	}
+	return nil
+}
+
+// removeU2ORows removes the u2o policies and routes (the router port goes with EnsureLocalnet's
+// detach).
 func (s *Controller) removeU2ORows(ctx context.Context, subnet string) error {
 	n, err := s.req.NB.DeleteOwned(ctx, u2oOwner(subnet))
 	if err != nil {
@@ -200,7 +218,7 @@ func (s *Controller) setU2OStatus(name string, st *kubeovn.SubnetStatus) bool {
 		}
 		st.U2OInterconnectionIP = strings.Join(ips, ",")
 		st.U2OInterconnectionMAC = northbound.GatewayMAC(a.u2o[0]).String()
-		st.U2OInterconnectionVPC = s.req.Router
+		st.U2OInterconnectionVPC = s.routerOf(a.spec)
 	}
 	return before != [3]string{st.U2OInterconnectionIP, st.U2OInterconnectionMAC, st.U2OInterconnectionVPC}
 }
@@ -216,15 +234,23 @@ func (s *Controller) OnPhysicalGateway(name string) bool {
 	return ok && a.spec.Vlan != "" && !a.spec.LogicalGateway
 }
 
-// syncCtInvMatch turns NB_Global's use_ct_inv_match off while any applied Subnet has the
-// interconnection, and back on (removing only what edgeovn set) when none has: the
-// interconnection's replies cross the underlay switch's conntrack on another host than their
-// requests (northbound.OptionUseCtInvMatch).
+// routedUnderlay says whether the subnet is an underlay one attached to a router
+// (u2oInterconnection, or logicalGateway): traffic routed between it and overlay pods on
+// another host has its request and its reply cross the underlay switch's conntrack on
+// different hosts.
+func (a appliedSubnet) routedUnderlay() bool {
+	return len(a.u2o) > 0 || a.spec.Vlan != "" && a.spec.LogicalGateway
+}
+
+// syncCtInvMatch turns NB_Global's use_ct_inv_match off while any applied Subnet is a routed
+// underlay one (routedUnderlay), and back on (removing only what edgeovn set) when none is:
+// the routed replies cross the underlay switch's conntrack on another host than their
+// requests (northbound.OptionUseCtInvMatch). Kube-OVN sets it off always.
 func (s *Controller) syncCtInvMatch(ctx context.Context) error {
 	s.mu.RLock()
 	needed := false
 	for _, a := range s.applied {
-		needed = needed || len(a.u2o) > 0
+		needed = needed || a.routedUnderlay()
 	}
 	s.mu.RUnlock()
 	value := ""

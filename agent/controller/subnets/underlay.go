@@ -129,11 +129,11 @@ func (s *Controller) ensureUnderlayRows(ctx context.Context, sn *kubeovn.Subnet,
 			return err
 		}
 	case sn.Spec.LogicalGateway:
-		if err := s.ensureRows(ctx, sn, s.req.Router, net); err != nil {
+		if err := s.ensureRows(ctx, sn, s.routerOf(sn.Spec), net); err != nil {
 			return err
 		}
 	}
-	err := s.req.NB.EnsureLocalnet(ctx, northbound.LocalnetSpec{Switch: sn.Name, Router: s.req.Router, CIDRs: net.CIDRs,
+	err := s.req.NB.EnsureLocalnet(ctx, northbound.LocalnetSpec{Switch: sn.Name, Router: s.routerOf(sn.Spec), CIDRs: net.CIDRs,
 		Provider: tag.provider, Tag: tag.id, LogicalGateway: sn.Spec.LogicalGateway || len(u2o) > 0})
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"slices"
 	"time"
 
@@ -19,7 +20,10 @@ type MoveRequest struct {
 	From, To string
 	// CopyMTU gives To the MTU of From (the bridge follows its NIC).
 	CopyMTU bool
-	Log     *slog.Logger
+	// NoDAD turns IPv6 duplicate address detection off on To (a provider bridge, edgeovn's
+	// own device): its link-local address would be tentative as well as the moved ones.
+	NoDAD bool
+	Log   *slog.Logger
 }
 
 // Moved says what MoveAddrs did.
@@ -59,6 +63,9 @@ func MoveAddrs(_ context.Context, req MoveRequest) (Moved, error) {
 	if err != nil || len(addrs) == 0 {
 		return out, err
 	}
+	if req.NoDAD {
+		noDAD(req.To)
+	}
 	routes, err := movableRoutes(from)
 	if err != nil {
 		return out, err
@@ -66,6 +73,9 @@ func MoveAddrs(_ context.Context, req MoveRequest) (Moved, error) {
 	for _, a := range addrs {
 		b := a
 		b.Label, b.LinkIndex, b.PreferedLft, b.ValidLft = "", 0, 0, 0
+		if b.IP.To4() == nil {
+			b.Flags |= unix.IFA_F_NODAD // it passed duplicate detection on From, on the same LAN
+		}
 		if err := netlink.AddrReplace(to, &b); err != nil {
 			return out, fmt.Errorf("add address %s to %s: %w", a.IPNet, req.To, err)
 		}
@@ -87,6 +97,13 @@ func MoveAddrs(_ context.Context, req MoveRequest) (Moved, error) {
 		req.Log.Info("host addresses and routes moved", "from", req.From, "to", req.To, "addresses", out.Addrs, "routes", out.Routes)
 	}
 	return out, nil
+}
+
+// noDAD turns IPv6 duplicate address detection off on name: the addresses moved there passed
+// it on the NIC, on the same LAN, and while they are tentative the host cannot use them (its
+// IPv6 through the moved routes stopped for seconds: 26 of 53 pings lost).
+func noDAD(name string) {
+	_ = os.WriteFile("/proc/sys/net/ipv6/conf/"+name+"/accept_dad", []byte("0"), 0o644)
 }
 
 // LinkMTU is the interface's MTU; false when there is no such interface.
@@ -140,4 +157,33 @@ func WaitMAC(ctx context.Context, name string, mac net.HardwareAddr) error {
 		}
 	}
 	return nil
+}
+
+// VlanSubinterfaces are the host's VLAN subinterfaces a provider network asks to keep
+// (Kube-OVN's spec.vlanInterfaces and preserveVlanInterfaces): the named ones that exist and,
+// with detect, every VLAN link whose parent is nic.
+func VlanSubinterfaces(nic string, names []string, detect bool) []string {
+	var out []string
+	for _, n := range names {
+		if _, err := netlink.LinkByName(n); err == nil {
+			out = append(out, n)
+		}
+	}
+	if !detect {
+		return out
+	}
+	parent, err := netlink.LinkByName(nic)
+	if err != nil {
+		return out
+	}
+	links, err := netlink.LinkList()
+	if err != nil {
+		return out
+	}
+	for _, l := range links {
+		if l.Type() == "vlan" && l.Attrs().ParentIndex == parent.Attrs().Index && !slices.Contains(out, l.Attrs().Name) {
+			out = append(out, l.Attrs().Name)
+		}
+	}
+	return out
 }
