@@ -14,14 +14,6 @@ import (
 	"github.com/edgeovn/edgeovn/e2e/harness"
 )
 
-// The BGP tests' site over IPv6: the router at 2001:db8:51::1 on the hosts' LAN (the hosts at
-// ::11, ::12, ...), the site device at 2001:db8:2::200 behind it.
-var (
-	siteLAN6    = netip.MustParsePrefix("2001:db8:51::1/64")
-	siteGW6     = netip.MustParsePrefix("2001:db8:2::1/64")
-	siteDevice6 = netip.MustParsePrefix("2001:db8:2::200/64")
-)
-
 // addIPv6 gives the site router, the site device and each host their IPv6 addresses (nodad:
 // usable at once), the router IPv6 forwarding, each host a route to the site device's
 // network through the router, and conf (FRR's "router bgp" block) a neighbour per host's

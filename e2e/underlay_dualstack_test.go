@@ -16,16 +16,9 @@ import (
 	"github.com/edgeovn/edgeovn/e2e/podsim"
 )
 
-// The site's IPv6 beside TestUnderlay's IPv4: VLAN 100 also carries 2001:db8:2::/64, the site
-// router at ::1 and the device at ::200.
-var (
-	siteGW6     = netip.MustParsePrefix("2001:db8:2::1/64")
-	siteDevice6 = netip.MustParsePrefix("2001:db8:2::200/64")
-	// The untagged LAN's IPv6: the router at ::1, the hosts at ::11, ::12; the router also
-	// holds siteFar6, which the hosts reach through it.
-	siteLAN6 = netip.MustParsePrefix("2001:db8:51::1/64")
-	siteFar6 = netip.MustParseAddr("2001:db8:18::1")
-)
+// The site's far network over IPv6, which the hosts reach through the site router (siteLAN6,
+// site6_test.go).
+var siteFar6 = netip.MustParseAddr("2001:db8:18::1")
 
 const siteFar6Net = "2001:db8:18::/48"
 
