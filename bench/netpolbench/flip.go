@@ -18,7 +18,8 @@ import (
 
 // labelFlips runs a server and a client pod in namespace "probe", fences the server with a
 // policy that admits role=client, and relabels the client back and forth: each time from
-// the API's answer to the first probe that gets through (allow) or is dropped (deny).
+// the API's answer to the first probe that gets through (allow: probes started every
+// benchkit.ProbeEvery in parallel) or is dropped (deny: probes one after the other).
 func (b *bench) labelFlips(ctx context.Context, k *podsim.Kubelet, flips int) (allow, deny []time.Duration, err error) {
 	if err := b.namespace(ctx, "probe", nil); err != nil {
 		return nil, nil, err
@@ -53,7 +54,12 @@ func (b *bench) labelFlips(ctx context.Context, k *podsim.Kubelet, flips int) (a
 			if _, err := b.kube.CoreV1().Pods("probe").Patch(ctx, "client", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 				return nil, nil, fmt.Errorf("relabel client: %w", err)
 			}
-			at, err := benchkit.ProbeUntil(ctx, client, to, want)
+			var at time.Time
+			if want { // within ProbeEvery of the opening, not up to a dropped probe's timeout late
+				at, err = benchkit.ProbeOpened(ctx, client, to)
+			} else {
+				at, err = benchkit.ProbeUntil(ctx, client, to, false)
+			}
 			if err != nil {
 				return nil, nil, err
 			}
