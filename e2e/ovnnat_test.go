@@ -191,10 +191,14 @@ func TestOvnNat(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(ctx, t, "fip1's row gone", func() bool {
-		return !strings.Contains(nbctl("--columns=logical_ip", "find", "NAT", "type=dnat_and_snat"), p1.IP().String())
+	// Both deletions may reach the controller's cache in either order: for a moment fip-dup
+	// (not yet seen as deleted) may take the freed EIP, until its own deletion removes it. The
+	// end state is what counts: no NAT row with the EIP, and the site's pings unanswered once
+	// the datapath follows (northd, the southbound, ovn-controller's flows).
+	eventually(ctx, t, "fip1's and fip-dup's rows gone (no NAT row with the EIP)", func() bool {
+		return !strings.Contains(nbctl("--columns=external_ip", "find", "NAT", "type=dnat_and_snat"), fipIP.String())
 	})
-	noPing(ctx, t, device, fipIP, "site -> the pod's EIP after the FIP's deletion")
+	unreachableSoon(ctx, t, device, fipIP, "site -> the pod's EIP after the FIP's deletion")
 	if got := nbctl("--columns=external_ip", "find", "NAT", "type=snat"); !strings.Contains(got, "192.0.2.50") {
 		t.Errorf("the SNAT rule's row went with the FIP: %s", got)
 	}
@@ -361,5 +365,23 @@ func natRestart(ctx context.Context, t *testing.T, w *underlayWorld) {
 				t.Errorf("the restart wrote %s: %s", table, tx.Raw)
 			}
 		}
+	}
+}
+
+// unreachableSoon pings until a ping goes unanswered, for up to 10 s: after the northbound
+// row goes, the datapath follows a moment later.
+func unreachableSoon(ctx context.Context, t *testing.T, from *podsim.Sandbox, to netip.Addr, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, err := podsim.Ping(ctx, from, to)
+		if err != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%s: still reached %s 10 s after its rows went, want unreachable\n%s", what, to, out)
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
