@@ -59,21 +59,24 @@ func (u *underlay) dropConditions(ctx context.Context, objs []runtime.Object, wa
 		if pn, err := kubeovn.ProviderNetworkFrom(o); err != nil || pn.Status.NodeCondition(node, kubeovn.ConditionReady) == nil {
 			continue
 		}
-		if err := u.updateStatus(ctx, o.GetName(), func(st *kubeovn.ProviderNetworkStatus) bool { return st.RemoveNode(node) }); err != nil {
+		if _, err := u.updateStatus(ctx, o.GetName(), func(st *kubeovn.ProviderNetworkStatus) bool { return st.RemoveNode(node) }); err != nil {
 			u.r.log.Warn("remove this node from the provider network's status", "provider", o.GetName(), "err", err)
 		}
 	}
 }
 
 // updateStatus applies change to the provider network's status and writes it when change
-// reports a change (a conflict is retried with the object read again).
-func (u *underlay) updateStatus(ctx context.Context, name string, change func(*kubeovn.ProviderNetworkStatus) bool) error {
+// reports a change (a conflict is retried with the object read again). It returns the object
+// it read last (nil when gone), for an Event.
+func (u *underlay) updateStatus(ctx context.Context, name string, change func(*kubeovn.ProviderNetworkStatus) bool) (*unstructured.Unstructured, error) {
 	res := u.dyn.Resource(kubeovn.ProviderNetworkResource)
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	var read *unstructured.Unstructured
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		obj, err := res.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
+		read = obj
 		if err != nil {
 			return err
 		}
@@ -95,48 +98,21 @@ func (u *underlay) updateStatus(ctx context.Context, name string, change func(*k
 		_, err = res.UpdateStatus(ctx, obj, metav1.UpdateOptions{})
 		return err
 	})
-}
-
-// writeCondition returns the object it read (nil when gone), for the Event.
-func (u *underlay) writeCondition(ctx context.Context, name string, v nodeVerdict) (*unstructured.Unstructured, error) {
-	res := u.dyn.Resource(kubeovn.ProviderNetworkResource)
-	var read *unstructured.Unstructured
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		obj, err := res.Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		read = obj
-		if err != nil {
-			return err
-		}
-		pn, err := kubeovn.ProviderNetworkFrom(obj)
-		if err != nil {
-			return err
-		}
-		status := string(corev1.ConditionFalse)
-		if v.ready {
-			status = string(corev1.ConditionTrue)
-		}
-		if !pn.Status.SetNodeCondition(u.r.req.NodeName, kubeovn.ConditionReady, status, v.reason, v.msg, metav1.Now()) {
-			return nil
-		}
-		summarize(&pn.Status)
-		st, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&pn.Status)
-		if err != nil {
-			return fmt.Errorf("render status: %w", err)
-		}
-		if err := unstructured.SetNestedField(obj.Object, st, "status"); err != nil {
-			return err
-		}
-		_, err = res.UpdateStatus(ctx, obj, metav1.UpdateOptions{})
-		return err
-	})
 	return read, err
 }
 
-// event records a Warning Event on the ProviderNetwork naming this node and why it is not
-// ready (Kube-OVN's reason), once per change of the verdict; the recorder is made at the first.
+// writeCondition sets this node's Ready condition from v; it returns the object it read (nil
+// when gone), for the Event.
+func (u *underlay) writeCondition(ctx context.Context, name string, v nodeVerdict) (*unstructured.Unstructured, error) {
+	status := string(corev1.ConditionFalse)
+	if v.ready {
+		status = string(corev1.ConditionTrue)
+	}
+	return u.updateStatus(ctx, name, func(st *kubeovn.ProviderNetworkStatus) bool {
+		return st.SetNodeCondition(u.r.req.NodeName, kubeovn.ConditionReady, status, v.reason, v.msg, metav1.Now())
+	})
+}
+
 func (u *underlay) event(ctx context.Context, obj *unstructured.Unstructured, v nodeVerdict) {
 	if obj == nil || u.kube == nil {
 		return
