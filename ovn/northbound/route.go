@@ -73,13 +73,7 @@ func (c *Client) staticRouteOps(ctx context.Context, spec StaticRouteSpec, ops [
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	lr, err := c.ownedRouter(ctx, spec.Router)
-	if err != nil {
-		return nil, err
-	}
-	routes, err := byUUID(ctx, c, lr.StaticRoutes, func(u string) *nbdb.LogicalRouterStaticRoute {
-		return &nbdb.LogicalRouterStaticRoute{UUID: u}
-	})
+	lr, routes, err := c.routerRoutes(ctx, spec.Router)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +96,27 @@ func (c *Client) staticRouteOps(ctx context.Context, spec StaticRouteSpec, ops [
 		}
 		return append(ops, upd...), nil
 	}
+	return c.insertRouteOps(ops, spec, lr)
+}
+
+// routerRoutes reads the owned router and its static routes.
+func (c *Client) routerRoutes(ctx context.Context, router string) (*nbdb.LogicalRouter, []*nbdb.LogicalRouterStaticRoute, error) {
+	lr, err := c.ownedRouter(ctx, router)
+	if err != nil {
+		return nil, nil, err
+	}
+	routes, err := byUUID(ctx, c, lr.StaticRoutes, func(u string) *nbdb.LogicalRouterStaticRoute {
+		return &nbdb.LogicalRouterStaticRoute{UUID: u}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return lr, routes, nil
+}
+
+// insertRouteOps appends the insert of the route's row into the router's static routes.
+func (c *Client) insertRouteOps(ops []ovsdb.Operation, spec StaticRouteSpec, lr *nbdb.LogicalRouter) ([]ovsdb.Operation, error) {
+	policy := spec.policy()
 	row := &nbdb.LogicalRouterStaticRoute{
 		UUID:        namedUUID("route", len(ops)),
 		IPPrefix:    spec.Prefix.String(),

@@ -57,13 +57,7 @@ func (c *Client) ecmpRouteOps(ctx context.Context, spec StaticRouteSpec, ops []o
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	lr, err := c.ownedRouter(ctx, spec.Router)
-	if err != nil {
-		return nil, err
-	}
-	routes, err := byUUID(ctx, c, lr.StaticRoutes, func(u string) *nbdb.LogicalRouterStaticRoute {
-		return &nbdb.LogicalRouterStaticRoute{UUID: u}
-	})
+	lr, routes, err := c.routerRoutes(ctx, spec.Router)
 	if err != nil {
 		return nil, err
 	}
@@ -91,15 +85,5 @@ func (c *Client) ecmpRouteOps(ctx context.Context, spec StaticRouteSpec, ops []o
 		}
 		return append(ops, upd...), nil
 	}
-	policy := spec.policy()
-	row := &nbdb.LogicalRouterStaticRoute{
-		UUID:        namedUUID("route", len(ops)),
-		IPPrefix:    spec.Prefix.String(),
-		Nexthop:     spec.NextHop.String(),
-		Policy:      &policy,
-		RouteTable:  spec.RouteTable,
-		Options:     spec.options(),
-		ExternalIDs: maps.Clone(spec.Owner.ids()),
-	}
-	return c.insertChild(ops, row, row.UUID, parentRef{nbdb.LogicalRouterTable, lr.UUID, lr.Name, "static_routes"})
+	return c.insertRouteOps(ops, spec, lr)
 }
