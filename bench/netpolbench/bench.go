@@ -60,7 +60,7 @@ func (b *bench) createPods(ctx context.Context, sc scale) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	return b.wait(ctx, fmt.Sprintf("%d pod ports in NB", sc.pods), func() (bool, error) {
+	return benchkit.Wait(ctx, fmt.Sprintf("%d pod ports in NB", sc.pods), 2*time.Millisecond, func() (bool, error) {
 		var lsps []*nbdb.LogicalSwitchPort
 		err := b.nb.WhereCache(func(p *nbdb.LogicalSwitchPort) bool { return p.ExternalIDs[ovn.OwnerKindKey] == ovn.KindPod }).List(ctx, &lsps)
 		return len(lsps) >= sc.pods, err
@@ -114,7 +114,7 @@ func (b *bench) programPolicies(ctx context.Context, sc scale) (programmed, erro
 		return programmed{}, fmt.Errorf("create policy: %w", err)
 	}
 	var acls []*nbdb.ACL
-	err := b.wait(ctx, fmt.Sprintf("ACLs of %d policies", sc.policies), func() (bool, error) {
+	err := benchkit.Wait(ctx, fmt.Sprintf("ACLs of %d policies", sc.policies), 2*time.Millisecond, func() (bool, error) {
 		acls = nil
 		if err := b.nb.List(ctx, &acls); err != nil {
 			return false, err
@@ -161,22 +161,4 @@ func policy(ns string, i int) *networkingv1.NetworkPolicy {
 			Ports: []networkingv1.NetworkPolicyPort{{Protocol: &udp, Port: &p53}}}}
 	}
 	return np
-}
-
-// wait polls ok every 2 ms until it holds.
-func (b *bench) wait(ctx context.Context, what string, ok func() (bool, error)) error {
-	for {
-		done, err := ok()
-		if err != nil {
-			return fmt.Errorf("wait for %s: %w", what, err)
-		}
-		if done {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("wait for %s: %w", what, ctx.Err())
-		case <-time.After(2 * time.Millisecond):
-		}
-	}
 }

@@ -164,7 +164,7 @@ func (t *tenantRig) createPods(ctx context.Context, s podSet, ports int) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	return wait(ctx, fmt.Sprintf("%d pod ports in NB", ports), 10*time.Millisecond, func() (bool, error) {
+	return benchkit.Wait(ctx, fmt.Sprintf("%d pod ports in NB", ports), 10*time.Millisecond, func() (bool, error) {
 		n, err := t.podPorts(ctx)
 		return n >= ports, err
 	})
@@ -175,22 +175,4 @@ func (t *tenantRig) podPorts(ctx context.Context) (int, error) {
 	var lsps []*nbdb.LogicalSwitchPort
 	err := t.cl.NB.WhereCache(func(p *nbdb.LogicalSwitchPort) bool { return p.ExternalIDs[ovn.OwnerKindKey] == ovn.KindPod }).List(ctx, &lsps)
 	return len(lsps), err
-}
-
-// wait polls ok every `every` until it holds.
-func wait(ctx context.Context, what string, every time.Duration, ok func() (bool, error)) error {
-	for {
-		done, err := ok()
-		if err != nil {
-			return fmt.Errorf("wait for %s: %w", what, err)
-		}
-		if done {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("wait for %s: %w", what, ctx.Err())
-		case <-time.After(every):
-		}
-	}
 }

@@ -113,7 +113,7 @@ func (t *tenantRig) change(ctx context.Context, g int, on bool, client *podsim.S
 	seen := make(chan time.Time, 1)
 	start := time.Now()
 	go func() {
-		err := wait(wctx, "the rule's ACL", time.Millisecond, func() (bool, error) {
+		err := benchkit.Wait(wctx, "the rule's ACL", time.Millisecond, func() (bool, error) {
 			has, err := t.hasToggled(wctx, groupName(g))
 			return has == on, err
 		})
@@ -182,7 +182,7 @@ func (t *tenantRig) groupsAndPods(ctx context.Context, c config) error {
 	if err := t.createPods(ctx, pods, c.pods); err != nil {
 		return err
 	}
-	return wait(ctx, fmt.Sprintf("%d members in the groups' port groups", c.pods), 10*time.Millisecond, func() (bool, error) {
+	return benchkit.Wait(ctx, fmt.Sprintf("%d members in the groups' port groups", c.pods), 10*time.Millisecond, func() (bool, error) {
 		var pgs []*nbdb.PortGroup
 		err := t.cl.NB.WhereCache(func(p *nbdb.PortGroup) bool { return p.ExternalIDs[ovn.OwnerKindKey] == ovn.KindSecurityGroup }).List(ctx, &pgs)
 		n := 0
@@ -194,7 +194,7 @@ func (t *tenantRig) groupsAndPods(ctx context.Context, c config) error {
 }
 
 func (t *tenantRig) waitGroupReady(ctx context.Context, name string) error {
-	return wait(ctx, "security group "+name+" Ready", 20*time.Millisecond, func() (bool, error) {
+	return benchkit.Wait(ctx, "security group "+name+" Ready", 20*time.Millisecond, func() (bool, error) {
 		u, err := t.dyn.Resource(kubeovn.SecurityGroupResource).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, nil

@@ -87,7 +87,7 @@ func runVpcs(ctx context.Context, c config, vpcs int) (vpcResult, error) {
 
 // waitDefaultSubnet waits for edgeovn's ovn-default Subnet to be Ready.
 func (t *tenantRig) waitDefaultSubnet(ctx context.Context) error {
-	return wait(ctx, "Subnet ovn-default Ready", 50*time.Millisecond, func() (bool, error) {
+	return benchkit.Wait(ctx, "Subnet ovn-default Ready", 50*time.Millisecond, func() (bool, error) {
 		u, err := t.dyn.Resource(kubeovn.SubnetResource).Get(ctx, "ovn-default", metav1.GetOptions{})
 		if err != nil {
 			return false, nil
@@ -122,7 +122,7 @@ func (t *tenantRig) tenants(ctx context.Context, vpcs int) error {
 		}
 	}
 	for i := range vpcs {
-		err := wait(ctx, fmt.Sprintf("namespace %s bound to %s", tenantNs(i), subnetName(i)), 20*time.Millisecond, func() (bool, error) {
+		err := benchkit.Wait(ctx, fmt.Sprintf("namespace %s bound to %s", tenantNs(i), subnetName(i)), 20*time.Millisecond, func() (bool, error) {
 			ns, err := t.cl.Kube.CoreV1().Namespaces().Get(ctx, tenantNs(i), metav1.GetOptions{})
 			return err == nil && ns.Annotations[annotation.LogicalSwitch] == subnetName(i), nil
 		})
