@@ -124,10 +124,10 @@ func (w *Watcher) lookup(key string, k server.PodKey) (server.PodNetwork, error)
 	keys := annotation.KeysFor(k.Provider)
 	n, err := keys.Decode(pod.Annotations)
 	if err != nil {
-		if reason := pod.Annotations[annotation.NetworkErrorKey]; reason != "" && errors.Is(err, annotation.ErrNotAllocated) {
-			return server.PodNetwork{}, fmt.Errorf("pod %s: the controller cannot allocate its networks: %s", key, reason)
-		}
 		if errors.Is(err, annotation.ErrNotAllocated) {
+			if reason := pod.Annotations[annotation.NetworkErrorKey]; reason != "" {
+				return server.PodNetwork{}, fmt.Errorf("pod %s: the controller cannot allocate its networks: %s", key, reason)
+			}
 			return server.PodNetwork{}, err
 		}
 		return server.PodNetwork{}, fmt.Errorf("pod %s: %w", key, err)
