@@ -187,77 +187,103 @@ func (b *bench) waitAnswer(ctx context.Context, addr netip.AddrPort) error {
 	}
 }
 
-// load is one path's requests: latencies and the time spent.
+// load is one path's requests: latencies, failures and the clients' time in them.
 type load struct {
 	lat      []time.Duration
 	failed   int
 	firstErr string // the first failure's error, "" without
-	spent    time.Duration
-	// stalled is the clients' time in failed requests (each waits out its 2 s timeout), summed
-	// over the clients.
-	stalled time.Duration
-	workers int
+	// busy is the clients' time in this path's requests, summed over the clients; stalled is
+	// the part in failed requests (each waits out its 2 s timeout).
+	busy, stalled time.Duration
+	workers       int
 }
 
-func (l load) rate() float64 { return float64(len(l.lat)) / l.spent.Seconds() }
+// add records one request that took d.
+func (l *load) add(d time.Duration, err error) {
+	l.busy += d
+	if err != nil {
+		if l.failed == 0 {
+			l.firstErr = "(" + err.Error() + ")"
+		}
+		l.failed++
+		l.stalled += d
+		return
+	}
+	l.lat = append(l.lat, d)
+}
+
+// rate is the requests a second the clients get on this path: the answered requests over the
+// clients' time in this path's requests (the paths share the clients' time, request by
+// request, so wall time would halve both).
+func (l load) rate() float64 { return perSecond(len(l.lat), l.busy, l.workers) }
 
 // servingRate is the rate over the time the clients were not waiting out a lost request: a
 // lost request (a 5-tuple reused within the userspace conntrack's TIME_WAIT) holds its client
 // 2 s, and a few of them decide rate() more than the path does.
 func (l load) servingRate() float64 {
-	busy := l.spent - l.stalled/time.Duration(max(l.workers, 1))
-	return float64(len(l.lat)) / busy.Seconds()
+	return perSecond(len(l.lat), l.busy-l.stalled, l.workers)
 }
 
-// compare runs the rounds, the LoadBalancer IP and the NodePort in turn.
+func perSecond(n int, busy time.Duration, workers int) float64 {
+	if busy <= 0 {
+		return 0
+	}
+	return float64(n) * float64(max(workers, 1)) / busy.Seconds()
+}
+
+// compare measures the LoadBalancer IP (load 0) and the node port (load 1) in the same
+// rounds, each client alternating between them request by request (client w starts with
+// path w%2), so both paths meet the same moments of the machine. Measured in blocks of
+// seconds one after the other, the paths' p50s differed by the machine's drift between the
+// blocks (0.6-1.3 ms from one 5 s block to the next with other work on the 2 cores), not by
+// the path.
 func (b *bench) compare(ctx context.Context, svc *service, o options) (load, load, error) {
-	var lb, np load
-	for range o.rounds {
-		for _, p := range []struct {
-			l    *load
-			addr netip.AddrPort
-		}{{&lb, svc.lbAddr}, {&np, svc.npAddr}} {
-			b.round(ctx, p.l, p.addr, o)
+	paths := [2]netip.AddrPort{svc.lbAddr, svc.npAddr}
+	var loads [2]load
+	for r := range o.rounds {
+		before := [2]int{len(loads[0].lat), len(loads[1].lat)}
+		b.round(ctx, &loads, paths, o)
+		if o.perRound {
+			for i, name := range []string{"LoadBalancer IP", "NodePort"} {
+				l := loads[i].lat[before[i]:]
+				fmt.Printf("round %d %s %s: %d requests, p50 %d us, p99 %d us\n", r, svc.policy, name, len(l),
+					benchkit.Pct(l, 50).Microseconds(), benchkit.Pct(l, 99).Microseconds())
+			}
 		}
 	}
-	for _, l := range []load{lb, np} {
+	for _, l := range loads {
 		if l.failed > len(l.lat)/10 {
-			return lb, np, fmt.Errorf("%s: %d of %d requests failed", svc.name, l.failed, l.failed+len(l.lat))
+			return loads[0], loads[1], fmt.Errorf("%s: %d of %d requests failed", svc.name, l.failed, l.failed+len(l.lat))
 		}
 	}
-	return lb, np, nil
+	return loads[0], loads[1], nil
 }
 
-// round sends requests from o.workers clients for o.seconds.
-func (b *bench) round(ctx context.Context, l *load, addr netip.AddrPort, o options) {
-	start := time.Now()
-	end := start.Add(time.Duration(o.seconds * float64(time.Second)))
+// round sends requests from o.workers clients for o.seconds, each alternating between the
+// paths.
+func (b *bench) round(ctx context.Context, loads *[2]load, paths [2]netip.AddrPort, o options) {
+	end := time.Now().Add(time.Duration(o.seconds * float64(time.Second)))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for range o.workers {
+	for w := range o.workers {
 		wg.Go(func() {
-			for time.Now().Before(end) {
+			for i := w; time.Now().Before(end); i++ {
+				p := pathOf(i)
 				t0 := time.Now()
-				_, err := podsim.Send(ctx, podsim.SendRequest{Netns: b.site, Protocol: corev1.ProtocolTCP, Addr: addr, Timeout: 2 * time.Second, From: b.source()})
+				_, err := podsim.Send(ctx, podsim.SendRequest{Netns: b.site, Protocol: corev1.ProtocolTCP, Addr: paths[p], Timeout: 2 * time.Second, From: b.source()})
 				d := time.Since(t0)
 				mu.Lock()
-				if err != nil {
-					if l.failed == 0 {
-						l.firstErr = "(" + err.Error() + ")"
-					}
-					l.failed++
-					l.stalled += d
-				} else {
-					l.lat = append(l.lat, d)
-				}
+				loads[p].add(d, err)
 				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	l.spent += time.Since(start)
-	l.workers = o.workers
+	loads[0].workers, loads[1].workers = o.workers, o.workers
 }
+
+// pathOf is the path of a client's i-th request (counted from its own index): 0, 1, 0, ...
+func pathOf(i int) int { return i % 2 }
 
 // source is the next site client address (none: the kernel's choice).
 func (b *bench) source() netip.Addr {

@@ -13,22 +13,23 @@ import (
 )
 
 type options struct {
-	bin                    string
-	seconds                float64
-	rounds, workers, flips int
-	sources                int
-	nodeIPService          bool
+	bin                     string
+	seconds                 float64
+	rounds, workers, flips  int
+	sources                 int
+	nodeIPService, perRound bool
 }
 
 func main() {
 	var o options
 	benchkit.BinFlag(&o.bin)
-	flag.Float64Var(&o.seconds, "seconds", 5, "length of each load round, per path")
-	flag.IntVar(&o.rounds, "rounds", 4, "rounds per path, the paths interleaved")
+	flag.Float64Var(&o.seconds, "seconds", 10, "length of each load round (both paths, each client alternating between them)")
+	flag.IntVar(&o.rounds, "rounds", 4, "load rounds per Service")
 	flag.IntVar(&o.workers, "workers", 4, "concurrent clients in the site namespace")
 	flag.IntVar(&o.sources, "sources", 32, "site client addresses taken in turn (see bench.sources; 0: one)")
 	flag.IntVar(&o.flips, "flips", 20, "endpoint changes timed to the health check's new answer (each way)")
 	flag.BoolVar(&o.nodeIPService, "node-ip-service", false, "also publish a Service on the host's own address (externalIPs: the node IP), which makes edgeovn check the host's listeners at each rules pass")
+	flag.BoolVar(&o.perRound, "per-round", false, "also print each round's p50 and p99 per path")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "lbbench:", err)
@@ -65,7 +66,7 @@ func run(o options) error {
 			return err
 		}
 	}
-	fmt.Printf("\nA site client on the host's LAN (%d workers, %d addresses, %d x %.0f s rounds per path, interleaved), 2 backends on the host, kube-proxy absent", o.workers, max(o.sources, 1), o.rounds, o.seconds)
+	fmt.Printf("\nA site client on the host's LAN (%d workers, %d addresses, %d x %.0f s rounds, each client alternating between the two paths request by request), 2 backends on the host, kube-proxy absent", o.workers, max(o.sources, 1), o.rounds, o.seconds)
 	if o.nodeIPService {
 		fmt.Print(", a Service on the node's own address")
 	}
