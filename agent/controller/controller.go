@@ -279,6 +279,7 @@ func (c *Controller) run(ctx context.Context, inf *termInformers) error {
 	if err := waitSynced(ctx, synced); err != nil {
 		return err
 	}
+	c.phases.mark("caches")
 	for _, f := range c.features {
 		if o, ok := f.(opener); ok {
 			if err := o.Open(ctx); err != nil {
@@ -286,7 +287,7 @@ func (c *Controller) run(ctx context.Context, inf *termInformers) error {
 			}
 		}
 	}
-	c.phases.mark("caches")
+	c.phases.mark("opened")
 	if err := c.subnets.ApplyAll(ctx); err != nil {
 		return err
 	}
