@@ -124,6 +124,11 @@ func Run(ctx context.Context, req Request) error {
 	c.events, stopEvents = newRecorder(ctx, req.Kube)
 	defer stopEvents()
 	c.features = c.enabledFeatures() // after the recorder: they are handed it
+	for _, f := range c.features {
+		if o, ok := f.(opener); ok {
+			o.Probe(ctx) // its lists run beside the topology and the caches' sync
+		}
+	}
 	if err := c.ensureTopology(ctx); err != nil {
 		return err
 	}

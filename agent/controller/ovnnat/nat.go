@@ -51,6 +51,7 @@ type Controller struct {
 	infs  map[string]cache.SharedIndexInformer         // vpc and subnet: the term's shared informers
 	gate  *gate                                        // eip, fip, snat and dnat: started only when used
 	queue workqueue.TypedRateLimitingInterface[string] // "<kind>/<name>"
+	first *firstLook                                   // the term's first look (Probe), nil before
 }
 
 // kinds are the informers the family watches, by the prefix of their queue keys.
