@@ -156,12 +156,8 @@ func (c *Controller) Reconcile(ctx context.Context) error {
 func (c *Controller) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	wg.Go(func() {
-		<-ctx.Done()
-		c.queue.ShutDown()
-	})
 	wg.Go(func() { c.runGate(ctx) })
-	queue.Work(ctx, c.queue, queue.Worker{Kind: "ovn-nat", Sync: c.sync, Log: c.req.Log, Metrics: c.req.Metrics})
+	queue.Run(ctx, c.queue, queue.Worker{Kind: "ovn-nat", Sync: c.sync, Log: c.req.Log, Metrics: c.req.Metrics})
 }
 
 func (c *Controller) sync(ctx context.Context, key string) error {

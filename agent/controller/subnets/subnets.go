@@ -233,15 +233,10 @@ func (s *Controller) Shutdown() { s.once.Do(func() { close(s.stop) }) }
 
 // Run processes Subnets and Namespaces until ctx ends.
 func (s *Controller) Run(ctx context.Context) {
-	go func() {
-		<-ctx.Done()
-		s.queue.ShutDown()
-		s.nsQ.ShutDown()
-	}()
-	go queue.Work(ctx, s.nsQ, queue.Worker{Kind: "namespace", Sync: s.syncNamespace, Log: s.req.Log, Metrics: s.req.Metrics})
+	go queue.Run(ctx, s.nsQ, queue.Worker{Kind: "namespace", Sync: s.syncNamespace, Log: s.req.Log, Metrics: s.req.Metrics})
 	go s.runVlanStatus(ctx)
 	s.pokeVlanStatus()
-	queue.Work(ctx, s.queue, queue.Worker{Kind: "subnet", Sync: s.sync, Log: s.req.Log, Metrics: s.req.Metrics})
+	queue.Run(ctx, s.queue, queue.Worker{Kind: "subnet", Sync: s.sync, Log: s.req.Log, Metrics: s.req.Metrics})
 }
 
 // Network is the network the subnet name was applied with; false when it is not applied.

@@ -117,11 +117,7 @@ func (c *Controller) Reconcile(ctx context.Context) error {
 
 // Run processes Vpcs until ctx ends.
 func (c *Controller) Run(ctx context.Context) {
-	go func() {
-		<-ctx.Done()
-		c.queue.ShutDown()
-	}()
-	queue.Work(ctx, c.queue, queue.Worker{Kind: "vpc", Sync: c.sync, Log: c.req.Log, Metrics: c.req.Metrics})
+	queue.Run(ctx, c.queue, queue.Worker{Kind: "vpc", Sync: c.sync, Log: c.req.Log, Metrics: c.req.Metrics})
 }
 
 // gone removes the rows of a Vpc whose object no longer exists (its router stays while a
