@@ -60,7 +60,8 @@ type ListWatcher[L runtime.Object] interface {
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 }
 
-// ListWatch adapts a typed client's list and watch to an informer's, tweak narrowing both.
+// ListWatch adapts a typed client's list and watch to an informer's, tweak narrowing both; its
+// watch streams are re-opened where the API server closed them early (Rewatch).
 func ListWatch[L runtime.Object](c ListWatcher[L], tweak func(*metav1.ListOptions)) *cache.ListWatch {
 	narrow := func(o *metav1.ListOptions) {
 		if tweak != nil {
@@ -74,7 +75,7 @@ func ListWatch[L runtime.Object](c ListWatcher[L], tweak func(*metav1.ListOption
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			narrow(&o)
-			return c.Watch(ctx, o)
+			return Rewatch(ctx, o, c.Watch)
 		},
 	}
 }

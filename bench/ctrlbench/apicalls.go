@@ -25,17 +25,24 @@ func (b *bench) readAPICalls(ctx context.Context) (apiCalls, error) {
 	return parseAPICalls(raw), nil
 }
 
-// parseAPICalls sums apiserver_request_total's samples by "VERB resource[/subresource]".
+// terminated is the key prefix of the watchers kube-apiserver closed because their client did
+// not read its events fast enough (apiserver_terminated_watchers_total, by resource): such a
+// client re-watches, and relists when its resource version has left the watch cache.
+const terminated = "TERMINATED watchers of "
+
+// parseAPICalls sums apiserver_request_total's samples by "VERB resource[/subresource]", and
+// apiserver_terminated_watchers_total's by resource under terminated.
 func parseAPICalls(raw []byte) apiCalls {
 	out := apiCalls{}
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
 	for sc.Scan() {
 		line := sc.Text()
-		if !strings.HasPrefix(line, "apiserver_request_total{") {
+		metric, rest, ok := strings.Cut(line, "{")
+		if !ok || (metric != "apiserver_request_total" && metric != "apiserver_terminated_watchers_total") {
 			continue
 		}
-		labels, value, ok := strings.Cut(strings.TrimPrefix(line, "apiserver_request_total{"), "} ")
+		labels, value, ok := strings.Cut(rest, "} ")
 		if !ok {
 			continue
 		}
@@ -43,13 +50,21 @@ func parseAPICalls(raw []byte) apiCalls {
 		if err != nil {
 			continue
 		}
-		key := label(labels, "verb") + " " + label(labels, "resource")
-		if sub := label(labels, "subresource"); sub != "" {
-			key += "/" + sub
-		}
-		out[key] += v
+		out[callKey(metric, labels)] += v
 	}
 	return out
+}
+
+// callKey names a sample: "VERB resource[/subresource]", or terminated+resource.
+func callKey(metric, labels string) string {
+	if metric == "apiserver_terminated_watchers_total" {
+		return terminated + label(labels, "resource")
+	}
+	key := label(labels, "verb") + " " + label(labels, "resource")
+	if sub := label(labels, "subresource"); sub != "" {
+		key += "/" + sub
+	}
+	return key
 }
 
 // label is one label's value in a sample's label list, "" if absent.
@@ -78,9 +93,18 @@ func (c apiCalls) since(c0 apiCalls, per int) string {
 	slices.SortFunc(parts, func(a, b part) int { return cmp.Or(cmp.Compare(b.n, a.n), strings.Compare(a.key, b.key)) })
 	var total float64
 	out := make([]string, 0, len(parts))
+	var closed []string
 	for _, p := range parts {
+		if r, ok := strings.CutPrefix(p.key, terminated); ok {
+			closed = append(closed, fmt.Sprintf("%s %.0f", r, p.n))
+			continue
+		}
 		total += p.n
 		out = append(out, fmt.Sprintf("%s %.0f", p.key, p.n))
 	}
-	return fmt.Sprintf("API requests over the burst (every client): %.0f, %.2f a pod: %s", total, total/float64(per), strings.Join(out, ", "))
+	s := fmt.Sprintf("API requests over the burst (every client): %.0f, %.2f a pod: %s", total, total/float64(per), strings.Join(out, ", "))
+	if len(closed) > 0 {
+		s += "; watchers closed by kube-apiserver for not keeping up: " + strings.Join(closed, ", ")
+	}
+	return s
 }
