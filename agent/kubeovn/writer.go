@@ -1,6 +1,7 @@
 package kubeovn
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -55,6 +56,17 @@ func (w Writer) PatchStatus(ctx context.Context, name string, status any) error 
 		return fmt.Errorf("write status of %s %s: %w", w.Kind, name, err)
 	}
 	return nil
+}
+
+// UpdateStatus patches the status of the object called name to after when it differs from
+// before (by their JSON): a sync that changed nothing writes nothing.
+func (w Writer) UpdateStatus(ctx context.Context, name string, before, after any) error {
+	b, _ := json.Marshal(before)
+	a, _ := json.Marshal(after)
+	if bytes.Equal(a, b) {
+		return nil
+	}
+	return w.PatchStatus(ctx, name, after)
 }
 
 // ConditionSetter sets one condition of a status (its SetCondition, bound to the status and the

@@ -78,6 +78,36 @@ func TestWriterStatus(t *testing.T) {
 	}
 }
 
+// TestWriterUpdateStatus: a status that did not change is not written; one that did is.
+func TestWriterUpdateStatus(t *testing.T) {
+	ctx := context.Background()
+	v := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kubeovn.io/v1", "kind": "Vpc",
+		"metadata": map[string]any{"name": "v1"}}}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{VpcResource: "VpcList"}, v)
+	w := Writer{Dynamic: dyn, Resource: VpcResource, Kind: "vpc"}
+	before := VpcStatus{Router: "v1", Subnets: []string{"s1"}}
+	same := before
+	same.Subnets = []string{"s1"}
+	if err := w.UpdateStatus(ctx, "v1", before, same); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(dyn.Actions()); n != 0 {
+		t.Fatalf("%d requests for an unchanged status, want 0", n)
+	}
+	changed := before
+	changed.Subnets = []string{"s1", "s2"}
+	if err := w.UpdateStatus(ctx, "v1", before, changed); err != nil {
+		t.Fatal(err)
+	}
+	u, err := dyn.Resource(VpcResource).Get(ctx, "v1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := unstructured.NestedStringSlice(u.Object, "status", "subnets"); !slices.Equal(got, []string{"s1", "s2"}) {
+		t.Fatalf("status.subnets %v after a change, want [s1 s2]", got)
+	}
+}
+
 // TestSetRefused: a refusal sets Validated False, Ready False saying what stays, Error True;
 // an applied spec the three back.
 func TestSetRefused(t *testing.T) {

@@ -2,7 +2,6 @@ package ovnnat
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -163,12 +162,7 @@ func (c *Controller) writeStatus(ctx context.Context, kind string, u *unstructur
 	if ref != nil && condChanged && c.req.Events != nil {
 		c.req.Events.Event(u, corev1.EventTypeWarning, ref.reason, ref.Error())
 	}
-	b, _ := json.Marshal(before)
-	a, _ := json.Marshal(after)
-	if string(a) == string(b) {
-		return nil
-	}
-	if err := c.writer(kind).PatchStatus(ctx, u.GetName(), after); err != nil && !apierrors.IsNotFound(err) {
+	if err := c.writer(kind).UpdateStatus(ctx, u.GetName(), before, after); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
 	return nil

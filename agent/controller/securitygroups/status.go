@@ -2,7 +2,6 @@ package securitygroups
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,7 +18,6 @@ import (
 // also a Warning Event, once per change of its message.
 func (c *Controller) writeStatus(ctx context.Context, u *unstructured.Unstructured, sg *kubeovn.SecurityGroup, ref *refusal) error {
 	st := sg.Status
-	before, _ := json.Marshal(st)
 	st.Conditions = slices.Clone(st.Conditions)
 	now := metav1.Now()
 	changed := false
@@ -42,11 +40,7 @@ func (c *Controller) writeStatus(ctx context.Context, u *unstructured.Unstructur
 	if sg.Name != "" {
 		st.PortGroup = secgroup.PortGroupName(sg.Name)
 	}
-	after, _ := json.Marshal(st)
-	if string(before) == string(after) {
-		return nil
-	}
-	return c.writer().PatchStatus(ctx, u.GetName(), st)
+	return c.writer().UpdateStatus(ctx, u.GetName(), sg.Status, st)
 }
 
 // writer writes the groups' finalizer and status.

@@ -2,7 +2,6 @@ package vpcs
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"sort"
 	"strings"
@@ -22,7 +21,6 @@ var unsupportedVpc = []string{"enableBfd", "bfdPort", "extraExternalSubnets"}
 // also a Warning Event, once per change of its message.
 func (c *Controller) writeStatus(ctx context.Context, u *unstructured.Unstructured, v *kubeovn.Vpc, subnets []vpcSubnet, ref *refusal) error {
 	st := v.Status
-	before, _ := json.Marshal(st)
 	st.Conditions = slices.Clone(st.Conditions)
 	now := metav1.Now()
 	changed := false
@@ -62,11 +60,7 @@ func (c *Controller) writeStatus(ctx context.Context, u *unstructured.Unstructur
 	} else if st.VpcPeerings == nil {
 		st.VpcPeerings = []string{} // a refused spec leaves the peerings applied before
 	}
-	after, _ := json.Marshal(st)
-	if string(before) == string(after) {
-		return nil
-	}
-	return c.writer().PatchStatus(ctx, v.Name, st)
+	return c.writer().UpdateStatus(ctx, v.Name, v.Status, st)
 }
 
 // unsupported lists the set fields of spec edgeovn does not implement; on the default VPC
