@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
 	"github.com/edgeovn/edgeovn/agent/multus"
@@ -205,7 +204,7 @@ func (c *Controller) ensureAttachments(ctx context.Context, pod *corev1.Pod, att
 		maps.Copy(patch, a.keys.Encode(n))
 		c.log.Info("pod attachment allocated", "pod", pod.Name, "namespace", pod.Namespace, "provider", a.Provider, "ip", alloc.IPs, "mac", alloc.MAC.String())
 	}
-	return c.patchAnnotations(ctx, pod, patch)
+	return c.annotate(ctx, pod, patch)
 }
 
 // adoptAttachment takes an annotated attachment into the IPAM and OVN, idempotently.
@@ -235,24 +234,6 @@ func (c *Controller) ensureAttachmentPort(ctx context.Context, pod *corev1.Pod, 
 		Owner: pod.Namespace + "/" + pod.Name, Chassis: pod.Spec.NodeName, StatefulSet: statefulSetMark(pod), Provider: provider})
 	if err != nil {
 		return fmt.Errorf("ensure port %s: %w", lsp, err)
-	}
-	return nil
-}
-
-func (c *Controller) patchAnnotations(ctx context.Context, pod *corev1.Pod, want map[string]string) error {
-	if len(want) == 0 {
-		return nil
-	}
-	patch, err := annotation.Patch(pod.Annotations, want)
-	if err != nil || patch == nil {
-		return err
-	}
-	_, err = c.req.Kube.Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil // deleted meanwhile: its delete event releases what was just allocated
-	}
-	if err != nil {
-		return fmt.Errorf("annotate attachments of pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
 	return nil
 }

@@ -124,6 +124,11 @@ func Run(ctx context.Context, req Request) error {
 	c.events, stopEvents = newRecorder(ctx, req.Kube)
 	defer stopEvents()
 	c.features = c.enabledFeatures() // after the recorder: they are handed it
+	for _, f := range c.features {
+		if o, ok := f.(opener); ok {
+			o.Probe(ctx) // its lists run beside the topology and the caches' sync
+		}
+	}
 	if err := c.ensureTopology(ctx); err != nil {
 		return err
 	}
@@ -279,6 +284,7 @@ func (c *Controller) run(ctx context.Context, inf *termInformers) error {
 	if err := waitSynced(ctx, synced); err != nil {
 		return err
 	}
+	c.phases.mark("caches")
 	for _, f := range c.features {
 		if o, ok := f.(opener); ok {
 			if err := o.Open(ctx); err != nil {
@@ -286,7 +292,7 @@ func (c *Controller) run(ctx context.Context, inf *termInformers) error {
 			}
 		}
 	}
-	c.phases.mark("caches")
+	c.phases.mark("opened")
 	if err := c.subnets.ApplyAll(ctx); err != nil {
 		return err
 	}

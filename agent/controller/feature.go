@@ -37,9 +37,11 @@ type claimer interface {
 }
 
 // opener is a feature whose informers start only when the cluster has its objects (the OVN
-// NAT family): Open runs once the term's caches have synced and before the IPAM reconcile
-// (which reads its Claims); it looks for its objects and, when there are any, starts and syncs
-// its informers. After that the feature opens and closes them itself while it runs.
+// NAT family): Probe runs as the term starts and looks for its objects in the background;
+// Open runs once the term's caches have synced and before the IPAM reconcile (which reads its
+// Claims): it takes Probe's answer and, when there are objects, starts and syncs its
+// informers. After that the feature opens and closes them itself while it runs.
 type opener interface {
+	Probe(ctx context.Context)
 	Open(ctx context.Context) error
 }

@@ -15,7 +15,7 @@ import (
 // noteNetworkError writes why the pod's networks cannot be allocated where its node reads it
 // (annotation.NetworkErrorKey): the pod's CNI ADD then fails at once with that reason.
 func (c *Controller) noteNetworkError(ctx context.Context, pod *corev1.Pod, msg string) error {
-	return c.patchAnnotations(ctx, pod, map[string]string{annotation.NetworkErrorKey: msg})
+	return c.annotate(ctx, pod, map[string]string{annotation.NetworkErrorKey: msg})
 }
 
 // clearNetworkError removes the pod's network error once its networks resolve, before

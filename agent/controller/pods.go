@@ -99,7 +99,7 @@ func (c *Controller) allocate(ctx context.Context, pod *corev1.Pod) error {
 	if err := c.holdAfterPort(ctx, key); err != nil {
 		return err
 	}
-	if err := c.annotate(ctx, pod, n); err != nil {
+	if err := c.annotate(ctx, pod, annotation.Encode(n)); err != nil {
 		return err
 	}
 	c.log.Info("pod allocated", "pod", pod.Name, "namespace", pod.Namespace, "ip", a.IPs, "mac", a.MAC.String())
@@ -150,8 +150,13 @@ func portSpec(pod *corev1.Pod, n annotation.Network) northbound.PodPortSpec {
 		NoPortSecurity: pod.Annotations[annotation.PortSecurity] == "false"}
 }
 
-func (c *Controller) annotate(ctx context.Context, pod *corev1.Pod, n annotation.Network) error {
-	patch, err := annotation.Patch(pod.Annotations, annotation.Encode(n))
+// annotate merges want into the pod's annotations (its network, its attachments', the
+// network error), writing nothing when they already say it.
+func (c *Controller) annotate(ctx context.Context, pod *corev1.Pod, want map[string]string) error {
+	if len(want) == 0 {
+		return nil
+	}
+	patch, err := annotation.Patch(pod.Annotations, want)
 	if err != nil || patch == nil {
 		return err
 	}

@@ -15,6 +15,10 @@
 // custom VPCs it serves Kube-OVN's Vpc (vpc.go, crd_vpc.yaml copied from Kube-OVN's chart):
 // its structs, DefaultVpc ("ovn-cluster", a Subnet with no spec.vpc), and the parsing of
 // staticRoutes and policyRoutes entries, each error naming its field ("staticRoutes[0].cidr").
+// What every controller feature writes of the objects it owns is here once (writer.go): the
+// finalizer on and off (guarded by the object's resourceVersion), the status patch (only when
+// it changed: UpdateStatus), and the Validated, Ready and Error conditions of an applied or a
+// refused spec.
 //
 // Invariants: parsing never changes the object; a Subnet whose network does not parse is
 // reported, never half applied. The CRD's schema keeps every field a manifest sets

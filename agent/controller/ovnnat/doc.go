@@ -27,10 +27,12 @@
 // right, and Reconcile removes the rows of objects deleted while no controller ran.
 //
 // Pay only for what is used: the informers of OvnEip, OvnFip, OvnSnatRule and OvnDnatRule
-// run only while one of them exists or a Vpc asks for enableExternal (gate.go): at the start
-// of a term Open looks (a list of one item per kind) before the IPAM reconcile reads the
-// EIPs; while closed, a probe every ProbeEvery (or a Vpc's event) opens it; open and unused for
-// two probes, it stops them. Closed, the stores are empty, which the probe found true.
+// run only while one of them exists or a Vpc asks for enableExternal (gate.go): as a term
+// starts Probe looks in the background (a list of one item per kind, the four at once), and
+// Open, before the IPAM reconcile reads the EIPs, opens the gate on its answer or on a Vpc
+// with enableExternal in the synced cache; while closed, a probe every ProbeEvery (or a Vpc's
+// event) opens it; open and unused for two probes, it stops them. Closed, the stores are
+// empty, which the probe found true.
 //
 // Concurrency: one worker processes keys "<kind>/<name>"; the listers are the term's shared
 // informers' caches.

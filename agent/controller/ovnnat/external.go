@@ -2,7 +2,6 @@ package ovnnat
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/netip"
@@ -14,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/ovn"
@@ -173,9 +171,8 @@ func (c *Controller) vpcExternalStatus(ctx context.Context, u *unstructured.Unst
 	if have == want {
 		return nil
 	}
-	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"enableExternal": want}})
-	if _, err := c.req.Dynamic.Resource(kubeovn.VpcResource).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("write status.enableExternal of vpc %s: %w", u.GetName(), err)
+	if err := c.writer("vpc").PatchStatus(ctx, u.GetName(), map[string]any{"enableExternal": want}); err != nil && !apierrors.IsNotFound(err) {
+		return err
 	}
 	return nil
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -103,25 +105,36 @@ func (c *Controller) lister(kind string) cache.GenericLister {
 }
 
 // probe says whether the family has anything to do: a Vpc with spec.enableExternal (from the
-// shared cache) or any NAT object (a list of one item per kind). A kind whose CRD is missing
-// has nothing.
+// shared cache) or any NAT object (anyObject).
 func (c *Controller) probe(ctx context.Context) (bool, error) {
 	if c.externalVpc() {
 		return true, nil
 	}
-	for _, k := range gatedKinds {
-		l, err := c.req.Dynamic.Resource(kinds[k]).List(ctx, metav1.ListOptions{Limit: 1})
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return false, fmt.Errorf("look for %s: %w", kinds[k].Resource, err)
-		}
-		if len(l.Items) > 0 {
-			return true, nil
-		}
+	return c.anyObject(ctx)
+}
+
+// anyObject says whether the cluster has a NAT object: a list of one item per kind, the four
+// at once. A kind whose CRD is missing has none.
+func (c *Controller) anyObject(ctx context.Context) (bool, error) {
+	found := make([]bool, len(gatedKinds))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, k := range gatedKinds {
+		g.Go(func() error {
+			l, err := c.req.Dynamic.Resource(kinds[k]).List(gctx, metav1.ListOptions{Limit: 1})
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("look for %s: %w", kinds[k].Resource, err)
+			}
+			found[i] = len(l.Items) > 0
+			return nil
+		})
 	}
-	return false, nil
+	if err := g.Wait(); err != nil {
+		return false, err
+	}
+	return slices.Contains(found, true), nil
 }
 
 // externalVpc says whether a custom Vpc asks for the external link.
@@ -208,15 +221,54 @@ func (c *Controller) open(ctx context.Context) error {
 	return nil
 }
 
-// Open looks once for the family's objects and, when there is any, starts its informers and
-// waits for their caches; the controller calls it after the term's caches synced and before
-// the IPAM reconcile, which reads the EIPs (Claims).
+// firstLook is a term's first anyObject, started by Probe as the term starts and read by Open.
+type firstLook struct {
+	done  chan struct{}
+	found bool
+	err   error
+}
+
+// Probe starts the term's first look for NAT objects in the background: the controller calls
+// it as the term starts (after the Lease and the IPAM, before the topology and the caches),
+// so the four lists run beside the term's other start work and Open only reads their answer.
+// Every EIP an earlier term allocated has its object since before this term began, so these
+// lists see it as surely as lists made just before the IPAM reconcile.
+func (c *Controller) Probe(ctx context.Context) {
+	l := &firstLook{done: make(chan struct{})}
+	c.first = l
+	go func() {
+		defer close(l.done)
+		l.found, l.err = c.anyObject(ctx)
+	}()
+}
+
+// Open starts the family's informers and waits for their caches when the cluster has a NAT
+// object (Probe's answer; looked for now when Probe was not called) or a Vpc asking for
+// enableExternal (the shared cache, synced by now); the controller calls it after the term's
+// caches synced and before the IPAM reconcile, which reads the EIPs (Claims).
 func (c *Controller) Open(ctx context.Context) error {
-	found, err := c.probe(ctx)
-	if err != nil || !found {
+	found, err := c.firstAnswer(ctx)
+	if err != nil {
 		return err
 	}
+	if !found && !c.externalVpc() {
+		return nil
+	}
 	return c.open(ctx)
+}
+
+// firstAnswer is Probe's answer, waited for.
+func (c *Controller) firstAnswer(ctx context.Context) (bool, error) {
+	l := c.first
+	if l == nil {
+		return c.anyObject(ctx)
+	}
+	select {
+	case <-l.done:
+		return l.found, l.err
+	case <-ctx.Done():
+		return false, fmt.Errorf("look for ovn nat objects: %w", ctx.Err())
+	}
 }
 
 // runGate opens a closed gate when a probe (every ProbeEvery) or a Vpc's event finds work,

@@ -51,6 +51,7 @@ type Controller struct {
 	infs  map[string]cache.SharedIndexInformer         // vpc and subnet: the term's shared informers
 	gate  *gate                                        // eip, fip, snat and dnat: started only when used
 	queue workqueue.TypedRateLimitingInterface[string] // "<kind>/<name>"
+	first *firstLook                                   // the term's first look (Probe), nil before
 }
 
 // kinds are the informers the family watches, by the prefix of their queue keys.
@@ -155,12 +156,8 @@ func (c *Controller) Reconcile(ctx context.Context) error {
 func (c *Controller) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	wg.Go(func() {
-		<-ctx.Done()
-		c.queue.ShutDown()
-	})
 	wg.Go(func() { c.runGate(ctx) })
-	queue.Work(ctx, c.queue, queue.Worker{Kind: "ovn-nat", Sync: c.sync, Log: c.req.Log, Metrics: c.req.Metrics})
+	queue.Run(ctx, c.queue, queue.Worker{Kind: "ovn-nat", Sync: c.sync, Log: c.req.Log, Metrics: c.req.Metrics})
 }
 
 func (c *Controller) sync(ctx context.Context, key string) error {

@@ -2,7 +2,6 @@ package ovnnat
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -10,7 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
@@ -101,23 +99,15 @@ func (c *Controller) ownedRows(owner northbound.OwnerRef) func(context.Context) 
 	}
 }
 
-// setFinalizer adds or removes Finalizer, guarded by the object's resourceVersion.
+// writer writes kind's finalizer and status.
+func (c *Controller) writer(kind string) kubeovn.Writer {
+	return kubeovn.Writer{Dynamic: c.req.Dynamic, Resource: kinds[kind], Kind: kind, Finalizer: Finalizer}
+}
+
+// setFinalizer adds or removes Finalizer (an object already gone has none to remove).
 func (c *Controller) setFinalizer(ctx context.Context, kind string, u *unstructured.Unstructured, want bool) error {
-	fs := u.GetFinalizers()
-	if slices.Contains(fs, Finalizer) == want {
-		return nil
-	}
-	if want {
-		fs = append(slices.Clone(fs), Finalizer)
-	} else {
-		fs = slices.DeleteFunc(slices.Clone(fs), func(f string) bool { return f == Finalizer })
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": fs, "resourceVersion": u.GetResourceVersion()}})
-	if err != nil {
-		return fmt.Errorf("encode finalizers of %s %s: %w", kind, u.GetName(), err)
-	}
-	if _, err := c.req.Dynamic.Resource(kinds[kind]).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("set finalizer of %s %s: %w", kind, u.GetName(), err)
+	if err := c.writer(kind).SetFinalizer(ctx, u, want); err != nil && !apierrors.IsNotFound(err) {
+		return err
 	}
 	return nil
 }
@@ -131,14 +121,10 @@ func setConditions(conds *[]kubeovn.Condition, ref *refusal) bool {
 		changed = kubeovn.SetNatCondition(conds, t, status, reason, msg, now) || changed
 	}
 	if ref == nil {
-		set(kubeovn.ConditionValidated, "True", ReasonReady, "")
-		set(kubeovn.ConditionReady, "True", ReasonReady, "")
-		set(kubeovn.ConditionError, "False", "NoError", "")
-		return changed
+		kubeovn.SetApplied(set, ReasonReady, ReasonReady)
+	} else {
+		kubeovn.SetRefused(set, ref.reason, ref.Error(), "not applied (what was applied before stays)")
 	}
-	set(kubeovn.ConditionValidated, "False", ref.reason, ref.Error())
-	set(kubeovn.ConditionReady, "False", ref.reason, "not applied (what was applied before stays): "+ref.Error())
-	set(kubeovn.ConditionError, "True", ref.reason, ref.Error())
 	return changed
 }
 
@@ -176,17 +162,8 @@ func (c *Controller) writeStatus(ctx context.Context, kind string, u *unstructur
 	if ref != nil && condChanged && c.req.Events != nil {
 		c.req.Events.Event(u, corev1.EventTypeWarning, ref.reason, ref.Error())
 	}
-	b, _ := json.Marshal(before)
-	a, _ := json.Marshal(after)
-	if string(a) == string(b) {
-		return nil
-	}
-	patch, err := json.Marshal(map[string]any{"status": after})
-	if err != nil {
-		return fmt.Errorf("encode status of %s %s: %w", kind, u.GetName(), err)
-	}
-	if _, err := c.req.Dynamic.Resource(kinds[kind]).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("write status of %s %s: %w", kind, u.GetName(), err)
+	if err := c.writer(kind).UpdateStatus(ctx, u.GetName(), before, after); err != nil && !apierrors.IsNotFound(err) {
+		return err
 	}
 	return nil
 }

@@ -154,11 +154,7 @@ func nodeChanged(pair any) bool {
 
 // Run syncs the queued namespaces (and the hosts' set) until ctx ends.
 func (p *Controller) Run(ctx context.Context) {
-	go func() {
-		<-ctx.Done()
-		p.queue.ShutDown()
-	}()
-	queue.Work(ctx, p.queue, queue.Worker{Kind: "namespace", Sync: p.sync, Log: p.req.Log, Metrics: p.req.Metrics})
+	queue.Run(ctx, p.queue, queue.Worker{Kind: "namespace", Sync: p.sync, Log: p.req.Log, Metrics: p.req.Metrics})
 }
 
 func (p *Controller) sync(ctx context.Context, key string) error {

@@ -40,3 +40,10 @@ func Work(ctx context.Context, q workqueue.TypedRateLimitingInterface[string], w
 		w.Log.Debug("synced "+w.Kind, w.Kind, key, "duration", time.Since(start))
 	}
 }
+
+// Run processes keys of q (Work) until ctx ends, and shuts q down then: a feature's Run.
+func Run(ctx context.Context, q workqueue.TypedRateLimitingInterface[string], w Worker) {
+	stop := context.AfterFunc(ctx, q.ShutDown)
+	defer stop()
+	Work(ctx, q, w)
+}

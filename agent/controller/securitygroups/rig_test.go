@@ -9,17 +9,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/edgeovn/edgeovn/agent/annotation"
 	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
-	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/agent/secgroup"
 )
@@ -77,72 +74,28 @@ func newRig(t *testing.T, pods []*corev1.Pod, groups ...*unstructured.Unstructur
 // start begins a term: a new Controller with its informers, reconciled.
 func (r *rig) start() {
 	r.t.Helper()
-	f := kubeapi.NewInformers(r.kube.Client, kubeapi.InformerOptions{})
 	r.c = New(Request{Dynamic: r.dyn, NB: r.nb.Client, Events: r.rec, Log: r.log, Hosts: []netip.Prefix{netip.MustParsePrefix("100.64.0.0/16")}})
-	synced, err := r.c.Register(f)
-	if err != nil {
-		r.t.Fatalf("register: %v", err)
-	}
-	ictx, stop := context.WithCancel(r.ctx)
-	f.Start(ictx)
-	r.t.Cleanup(func() { stop(); f.Shutdown() })
-	if !cache.WaitForCacheSync(r.ctx.Done(), synced...) {
-		r.t.Fatal("informers never synced")
-	}
+	ctltest.RunInformers(r.ctx, r.t, r.kube, r.c.Register)
 	if err := r.c.Reconcile(r.ctx); err != nil {
 		r.t.Fatalf("reconcile: %v", err)
 	}
 }
 
+// groups drives the term's SecurityGroups: a change written, waited for in the informer, synced.
+func (r *rig) groups() ctltest.Objects {
+	return ctltest.Objects{T: r.t, Ctx: r.ctx, Dyn: r.dyn, Resource: kubeovn.SecurityGroupResource, Cache: r.c.groups, Sync: r.c.sync}
+}
+
 // update changes a group's spec, waits until the informer has it, and syncs it.
 func (r *rig) update(name string, change func(*kubeovn.SecurityGroupSpec)) {
 	r.t.Helper()
-	res := r.dyn.Resource(kubeovn.SecurityGroupResource)
-	u, err := res.Get(r.ctx, name, metav1.GetOptions{})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	sg, err := kubeovn.SecurityGroupFrom(u)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	change(&sg.Spec)
-	spec, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&sg.Spec)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	u.Object["spec"] = spec
-	r.write(u)
+	ctltest.UpdateSpec(r.groups(), name, change)
 }
 
 // remove marks a group deleted as the API server does while a finalizer holds it.
 func (r *rig) remove(name string) {
 	r.t.Helper()
-	u, err := r.dyn.Resource(kubeovn.SecurityGroupResource).Get(r.ctx, name, metav1.GetOptions{})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	now := metav1.Now()
-	u.SetDeletionTimestamp(&now)
-	r.write(u)
-}
-
-func (r *rig) write(u *unstructured.Unstructured) {
-	r.t.Helper()
-	nu, err := r.dyn.Resource(kubeovn.SecurityGroupResource).Update(r.ctx, u, metav1.UpdateOptions{})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	err = wait.PollUntilContextTimeout(r.ctx, time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
-		obj, err := r.c.groups.Get(u.GetName())
-		got, ok := obj.(*unstructured.Unstructured)
-		return err == nil && ok && equality.Semantic.DeepEqual(got.Object["spec"], nu.Object["spec"]) &&
-			(got.GetDeletionTimestamp() != nil) == (nu.GetDeletionTimestamp() != nil), nil
-	})
-	if err != nil {
-		r.t.Fatalf("security group %s change never reached the informer: %v", u.GetName(), err)
-	}
-	r.sync(u.GetName())
+	r.groups().Remove(name)
 }
 
 func (r *rig) sync(name string) {

@@ -191,11 +191,7 @@ func (c *Controller) Reconcile(ctx context.Context) error {
 
 // Run processes the groups until ctx ends.
 func (c *Controller) Run(ctx context.Context) {
-	go func() {
-		<-ctx.Done()
-		c.queue.ShutDown()
-	}()
-	queue.Work(ctx, c.queue, queue.Worker{Kind: "security group", Sync: c.sync, Log: c.req.Log, Metrics: c.req.Metrics})
+	queue.Run(ctx, c.queue, queue.Worker{Kind: "security group", Sync: c.sync, Log: c.req.Log, Metrics: c.req.Metrics})
 }
 
 // gone removes the rows of a group whose object no longer exists, and tells the pods that

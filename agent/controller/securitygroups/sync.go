@@ -65,7 +65,7 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if sg.DeletionTimestamp != nil {
 		return c.deleting(ctx, u, sg)
 	}
-	if err := c.setFinalizer(ctx, u, true); err != nil {
+	if err := c.writer().SetFinalizer(ctx, u, true); err != nil {
 		return err
 	}
 	c.reported.Range(func(k, _ any) bool { // the group exists: a pod naming it may be told again
@@ -163,7 +163,7 @@ func (c *Controller) deleting(ctx context.Context, u *unstructured.Unstructured,
 	if err := c.gone(ctx, sg.Name); err != nil {
 		return err
 	}
-	return c.setFinalizer(ctx, u, false)
+	return c.writer().SetFinalizer(ctx, u, false)
 }
 
 // namedBy lists the other groups with a rule whose remoteSecurityGroup is name.

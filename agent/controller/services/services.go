@@ -174,12 +174,7 @@ func (s *Controller) served(key string) bool {
 
 // Run syncs the queued Services until ctx ends.
 func (s *Controller) Run(ctx context.Context) {
-	defer s.queue.ShutDown()
-	go func() {
-		<-ctx.Done()
-		s.queue.ShutDown()
-	}()
-	queue.Work(ctx, s.queue, queue.Worker{Kind: "service", Sync: s.sync, Log: s.req.Log, Metrics: s.req.Metrics})
+	queue.Run(ctx, s.queue, queue.Worker{Kind: "service", Sync: s.sync, Log: s.req.Log, Metrics: s.req.Metrics})
 }
 
 // sync makes one Service's load balancers (and, for internalTrafficPolicy Local, its

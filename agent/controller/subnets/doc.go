@@ -7,7 +7,10 @@
 // clients, the northbound client, the IPAM, the event recorder, the logger, the metrics, the
 // pod and node listers, the configuration's networks, and a call that queues the pods waiting
 // for an address); the core asks it a pod's subnet (PodSubnet) and a subnet's network
-// (Network), and tells it a subnet's addresses changed (Touched).
+// (Network), and tells it a subnet's addresses changed (Touched). Its Subnet and Vpc
+// informers are the term's (kubeapi.Informers.Dynamic), shared with packages vpcs and
+// ovnnat: one list and one watch of each per term; its Vlan and ProviderNetwork informers
+// are its own, stopped by Shutdown.
 //
 // At the start of a term the role installs the kubeovn.io/v1 Subnet CRD when the cluster has
 // none and creates the ovn-default and join Subnet objects from the configuration when missing

@@ -2,14 +2,11 @@ package subnets
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 )
@@ -34,13 +31,9 @@ func (s *Controller) writeStatus(ctx context.Context, u *unstructured.Unstructur
 		set(kubeovn.ConditionReady, "True", ReasonSubnetReady, "change refused, the spec applied before stays in force: "+ref.Error())
 		set(kubeovn.ConditionError, "True", ref.reason, ref.Error())
 	case ref != nil:
-		set(kubeovn.ConditionValidated, "False", ref.reason, ref.Error())
-		set(kubeovn.ConditionReady, "False", ref.reason, "not applied: "+ref.Error())
-		set(kubeovn.ConditionError, "True", ref.reason, ref.Error())
+		kubeovn.SetRefused(set, ref.reason, ref.Error(), "not applied")
 	default:
-		set(kubeovn.ConditionValidated, "True", ReasonSubnetValid, "")
-		set(kubeovn.ConditionReady, "True", ReasonSubnetReady, "")
-		set(kubeovn.ConditionError, "False", "NoError", "")
+		kubeovn.SetApplied(set, ReasonSubnetValid, ReasonSubnetReady)
 	}
 	spec, _, _ := unstructured.NestedMap(u.Object, "spec")
 	if un := kubeovn.Unsupported(spec); len(un) > 0 {
@@ -60,15 +53,7 @@ func (s *Controller) writeStatus(ctx context.Context, u *unstructured.Unstructur
 	if !changed && !counted {
 		return nil
 	}
-	patch, err := json.Marshal(map[string]any{"status": st})
-	if err != nil {
-		return fmt.Errorf("encode status of subnet %s: %w", sn.Name, err)
-	}
-	_, err = s.dyn.Resource(kubeovn.SubnetResource).Patch(ctx, sn.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
-	if err != nil {
-		return fmt.Errorf("write status of subnet %s: %w", sn.Name, err)
-	}
-	return nil
+	return s.writer().PatchStatus(ctx, sn.Name, st)
 }
 
 // inForce reports whether the subnet is applied with the CIDRs its spec now gives: a refused
@@ -101,23 +86,7 @@ func (s *Controller) count(name string, st *kubeovn.SubnetStatus) bool {
 	return before != [4]float64{st.V4UsingIPs, st.V4AvailableIPs, st.V6UsingIPs, st.V6AvailableIPs}
 }
 
-// setFinalizer adds or removes SubnetFinalizer, guarded by the object's resourceVersion.
-func (s *Controller) setFinalizer(ctx context.Context, u *unstructured.Unstructured, want bool) error {
-	fs := u.GetFinalizers()
-	if slices.Contains(fs, SubnetFinalizer) == want {
-		return nil
-	}
-	if want {
-		fs = append(slices.Clone(fs), SubnetFinalizer)
-	} else {
-		fs = slices.DeleteFunc(slices.Clone(fs), func(f string) bool { return f == SubnetFinalizer })
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": fs, "resourceVersion": u.GetResourceVersion()}})
-	if err != nil {
-		return fmt.Errorf("encode finalizers of subnet %s: %w", u.GetName(), err)
-	}
-	if _, err := s.dyn.Resource(kubeovn.SubnetResource).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		return fmt.Errorf("set finalizer of subnet %s: %w", u.GetName(), err)
-	}
-	return nil
+// writer writes the Subnets' finalizer and status.
+func (s *Controller) writer() kubeovn.Writer {
+	return kubeovn.Writer{Dynamic: s.dyn, Resource: kubeovn.SubnetResource, Kind: "subnet", Finalizer: SubnetFinalizer}
 }

@@ -143,9 +143,10 @@ func (s *Controller) createBuiltins(ctx context.Context) {
 	}
 }
 
-// Register adds the Subnet informer (dynamic) and the Namespace informer (typed factory).
+// Register adds handlers to the term's Subnet informer (the vpcs and ovn-nat features' too;
+// the factory runs it) and Namespace informer.
 func (s *Controller) Register(f *kubeapi.Informers) ([]cache.InformerSynced, error) {
-	gi := kubeapi.DynamicInformer(s.dyn, kubeovn.SubnetResource)
+	gi := f.Dynamic(s.dyn, kubeovn.SubnetResource)
 	s.lister, s.inf = gi.Lister(), gi.Informer()
 	onSubnet := func(obj any) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
@@ -172,7 +173,6 @@ func (s *Controller) Register(f *kubeapi.Informers) ([]cache.InformerSynced, err
 	}); err != nil {
 		return nil, fmt.Errorf("watch namespaces: %w", err)
 	}
-	go s.inf.Run(s.stop)
 	vlansSynced, err := s.registerVlans()
 	if err != nil {
 		return nil, err
@@ -227,20 +227,16 @@ func (s *Controller) oldestFirst() []*unstructured.Unstructured {
 	return out
 }
 
-// Shutdown stops the Subnet informer; the term's end calls it, whether run ran or not.
+// Shutdown stops the Vlan and ProviderNetwork informers; the term's end calls it, whether run
+// ran or not.
 func (s *Controller) Shutdown() { s.once.Do(func() { close(s.stop) }) }
 
 // Run processes Subnets and Namespaces until ctx ends.
 func (s *Controller) Run(ctx context.Context) {
-	go func() {
-		<-ctx.Done()
-		s.queue.ShutDown()
-		s.nsQ.ShutDown()
-	}()
-	go queue.Work(ctx, s.nsQ, queue.Worker{Kind: "namespace", Sync: s.syncNamespace, Log: s.req.Log, Metrics: s.req.Metrics})
+	go queue.Run(ctx, s.nsQ, queue.Worker{Kind: "namespace", Sync: s.syncNamespace, Log: s.req.Log, Metrics: s.req.Metrics})
 	go s.runVlanStatus(ctx)
 	s.pokeVlanStatus()
-	queue.Work(ctx, s.queue, queue.Worker{Kind: "subnet", Sync: s.sync, Log: s.req.Log, Metrics: s.req.Metrics})
+	queue.Run(ctx, s.queue, queue.Worker{Kind: "subnet", Sync: s.sync, Log: s.req.Log, Metrics: s.req.Metrics})
 }
 
 // Network is the network the subnet name was applied with; false when it is not applied.

@@ -65,7 +65,7 @@ func (s *Controller) sync(ctx context.Context, name string) error {
 	if sn.DeletionTimestamp != nil {
 		return s.deleting(ctx, u, sn)
 	}
-	if err := s.setFinalizer(ctx, u, true); err != nil {
+	if err := s.writer().SetFinalizer(ctx, u, true); err != nil {
 		return err
 	}
 	net, ref := s.validate(sn)
@@ -312,7 +312,7 @@ func (s *Controller) ensureRows(ctx context.Context, sn *kubeovn.Subnet, router 
 func (s *Controller) deleting(ctx context.Context, u *unstructured.Unstructured, sn *kubeovn.Subnet) error {
 	if builtin(sn.Name) {
 		s.log.Warn("subnet from the configuration deleted: its network stays, the object is made again", "subnet", sn.Name)
-		return s.setFinalizer(ctx, u, false)
+		return s.writer().SetFinalizer(ctx, u, false)
 	}
 	if a, ok := s.get(sn.Name); ok && !a.deleting {
 		a.deleting = true
@@ -325,7 +325,7 @@ func (s *Controller) deleting(ctx context.Context, u *unstructured.Unstructured,
 	if err := s.remove(ctx, sn.Name); err != nil {
 		return err
 	}
-	return s.setFinalizer(ctx, u, false)
+	return s.writer().SetFinalizer(ctx, u, false)
 }
 
 // gone handles a Subnet whose object no longer exists: a built-in one is made again, another

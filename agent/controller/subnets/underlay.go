@@ -35,16 +35,7 @@ func (s *Controller) registerVlans() (cache.InformerSynced, error) {
 	s.vlans = gi.Lister()
 	inf := gi.Informer()
 	onVlan := func(obj any) {
-		name := ""
-		switch o := obj.(type) {
-		case *unstructured.Unstructured:
-			name = o.GetName()
-		case cache.DeletedFinalStateUnknown:
-			if u, ok := o.Obj.(*unstructured.Unstructured); ok {
-				name = u.GetName()
-			}
-		}
-		s.enqueueNamingVlan(name)
+		s.enqueueNamingVlan(eventName(obj))
 		s.pokeVlanStatus()
 	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{

@@ -8,10 +8,8 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/edgeovn/edgeovn/agent/kubeapi"
@@ -200,14 +198,7 @@ func (s *Controller) patchStatus(ctx context.Context, resource, name string, wan
 	if len(patch) == 0 {
 		return nil
 	}
-	b, err := json.Marshal(map[string]any{"status": patch})
-	if err != nil {
-		return fmt.Errorf("encode status of %s %s: %w", gvr.Resource, name, err)
-	}
-	if _, err := s.dyn.Resource(gvr).Patch(ctx, name, types.MergePatchType, b, metav1.PatchOptions{}, "status"); err != nil {
-		return fmt.Errorf("write status of %s %s: %w", gvr.Resource, name, err)
-	}
-	return nil
+	return kubeovn.Writer{Dynamic: s.dyn, Resource: gvr, Kind: gvr.Resource}.PatchStatus(ctx, name, patch)
 }
 
 // sameJSON compares a value read from an object with one to write, by their JSON (false and

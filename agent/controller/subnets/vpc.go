@@ -28,16 +28,7 @@ func (s *Controller) registerVpcs(f *kubeapi.Informers) (cache.InformerSynced, e
 	s.vpcs = gi.Lister()
 	inf := gi.Informer()
 	onVpc := func(obj any) {
-		name := ""
-		switch o := obj.(type) {
-		case *unstructured.Unstructured:
-			name = o.GetName()
-		case cache.DeletedFinalStateUnknown:
-			if u, ok := o.Obj.(*unstructured.Unstructured); ok {
-				name = u.GetName()
-			}
-		}
-		s.enqueueNaming("vpc", name)
+		s.enqueueNaming("vpc", eventName(obj))
 		s.enqueueNamespaces()
 	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -145,4 +136,16 @@ func (s *Controller) namespaceVpcSubnet(ns string) string {
 	}
 	slices.Sort(names)
 	return bound[names[0]]
+}
+
+// eventName is the name of an informer event's object (a deletion's last known state too),
+// "" when it is not an object of the dynamic client.
+func eventName(obj any) string {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return u.GetName()
+	}
+	return ""
 }

@@ -8,15 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/edgeovn/edgeovn/agent/controller/internal/ctltest"
-	"github.com/edgeovn/edgeovn/agent/kubeapi"
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 	"github.com/edgeovn/edgeovn/ovn/northbound"
 )
@@ -62,75 +59,28 @@ func newRig(t *testing.T, subnets []*kubeovn.Subnet, vpcs ...*unstructured.Unstr
 // start begins a term: a new Controller with its informers, reconciled.
 func (r *rig) start() {
 	r.t.Helper()
-	kube := ctltest.NewKube(r.t)
-	f := kubeapi.NewInformers(kube.Client, kubeapi.InformerOptions{})
 	r.c = New(Request{Dynamic: r.dyn, NB: r.nb.Client, Events: r.rec, Log: r.log})
-	synced, err := r.c.Register(f)
-	if err != nil {
-		r.t.Fatalf("register: %v", err)
-	}
-	ictx, stop := context.WithCancel(r.ctx)
-	f.Start(ictx)
-	r.t.Cleanup(func() { stop(); f.Shutdown() })
-	if !cache.WaitForCacheSync(r.ctx.Done(), synced...) {
-		r.t.Fatal("informers never synced")
-	}
+	ctltest.RunInformers(r.ctx, r.t, ctltest.NewKube(r.t), r.c.Register)
 	if err := r.c.Reconcile(r.ctx); err != nil {
 		r.t.Fatalf("reconcile: %v", err)
 	}
 }
 
+// vpcObjects drives the term's Vpcs: a change written, waited for in the informer, synced.
+func (r *rig) vpcObjects() ctltest.Objects {
+	return ctltest.Objects{T: r.t, Ctx: r.ctx, Dyn: r.dyn, Resource: kubeovn.VpcResource, Cache: r.c.vpcs, Sync: r.c.sync}
+}
+
 // update changes a Vpc's spec, waits until the informer has it, and syncs it.
 func (r *rig) update(name string, change func(*kubeovn.VpcSpec)) {
 	r.t.Helper()
-	res := r.dyn.Resource(kubeovn.VpcResource)
-	u, err := res.Get(r.ctx, name, metav1.GetOptions{})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	v, err := kubeovn.VpcFrom(u)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	change(&v.Spec)
-	spec, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&v.Spec)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	u.Object["spec"] = spec
-	r.write(u)
+	ctltest.UpdateSpec(r.vpcObjects(), name, change)
 }
 
 // remove marks a Vpc deleted as the API server does while a finalizer holds it.
 func (r *rig) remove(name string) {
 	r.t.Helper()
-	u, err := r.dyn.Resource(kubeovn.VpcResource).Get(r.ctx, name, metav1.GetOptions{})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	now := metav1.Now()
-	u.SetDeletionTimestamp(&now)
-	r.write(u)
-}
-
-func (r *rig) write(u *unstructured.Unstructured) {
-	r.t.Helper()
-	nu, err := r.dyn.Resource(kubeovn.VpcResource).Update(r.ctx, u, metav1.UpdateOptions{})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	err = wait.PollUntilContextTimeout(r.ctx, time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
-		obj, err := r.c.vpcs.Get(u.GetName())
-		got, ok := obj.(*unstructured.Unstructured)
-		return err == nil && ok && equality.Semantic.DeepEqual(got.Object["spec"], nu.Object["spec"]) &&
-			(got.GetDeletionTimestamp() != nil) == (nu.GetDeletionTimestamp() != nil), nil
-	})
-	if err != nil {
-		r.t.Fatalf("vpc %s change never reached the informer: %v", u.GetName(), err)
-	}
-	if err := r.c.sync(r.ctx, u.GetName()); err != nil {
-		r.t.Fatalf("sync vpc %s: %v", u.GetName(), err)
-	}
+	r.vpcObjects().Remove(name)
 }
 
 // vpcRows are the router rows of the custom VPCs (the cluster router left out).

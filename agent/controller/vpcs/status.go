@@ -2,15 +2,12 @@ package vpcs
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/edgeovn/edgeovn/agent/kubeovn"
 )
@@ -24,7 +21,6 @@ var unsupportedVpc = []string{"enableBfd", "bfdPort", "extraExternalSubnets"}
 // also a Warning Event, once per change of its message.
 func (c *Controller) writeStatus(ctx context.Context, u *unstructured.Unstructured, v *kubeovn.Vpc, subnets []vpcSubnet, ref *refusal) error {
 	st := v.Status
-	before, _ := json.Marshal(st)
 	st.Conditions = slices.Clone(st.Conditions)
 	now := metav1.Now()
 	changed := false
@@ -33,13 +29,9 @@ func (c *Controller) writeStatus(ctx context.Context, u *unstructured.Unstructur
 	case ref != nil && ref.reason == ReasonInUse:
 		set(kubeovn.ConditionReady, "False", ref.reason, ref.Error())
 	case ref != nil:
-		set(kubeovn.ConditionValidated, "False", ref.reason, ref.Error())
-		set(kubeovn.ConditionReady, "False", ref.reason, "not applied (the routes applied before stay): "+ref.Error())
-		set(kubeovn.ConditionError, "True", ref.reason, ref.Error())
+		kubeovn.SetRefused(set, ref.reason, ref.Error(), "not applied (the routes applied before stay)")
 	default:
-		set(kubeovn.ConditionValidated, "True", ReasonReady, "")
-		set(kubeovn.ConditionReady, "True", ReasonReady, "")
-		set(kubeovn.ConditionError, "False", "NoError", "")
+		kubeovn.SetApplied(set, ReasonReady, ReasonReady)
 	}
 	spec, _, _ := unstructured.NestedMap(u.Object, "spec")
 	if un := unsupported(spec, v.Name); len(un) > 0 {
@@ -68,18 +60,7 @@ func (c *Controller) writeStatus(ctx context.Context, u *unstructured.Unstructur
 	} else if st.VpcPeerings == nil {
 		st.VpcPeerings = []string{} // a refused spec leaves the peerings applied before
 	}
-	after, _ := json.Marshal(st)
-	if string(before) == string(after) {
-		return nil
-	}
-	patch, err := json.Marshal(map[string]any{"status": st})
-	if err != nil {
-		return fmt.Errorf("encode status of vpc %s: %w", v.Name, err)
-	}
-	if _, err := c.req.Dynamic.Resource(kubeovn.VpcResource).Patch(ctx, v.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
-		return fmt.Errorf("write status of vpc %s: %w", v.Name, err)
-	}
-	return nil
+	return c.writer().UpdateStatus(ctx, v.Name, v.Status, st)
 }
 
 // unsupported lists the set fields of spec edgeovn does not implement; on the default VPC
@@ -113,23 +94,7 @@ func unsupported(spec map[string]any, name string) []string {
 	return out
 }
 
-// setFinalizer adds or removes VpcFinalizer, guarded by the object's resourceVersion.
-func (c *Controller) setFinalizer(ctx context.Context, u *unstructured.Unstructured, want bool) error {
-	fs := u.GetFinalizers()
-	if slices.Contains(fs, VpcFinalizer) == want {
-		return nil
-	}
-	if want {
-		fs = append(slices.Clone(fs), VpcFinalizer)
-	} else {
-		fs = slices.DeleteFunc(slices.Clone(fs), func(f string) bool { return f == VpcFinalizer })
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": fs, "resourceVersion": u.GetResourceVersion()}})
-	if err != nil {
-		return fmt.Errorf("encode finalizers of vpc %s: %w", u.GetName(), err)
-	}
-	if _, err := c.req.Dynamic.Resource(kubeovn.VpcResource).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		return fmt.Errorf("set finalizer of vpc %s: %w", u.GetName(), err)
-	}
-	return nil
+// writer writes the Vpcs' finalizer and status.
+func (c *Controller) writer() kubeovn.Writer {
+	return kubeovn.Writer{Dynamic: c.req.Dynamic, Resource: kubeovn.VpcResource, Kind: "vpc", Finalizer: VpcFinalizer}
 }

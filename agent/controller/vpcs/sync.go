@@ -65,7 +65,7 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if v.DeletionTimestamp != nil {
 		return c.deleting(ctx, u, v, subnets)
 	}
-	if err := c.setFinalizer(ctx, u, true); err != nil {
+	if err := c.writer().SetFinalizer(ctx, u, true); err != nil {
 		return err
 	}
 	if name == kubeovn.DefaultVpc {
@@ -216,7 +216,7 @@ func (c *Controller) deleting(ctx context.Context, u *unstructured.Unstructured,
 			return err
 		}
 	}
-	return c.setFinalizer(ctx, u, false)
+	return c.writer().SetFinalizer(ctx, u, false)
 }
 
 // namingSubnets lists every Subnet (validated or not) whose spec.vpc is vpc.

@@ -53,8 +53,8 @@ func New(req Request) *Controller {
 // Name is the feature's name in logs.
 func (c *Controller) Name() string { return "vpcs" }
 
-// Register adds the Vpc informer and a Subnet informer (a Subnet that names a Vpc changes its
-// status and the next hops its routes may use).
+// Register adds handlers to the term's Vpc and Subnet informers (shared with the Subnets and
+// ovn-nat; a Subnet that names a Vpc changes its status and the next hops its routes may use).
 func (c *Controller) Register(f *kubeapi.Informers) ([]cache.InformerSynced, error) {
 	vi := f.Dynamic(c.req.Dynamic, kubeovn.VpcResource)
 	si := f.Dynamic(c.req.Dynamic, kubeovn.SubnetResource)
@@ -117,11 +117,7 @@ func (c *Controller) Reconcile(ctx context.Context) error {
 
 // Run processes Vpcs until ctx ends.
 func (c *Controller) Run(ctx context.Context) {
-	go func() {
-		<-ctx.Done()
-		c.queue.ShutDown()
-	}()
-	queue.Work(ctx, c.queue, queue.Worker{Kind: "vpc", Sync: c.sync, Log: c.req.Log, Metrics: c.req.Metrics})
+	queue.Run(ctx, c.queue, queue.Worker{Kind: "vpc", Sync: c.sync, Log: c.req.Log, Metrics: c.req.Metrics})
 }
 
 // gone removes the rows of a Vpc whose object no longer exists (its router stays while a
