@@ -164,6 +164,25 @@ func updateStep(name string, change func(*kubeovn.SubnetSpec)) step {
 	}}
 }
 
+// rawSpecStep sets one field of a Subnet's spec as it is, whatever its type (a CRD without a
+// schema lets a wrong type through), and syncs it once its informer has the change.
+func rawSpecStep(name, field string, value any) step {
+	return step{"set subnet " + name + " spec." + field, func(r *rig) error {
+		u, err := r.dyn.Resource(kubeovn.SubnetResource).Get(r.ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if err := unstructured.SetNestedField(u.Object, value, "spec", field); err != nil {
+			return err
+		}
+		if _, err := r.dyn.Resource(kubeovn.SubnetResource).Update(r.ctx, u, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+		r.waitSpec(name, u.Object["spec"])
+		return r.s.sync(r.ctx, name)
+	}}
+}
+
 // deleteStep marks a Subnet deleted as the API server does while a finalizer holds it (its
 // deletionTimestamp set) and syncs it once its informer has the change.
 func deleteStep(name string) step {

@@ -60,7 +60,7 @@ func (s *Controller) sync(ctx context.Context, name string) error {
 	}
 	sn, err := kubeovn.FromUnstructured(u)
 	if err != nil {
-		return s.writeStatus(ctx, u, &kubeovn.Subnet{}, &refusal{ReasonInvalidSpec, err})
+		return s.writeStatus(ctx, u, kubeovn.UnreadSubnet(u), &refusal{ReasonInvalidSpec, err})
 	}
 	if sn.DeletionTimestamp != nil {
 		return s.deleting(ctx, u, sn)

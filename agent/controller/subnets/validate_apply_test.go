@@ -146,6 +146,16 @@ func TestSubnetValidateApply(t *testing.T) {
 			events:      []string{`Warning InvalidSpec bad: invalid subnet spec: cidrBlock "10.50.0.0/33"`},
 		},
 	}, {
+		name:   "a spec that does not read (excludeIps a string) is refused under the Subnet's name; what was applied stays",
+		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("blue", spec("10.50.0.0/24", "10.50.0.1"))}},
+		steps:  []step{rawSpecStep("blue", "excludeIps", "10.50.0.2")},
+		want: subnetAfter{
+			conds:       map[string][]string{"blue": refusedConds("InvalidSpec")},
+			switches:    []string{"switch join", "switch ovn-default", "switch blue"},
+			ipamSubnets: append(slices.Clone(builtinRows), "subnet blue 10.50.0.0/24"),
+			events:      []string{"Warning InvalidSpec blue: read subnet blue"},
+		},
+	}, {
 		name: "a Subnet overlapping one applied before is refused; the first keeps its CIDR",
 		before: world{subnets: []*kubeovn.Subnet{ctltest.Subnet("blue", spec("10.50.0.0/24", "10.50.0.1")),
 			ctltest.Subnet("green", spec("10.50.0.128/25", "10.50.0.129"))}},

@@ -57,11 +57,11 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if !ok {
 		return nil
 	}
+	subnets := c.subnetsOf(name)
 	v, err := kubeovn.VpcFrom(u)
 	if err != nil {
-		return c.writeStatus(ctx, u, &kubeovn.Vpc{}, nil, &refusal{ReasonInvalidSpec, err})
+		return c.writeStatus(ctx, u, kubeovn.UnreadVpc(u), subnets, &refusal{ReasonInvalidSpec, err})
 	}
-	subnets := c.subnetsOf(name)
 	if v.DeletionTimestamp != nil {
 		return c.deleting(ctx, u, v, subnets)
 	}
