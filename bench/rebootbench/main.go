@@ -77,9 +77,7 @@ func run(bin string, sizes []int, o options) error {
 		}
 		r.print()
 		if o.steps {
-			if err := r.timeline.print(); err != nil {
-				return fmt.Errorf("%d pods: %w", n, err)
-			}
+			r.timeline.print()
 		}
 	}
 	return nil

@@ -21,6 +21,7 @@ type timeline struct {
 	burst        time.Time // every sandbox re-created from here
 	pods         []podRun
 	cpu          cpuUse // from the burst to the last pod reaching its neighbour
+	steps        map[string][]time.Duration // readSteps of the booted edgeovn's log
 }
 
 // addSteps are the steps cni/server's ADD logs ("cni add step", at debug), in order.
@@ -28,7 +29,7 @@ var addSteps = []string{"check datapath", "wait for allocation", "set up veth", 
 
 // print writes the timeline from OVS up, the per-pod phases and the ADD steps as p50, p99
 // and max, and the CPU used during the burst.
-func (t timeline) print() error {
+func (t timeline) print() {
 	at := func(tm time.Time) string {
 		if tm.IsZero() {
 			return "-"
@@ -53,10 +54,7 @@ func (t timeline) print() error {
 	} {
 		fmt.Printf("    %-34s %9s\n", m.what, at(m.at))
 	}
-	steps, err := readSteps(t.edgeovn.Log)
-	if err != nil {
-		return err
-	}
+	steps := t.steps
 	fmt.Printf("  per pod (%3d): %21s %9s %9s\n", len(t.pods), "p50", "p99", "max")
 	row := func(what string, d []time.Duration) {
 		fmt.Printf("    %-34s %9s %9s %9s\n", what, ms(benchkit.Pct(d, 50)), ms(benchkit.Pct(d, 99)), ms(slices.Max(append(d, 0))))
@@ -69,7 +67,6 @@ func (t timeline) print() error {
 	row("ADD answered -> gateway", t.span(func(p podRun) time.Time { return p.added }, func(p podRun) time.Time { return p.gateway }))
 	row("gateway -> neighbour", t.span(func(p podRun) time.Time { return p.gateway }, func(p podRun) time.Time { return p.neighbour }))
 	t.cpu.print()
-	return nil
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d.Microseconds())/1000) }

@@ -98,6 +98,9 @@ func reboot(ctx context.Context, bin string, n int, o options) (result, error) {
 	}
 	tl.boot = bt
 	r, err := afterBoot(ctx, k, before, &tl, rig.Processes())
+	if err == nil && o.steps {
+		tl.steps, err = readSteps(tl.edgeovn.Log) // before the rig's directory goes
+	}
 	if r.boot >= 0 {
 		r.edgeovn = r.boot - tl.edgeovnStart.Sub(bt.Start)
 	}
