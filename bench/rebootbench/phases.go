@@ -20,7 +20,7 @@ type timeline struct {
 	edgeovnReady time.Time // CNI STATUS said ready
 	burst        time.Time // every sandbox re-created from here
 	pods         []podRun
-	cpu          cpuUse // from the burst to the last pod reaching its neighbour
+	cpu          cpuUse                     // from the burst to the last pod reaching its neighbour
 	steps        map[string][]time.Duration // readSteps of the booted edgeovn's log
 }
 
@@ -54,12 +54,16 @@ func (t timeline) print() {
 	} {
 		fmt.Printf("    %-34s %9s\n", m.what, at(m.at))
 	}
+	if end := t.last(func(p podRun) time.Time { return p.neighbour }); !end.IsZero() {
+		fmt.Printf("    %-34s %9s\n", "burst -> last neighbour reached", fmt.Sprintf("%.2f s", end.Sub(t.burst).Seconds()))
+	}
 	steps := t.steps
 	fmt.Printf("  per pod (%3d): %21s %9s %9s\n", len(t.pods), "p50", "p99", "max")
 	row := func(what string, d []time.Duration) {
 		fmt.Printf("    %-34s %9s %9s %9s\n", what, ms(benchkit.Pct(d, 50)), ms(benchkit.Pct(d, 99)), ms(slices.Max(append(d, 0))))
 	}
 	row("burst -> ADD answered", t.span(func(p podRun) time.Time { return t.burst }, func(p podRun) time.Time { return p.added }))
+	row("burst -> eth0 ADD sent (netns, lo)", t.span(func(p podRun) time.Time { return t.burst }, func(p podRun) time.Time { return p.added.Add(-p.took) }))
 	row("ADD (libcni, eth0)", t.durations(func(p podRun) time.Duration { return p.took }))
 	for _, s := range append(slices.Clone(addSteps), "pod network added") {
 		row("  edgeovn: "+s, steps[s])
