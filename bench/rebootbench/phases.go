@@ -25,7 +25,7 @@ type timeline struct {
 }
 
 // addSteps are the steps cni/server's ADD logs ("cni add step", at debug), in order.
-var addSteps = []string{"check datapath", "wait for allocation", "set up veth", "add ovs port", "wait for ovn-installed"}
+var addSteps = []string{"check datapath", "wait for allocation", "set up veth", "add ovs port", "serve host ports", "apply qos", "wait for ovn-installed"}
 
 // print writes the timeline from OVS up, the per-pod phases and the ADD steps as p50, p99
 // and max, and the CPU used during the burst.
@@ -65,8 +65,12 @@ func (t timeline) print() {
 	row("burst -> ADD answered", t.span(func(p podRun) time.Time { return t.burst }, func(p podRun) time.Time { return p.added }))
 	row("burst -> eth0 ADD sent (netns, lo)", t.span(func(p podRun) time.Time { return t.burst }, func(p podRun) time.Time { return p.added.Add(-p.took) }))
 	row("ADD (libcni, eth0)", t.durations(func(p podRun) time.Duration { return p.took }))
+	// Since the port is added beside the pod end's configuration, "set up veth" holds "add
+	// ovs port"; steps an ADD did not take (host ports) are left out.
 	for _, s := range append(slices.Clone(addSteps), "pod network added") {
-		row("  edgeovn: "+s, steps[s])
+		if len(steps[s]) > 0 {
+			row("  edgeovn: "+s, steps[s])
+		}
 	}
 	row("ADD answered -> gateway", t.span(func(p podRun) time.Time { return p.added }, func(p podRun) time.Time { return p.gateway }))
 	row("gateway -> neighbour", t.span(func(p podRun) time.Time { return p.gateway }, func(p podRun) time.Time { return p.neighbour }))
