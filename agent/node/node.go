@@ -301,18 +301,12 @@ func (r *Role) installFiles() (installed, error) {
 	return w, err
 }
 
-// checkReady is CNI STATUS and the guard of ADD: the datapath's health, checked live or
-// taken from an evaluation that said ready within readyReuse. A call
+// checkReady is CNI STATUS and the guard of ADD: the datapath's health, checked live. A call
 // that arrives while the role is starting (one queued on the socket during a restart) waits
 // for the start, within its own deadline and startWait, rather than failing.
 func (r *Role) checkReady(ctx context.Context) error {
 	if err := r.ready.waitInstalled(ctx, startWait); err != nil {
 		return err
 	}
-	return r.health.CheckRecent(ctx, readyReuse)
+	return r.health.Check(ctx)
 }
-
-// readyReuse is how old a ready verdict a CNI call takes without evaluating again (see
-// health.Monitor.CheckRecent); the Monitor's own ticks (every 2 s) and triggers still
-// evaluate every time.
-const readyReuse = time.Second

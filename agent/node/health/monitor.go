@@ -178,25 +178,6 @@ func (m *Monitor) Check(ctx context.Context) error {
 	return m.check(ctx, false)
 }
 
-// CheckRecent is Check for the CNI path (ADD, STATUS): a ready verdict whose evaluation
-// ended less than maxAge ago is returned as is, nothing evaluated; a not-ready verdict, an
-// older one, or an evaluation in flight (a trigger's: something changed) goes to Check.
-// Under a burst of ADDs (every sandbox re-created after a boot) each evaluation waits on the
-// control sockets of ovs-vswitchd and ovn-controller, busy with that burst, and Check put
-// that wait before every ADD's first step: up to 0.3 s of the last pods' ADDs at 100 pods
-// (rebootbench -steps). A datapath that stops being ready meanwhile is seen as before by
-// the next Tick or trigger, and an ADD that got through fails at its wait for ovn-installed.
-func (m *Monitor) CheckRecent(ctx context.Context, maxAge time.Duration) error {
-	m.mu.Lock()
-	reuse := m.running && m.reported && m.verdict == nil && m.inflight == nil &&
-		m.req.Now().Sub(m.last) < maxAge
-	m.mu.Unlock()
-	if reuse {
-		return nil
-	}
-	return m.Check(ctx)
-}
-
 // Recheck is Check for a caller that has just changed what the checks look at (the node
 // role marking its files installed): it never shares an evaluation that began before the
 // call, whose verdict may predate the change; it waits for that one to end and shares or

@@ -285,39 +285,3 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
-
-// TestCheckRecentReusesAReadyVerdict: a CNI call takes a ready verdict younger than maxAge
-// without evaluating (under a burst of ADDs each evaluation waits on the busy daemons'
-// control sockets); an older one, a not-ready one, and a plain Check evaluate every time, so
-// a datapath that fails is seen by the next call once the verdict is not ready.
-func TestCheckRecentReusesAReadyVerdict(t *testing.T) {
-	var runs atomic.Int32
-	var vswitchd switchable
-	count := func(ctx context.Context) error { runs.Add(1); return vswitchd.run(ctx) }
-	clk := &clock{now: time.Unix(1000, 0)}
-	m := NewMonitor(MonitorRequest{Interval: time.Hour, Now: clk.Now})
-	if err := m.Attach([]Check{{Name: "ovs-vswitchd", Run: count}}); err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	step := func(what string, call func() error, wantRuns int32, wantErr bool) {
-		t.Helper()
-		err := call()
-		if (err != nil) != wantErr || runs.Load() != wantRuns {
-			t.Fatalf("%s: err %v, %d evaluations; want error %v, %d evaluations", what, err, runs.Load(), wantErr, wantRuns)
-		}
-	}
-	recent := func() error { return m.CheckRecent(ctx, time.Second) }
-	step("first CheckRecent (no verdict yet)", recent, 1, false)
-	for range 5 {
-		step("CheckRecent within a second of a ready verdict", recent, 1, false)
-	}
-	step("Check", func() error { return m.Check(ctx) }, 2, false)
-	clk.add(1500 * time.Millisecond)
-	vswitchd.set(errGone)
-	step("CheckRecent after a second", recent, 3, true)
-	step("CheckRecent after a not-ready verdict", recent, 4, true)
-	vswitchd.set(nil)
-	step("CheckRecent once recovered", recent, 5, false)
-	step("CheckRecent within a second again", recent, 5, false)
-}
