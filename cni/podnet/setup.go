@@ -28,12 +28,6 @@ type SetupRequest struct {
 	NoDefaultRoute bool
 	// Routes are more routes on the interface (a zero GW is on-link).
 	Routes []Route
-	// Plugged, when set, is called once the pair exists, on a goroutine of its own (outside
-	// the pod's namespace), beside the pod end's configuration (addresses, routes, checksum
-	// offload): the caller plugs the host end into its switch meanwhile, so the switch's
-	// binding of the port (ovn-controller's, the longest step of a pod's wiring) starts that
-	// much earlier. Setup returns once both are done; an error of Plugged fails Setup.
-	Plugged func() error
 }
 
 // Route is one route on a pod interface.
@@ -72,10 +66,9 @@ func (r SetupRequest) validate() error {
 	return nil
 }
 
-// Setup creates the pod's veth pair and configures the pod end, calling r.Plugged beside
-// that configuration. A pair left under the same names by an earlier, interrupted Setup is
-// deleted first. On error nothing new is left behind (of what Plugged made, the caller
-// removes its part).
+// Setup creates the pod's veth pair and configures the pod end. A pair left under the same
+// names by an earlier, interrupted Setup is deleted first. On error nothing new is left
+// behind.
 func Setup(ctx context.Context, r SetupRequest) (Result, error) {
 	if err := r.validate(); err != nil {
 		return Result{}, err
@@ -92,24 +85,11 @@ func Setup(ctx context.Context, r SetupRequest) (Result, error) {
 		return Result{}, fmt.Errorf("remove stale host interface %s: %w", r.HostIfName, err)
 	}
 	var res Result
-	var podIndex int
 	err = podNS.Do(func(hostNS ns.NetNS) error {
 		var err error
-		res, podIndex, err = makePair(r, hostNS)
+		res, err = setupInPod(r, hostNS)
 		return err
 	})
-	if err == nil {
-		plugged := make(chan error, 1)
-		if r.Plugged != nil {
-			go func() { plugged <- r.Plugged() }() // from here: the host's namespace
-		} else {
-			plugged <- nil
-		}
-		err = podNS.Do(func(ns.NetNS) error { return configurePod(r, podIndex) })
-		if perr := <-plugged; perr != nil {
-			err = fmt.Errorf("plug host end: %w", perr)
-		}
-	}
 	if err != nil {
 		_ = deleteLink(r.HostIfName)
 		return Result{}, fmt.Errorf("set up veth %s in %s: %w", r.HostIfName, r.Netns, err)
@@ -117,36 +97,31 @@ func Setup(ctx context.Context, r SetupRequest) (Result, error) {
 	return res, nil
 }
 
-// makePair runs inside the pod's namespace: it replaces a stale pod end and creates the pair,
-// the host end up in hostNS. It returns the pod end's index.
-func makePair(r SetupRequest, hostNS ns.NetNS) (Result, int, error) {
+// setupInPod runs inside the pod's namespace.
+func setupInPod(r SetupRequest, hostNS ns.NetNS) (Result, error) {
 	if err := deleteStalePodIf(r.IfName); err != nil {
-		return Result{}, 0, err
+		return Result{}, err
 	}
 	hostIf, podIf, err := ip.SetupVethWithName(r.IfName, r.HostIfName, r.MTU, macString(r.MAC), hostNS)
 	if err != nil {
-		return Result{}, 0, fmt.Errorf("create veth pair: %w", err)
+		return Result{}, fmt.Errorf("create veth pair: %w", err)
+	}
+	link, err := netlink.LinkByIndex(podIf.Index)
+	if err != nil {
+		return Result{}, fmt.Errorf("look up %s: %w", r.IfName, err)
+	}
+	if err := configureAddrs(link, r); err != nil {
+		return Result{}, err
+	}
+	if r.DisableTxChecksum {
+		if err := disableTxChecksum(r.IfName); err != nil {
+			return Result{}, err
+		}
 	}
 	return Result{
 		HostIf: hostIf.Name, HostIfMAC: hostIf.HardwareAddr,
 		PodIf: podIf.Name, PodIfMAC: podIf.HardwareAddr, MTU: podIf.MTU,
-	}, podIf.Index, nil
-}
-
-// configurePod runs inside the pod's namespace: the pod end's addresses, routes and checksum
-// offload.
-func configurePod(r SetupRequest, podIndex int) error {
-	link, err := netlink.LinkByIndex(podIndex)
-	if err != nil {
-		return fmt.Errorf("look up %s: %w", r.IfName, err)
-	}
-	if err := configureAddrs(link, r); err != nil {
-		return err
-	}
-	if r.DisableTxChecksum {
-		return disableTxChecksum(r.IfName)
-	}
-	return nil
+	}, nil
 }
 
 func macString(m net.HardwareAddr) string {

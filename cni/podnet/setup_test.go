@@ -10,9 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/containernetworking/plugins/pkg/ns"
 	"github.com/containernetworking/plugins/pkg/testutils"
@@ -261,69 +259,4 @@ func TestSetupKeepsForeignPodLink(t *testing.T) {
 		}
 		return nil
 	})
-}
-
-// TestSetupPlugsBesideConfig: Plugged is called once the pair exists (the host end up in the
-// host's namespace) and runs beside the pod end's configuration, which it can watch finish:
-// called before the configuration and waited for, it would never see the address; Setup
-// returns after it. Its error fails Setup and leaves no pair.
-func TestSetupPlugsBesideConfig(t *testing.T) {
-	needRoot(t)
-	hostNS, podNS := newNS(t), newNS(t)
-	req := testRequest(podNS)
-	var done atomic.Bool
-	req.Plugged = func() error {
-		if err := hostNS.Do(func(ns.NetNS) error { return assertHostLink(t, req.HostIfName, 1400) }); err != nil {
-			return err
-		}
-		deadline := time.Now().Add(5 * time.Second)
-		for !podHasAddr(podNS, req.IfName, req.IPs[0]) {
-			if time.Now().After(deadline) {
-				return errors.New("pod end never got its address while Plugged ran")
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		done.Store(true)
-		return nil
-	}
-	inNS(t, hostNS, func() error {
-		_, err := Setup(context.Background(), req)
-		return err
-	})
-	if !done.Load() {
-		t.Fatal("Setup returned before Plugged ended")
-	}
-	inNS(t, podNS, func() error { return assertPodIf(t, req) })
-
-	req.HostIfName = HostIfName("fedcba9876543210fedcba9876543210")
-	req.IfName = "net1"
-	req.Plugged = func() error { return errors.New("br-int refused the port") }
-	err := hostNS.Do(func(ns.NetNS) error {
-		_, err := Setup(context.Background(), req)
-		return err
-	})
-	if err == nil || !strings.Contains(err.Error(), "br-int refused the port") {
-		t.Fatalf("Setup with a failing Plugged: %v", err)
-	}
-	inNS(t, hostNS, func() error {
-		if _, err := netlink.LinkByName(req.HostIfName); err == nil {
-			t.Errorf("failed Setup left host end %s", req.HostIfName)
-		}
-		return nil
-	})
-}
-
-// podHasAddr reports whether the pod's interface has the address (read in its namespace).
-func podHasAddr(podNS ns.NetNS, ifName string, want netip.Prefix) bool {
-	var has bool
-	_ = podNS.Do(func(ns.NetNS) error {
-		link, err := netlink.LinkByName(ifName)
-		if err != nil {
-			return err
-		}
-		prefixes, err := linkPrefixes(link)
-		has = err == nil && prefixes[want]
-		return nil
-	})
-	return has
 }

@@ -81,6 +81,18 @@ func (s *Server) add(ctx context.Context, req protocol.PodRequest) (*protocol.Ad
 // wire builds the veth pair, plugs it into br-int and waits for OVN to bind it.
 func (s *Server) wire(ctx context.Context, log *slog.Logger, req protocol.PodRequest, pn PodNetwork, hp hostPorts) (podnet.Result, *protocol.Error) {
 	hostIf := hostIfName(req)
+	var res podnet.Result
+	err := timed(log, "set up veth", func() (err error) {
+		res, err = podnet.Setup(ctx, podnet.SetupRequest{
+			Netns: req.Netns, IfName: req.IfName, HostIfName: hostIf,
+			MAC: pn.MAC, IPs: pn.IPs, Gateways: pn.Gateways, MTU: pn.MTU,
+			DisableTxChecksum: s.cfg.DisableTxChecksum, NoDefaultRoute: pn.NoDefaultRoute, Routes: pn.Routes,
+		})
+		return err
+	})
+	if err != nil {
+		return res, cniError("set up pod interface "+hostIf, err)
+	}
 	port := PortRequest{Name: hostIf, IfaceID: pn.Port, ExternalIDs: externalIDs(req, pn)}
 	shape := ShapeRequest{Namespace: req.PodNamespace, Name: req.PodName, Port: hostIf, Netns: req.Netns, IfName: req.IfName}
 	shaped := s.cfg.Shaper != nil && attachmentProvider(req) == ""
@@ -90,27 +102,8 @@ func (s *Server) wire(ctx context.Context, log *slog.Logger, req protocol.PodReq
 	if hp.record != "" {
 		port.ExternalIDs[ExtIDHostPorts] = hp.record
 	}
-	// The OVS port is added as soon as the pair exists, beside the pod end's addresses and
-	// routes: ovn-controller's binding, which the ADD waits for last, starts that much earlier.
-	var res podnet.Result
-	var portErr error
-	err := timed(log, "set up veth", func() (err error) {
-		res, err = podnet.Setup(ctx, podnet.SetupRequest{
-			Netns: req.Netns, IfName: req.IfName, HostIfName: hostIf,
-			MAC: pn.MAC, IPs: pn.IPs, Gateways: pn.Gateways, MTU: pn.MTU,
-			DisableTxChecksum: s.cfg.DisableTxChecksum, NoDefaultRoute: pn.NoDefaultRoute, Routes: pn.Routes,
-			Plugged: func() error {
-				portErr = timed(log, "add ovs port", func() error { return s.cfg.Ports.AddPort(ctx, port) })
-				return portErr
-			},
-		})
-		return err
-	})
-	switch {
-	case portErr != nil:
-		return res, retryable("add ovs port "+hostIf, portErr)
-	case err != nil:
-		return res, cniError("set up pod interface "+hostIf, err)
+	if err := timed(log, "add ovs port", func() error { return s.cfg.Ports.AddPort(ctx, port) }); err != nil {
+		return res, retryable("add ovs port "+hostIf, err)
 	}
 	if hp.record != "" {
 		if err := timed(log, "serve host ports", func() error { return s.cfg.HostPorts.Add(ctx, hp.pod) }); err != nil {

@@ -2,9 +2,7 @@ package server
 
 import (
 	"context"
-	"errors"
 	"net/netip"
-	"strings"
 	"testing"
 	"time"
 
@@ -195,27 +193,6 @@ func TestAddRollsBackWhenOVNNeverBinds(t *testing.T) {
 	_, err := r.cni.AddNetworkList(context.Background(), r.confList("1.1.0"), r.runtimeConf(cid, podNS.Path(), "default", "web"))
 	if got := cniCode(t, err); got != types.ErrTryAgainLater {
 		t.Errorf("code %d, want %d (%v)", got, types.ErrTryAgainLater, err)
-	}
-	if _, ok := r.ports.get(podnet.HostIfName(cid)); ok {
-		t.Errorf("failed ADD left its port")
-	}
-	if _, err := netlink.LinkByName(podnet.HostIfName(cid)); err == nil {
-		t.Errorf("failed ADD left its veth")
-	}
-}
-
-// TestAddPortFailureRollsBack: the OVS port is added beside the pod end's configuration
-// (podnet.SetupRequest.Plugged); when the port add fails the ADD is "try again later", as
-// before, and leaves neither port nor veth.
-func TestAddPortFailureRollsBack(t *testing.T) {
-	r := newRig(t, nil)
-	r.ports.addErr = errors.New("ovsdb-server: transaction timed out")
-	podNS := newPodNS(t)
-	cid := containerID(4)
-	r.pods.set("default", "db", testNetwork(9, "default", "db"))
-	_, err := r.cni.AddNetworkList(context.Background(), r.confList("1.1.0"), r.runtimeConf(cid, podNS.Path(), "default", "db"))
-	if got := cniCode(t, err); got != types.ErrTryAgainLater || !strings.Contains(err.Error(), "add ovs port") {
-		t.Errorf("code %d, want %d naming the port add (%v)", got, types.ErrTryAgainLater, err)
 	}
 	if _, ok := r.ports.get(podnet.HostIfName(cid)); ok {
 		t.Errorf("failed ADD left its port")

@@ -63,7 +63,6 @@ type fakePorts struct {
 	ports      map[string]PortRequest
 	deleted    []string
 	installErr error
-	addErr     error // AddPort's answer when set (nothing added)
 }
 
 var _ Ports = (*fakePorts)(nil)
@@ -73,9 +72,6 @@ var errNoPort = errors.New("no such port")
 func (f *fakePorts) AddPort(_ context.Context, r PortRequest) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.addErr != nil {
-		return f.addErr
-	}
 	if f.ports == nil {
 		f.ports = map[string]PortRequest{}
 	}
