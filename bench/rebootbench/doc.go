@@ -10,6 +10,13 @@
 // Boot order puts etcd and kube-apiserver after Open vSwitch, and the bench starts edgeovn
 // last: "edgeovn->all up", from edgeovn's start to every pod reachable, is edgeovn's share.
 //
+// With -steps the booted edgeovn runs at debug level and, after each size's line, the bench
+// prints where the time went (phases.go): the boot's timeline from OVS up (each daemon
+// answering, edgeovn ready, the burst, the first and last ADD answered, the last pod reaching
+// its gateway and neighbour), each pod's phases and each ADD step edgeovn logs ("cni add
+// step") as p50, p99 and max, and the CPU the machine and each daemon used from the burst to
+// the last pod reachable.
+//
 // With -kubelet the host runs a real node (kubelet and containerd 2, harness.RealNode.Reboot)
 // with a Deployment of N testserver pods: the power cut also kills containerd's shims and the
 // pods, removes what is tmpfs on a real host, and boots with edgeovn before containerd and the
@@ -19,5 +26,6 @@
 // neighbour (the network's view), and the pods not answering at 60 s.
 //
 //	go run ./bench/rebootbench -bin bin -pods 10,100,500   (as root, after `make deps build`)
+//	go run ./bench/rebootbench -bin bin -pods 100 -steps
 //	go run ./bench/rebootbench -bin bin -kubelet -pods 6,30
 package main

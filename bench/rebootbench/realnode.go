@@ -84,7 +84,10 @@ func rebootRealNode(ctx context.Context, bin string, n int, keep bool) (realResu
 		}
 	}()
 	k := daemon.Kubelet(rig, realNode)
-	bt, err := node.Reboot(ctx, func(ctx context.Context) error { return startEdgeovn(ctx, rig, k, bin, "edgeovn-boot") })
+	bt, err := node.Reboot(ctx, func(ctx context.Context) error {
+		_, err := startEdgeovn(ctx, rig, k, bin, "edgeovn-boot", logLevel(false))
+		return err
+	})
 	if err != nil {
 		return realResult{}, err
 	}
@@ -95,7 +98,7 @@ func rebootRealNode(ctx context.Context, bin string, n int, keep bool) (realResu
 // returns its pods once all are Ready.
 func startRealPods(ctx context.Context, rig *harness.Rig, bin string, tars []string, n int) (*harness.RealNode, []corev1.Pod, error) {
 	k := daemon.Kubelet(rig, realNode)
-	if err := startEdgeovn(ctx, rig, k, bin, "edgeovn"); err != nil {
+	if _, err := startEdgeovn(ctx, rig, k, bin, "edgeovn", logLevel(false)); err != nil {
 		return nil, nil, err
 	}
 	node, err := rig.StartRealNode(ctx, harness.RealNodeRequest{Name: realNode, CNIConfDir: k.ConfDir, CNIBinDir: k.BinDir,

@@ -24,7 +24,15 @@ const reachDeadline = 60 * time.Second
 const maxAdds = 5
 
 // flags are the flags edgeovn runs with: a restarted daemon takes its Lease back quickly.
-var flags = []string{"--log-level=info", "--lease-duration=4s", "--lease-renew-deadline=3s", "--lease-retry-period=500ms"}
+var flags = []string{"--lease-duration=4s", "--lease-renew-deadline=3s", "--lease-retry-period=500ms"}
+
+// logLevel is the booted edgeovn's: debug logs each ADD's steps, which -steps prints.
+func logLevel(steps bool) string {
+	if steps {
+		return "--log-level=debug"
+	}
+	return "--log-level=info"
+}
 
 // result is one reboot's figures.
 type result struct {
@@ -35,6 +43,7 @@ type result struct {
 	retried     int // pods that needed more than one ADD
 	unreachable int // pods that did not reach their gateway at reachDeadline
 	noSandbox   int // of which: every ADD failed
+	timeline    timeline
 }
 
 func (r result) print() {
@@ -49,19 +58,19 @@ func (r result) print() {
 }
 
 // reboot runs one reboot of a rig with n pods.
-func reboot(ctx context.Context, bin string, n int, keep bool) (result, error) {
+func reboot(ctx context.Context, bin string, n int, o options) (result, error) {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
 	defer cancel()
-	rig, err := harness.Start(ctx, harness.Options{Keep: keep})
+	rig, err := harness.Start(ctx, harness.Options{Keep: o.keep})
 	if err != nil {
 		return result{}, err
 	}
 	defer rig.Stop()
-	if keep {
+	if o.keep {
 		defer fmt.Println("rig directory kept:", rig.Dir)
 	}
 	k := daemon.Kubelet(rig, "bench-1")
-	if err := startEdgeovn(ctx, rig, k, bin, "edgeovn"); err != nil {
+	if _, err := startEdgeovn(ctx, rig, k, bin, "edgeovn", logLevel(false)); err != nil {
 		return result{}, err
 	}
 	if err := k.EnsureNode(ctx); err != nil {
@@ -76,26 +85,36 @@ func reboot(ctx context.Context, bin string, n int, keep bool) (result, error) {
 			return result{}, err
 		}
 	}
-	var started time.Time
+	var tl timeline
 	bt, err := rig.RebootUnits(ctx, func(ctx context.Context) error {
-		started = time.Now()
-		return startEdgeovn(ctx, rig, k, bin, "edgeovn-boot")
+		tl.edgeovnStart = time.Now()
+		var err error
+		tl.edgeovn, err = startEdgeovn(ctx, rig, k, bin, "edgeovn-boot", logLevel(o.steps))
+		tl.edgeovnReady = time.Now()
+		return err
 	})
 	if err != nil {
 		return result{}, err
 	}
-	r, err := afterBoot(ctx, k, before, bt)
-	if r.boot >= 0 {
-		r.edgeovn = r.boot - started.Sub(bt.Start)
+	tl.boot = bt
+	r, err := afterBoot(ctx, k, before, &tl, rig.Processes())
+	if err == nil && o.steps {
+		tl.steps, err = readSteps(tl.edgeovn.Log) // before the rig's directory goes
 	}
+	if r.boot >= 0 {
+		r.edgeovn = r.boot - tl.edgeovnStart.Sub(bt.Start)
+	}
+	r.timeline = tl
 	return r, err
 }
 
-func startEdgeovn(ctx context.Context, rig *harness.Rig, k *podsim.Kubelet, bin, name string) error {
-	if _, err := daemon.Start(ctx, rig, daemon.Spec{Name: name, Node: k.Node, BinDir: bin, Extra: flags}); err != nil {
-		return err
+// startEdgeovn starts edgeovn and waits for CNI STATUS to say ready.
+func startEdgeovn(ctx context.Context, rig *harness.Rig, k *podsim.Kubelet, bin, name, level string) (*harness.Process, error) {
+	p, err := daemon.Start(ctx, rig, daemon.Spec{Name: name, Node: k.Node, BinDir: bin, Extra: append([]string{level}, flags...)})
+	if err != nil {
+		return nil, err
 	}
-	return k.WaitReady(ctx)
+	return p, k.WaitReady(ctx)
 }
 
 // firstSandboxes creates the pods and their sandboxes, a few at a time.
@@ -118,16 +137,21 @@ func firstSandboxes(ctx context.Context, k *podsim.Kubelet, n int) ([]*podsim.Sa
 // afterBoot re-creates every sandbox at once and measures until every pod is reachable:
 // each pod, once its ADD succeeded, pings its gateway, then its neighbour (the next pod's
 // address), until 60 s after the daemons' start.
-func afterBoot(ctx context.Context, k *podsim.Kubelet, before []*podsim.Sandbox, bt harness.BootTimes) (result, error) {
+func afterBoot(ctx context.Context, k *podsim.Kubelet, before []*podsim.Sandbox, tl *timeline, procs []*harness.Process) (result, error) {
+	bt := tl.boot
 	rctx, cancel := context.WithDeadline(ctx, bt.Start.Add(reachDeadline))
 	defer cancel()
 	pods := make([]podRun, len(before))
+	cpu := sampleCPU(procs)
+	tl.burst = time.Now()
 	var wg sync.WaitGroup
 	for i, sb := range before {
 		neighbour := before[(i+1)%len(before)].IP()
 		wg.Go(func() { pods[i] = runPod(ctx, rctx, k, sb.Pod, neighbour) })
 	}
 	wg.Wait()
+	tl.cpu = cpu.since(procs)
+	tl.pods = pods
 	r := result{pods: len(before)}
 	var last time.Time
 	var took []time.Duration
@@ -196,12 +220,14 @@ type podRun struct {
 	sb                 *podsim.Sandbox
 	adds               int
 	took               time.Duration // its last ADD
+	added              time.Time     // when its last ADD returned
 	gateway, neighbour time.Time     // when it reached each; zero: not before the deadline
 }
 
 func runPod(ctx, reach context.Context, k *podsim.Kubelet, pod *corev1.Pod, neighbour netip.Addr) podRun {
 	var p podRun
 	p.sb, p.adds, p.took = recreate(ctx, k, pod)
+	p.added = time.Now()
 	if p.sb == nil {
 		return p
 	}

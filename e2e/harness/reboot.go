@@ -61,8 +61,7 @@ func (r *Rig) crash(ctx context.Context, others []int) ([]*Process, error) {
 // bootDaemons starts the rig's daemons among procs again in boot order, each waited for, and
 // units (when given) once ovn-controller answers, beside the daemons after it.
 func (r *Rig) bootDaemons(ctx context.Context, procs []*Process, units func(context.Context) error) (BootTimes, error) {
-	var bt BootTimes
-	bt.Start = time.Now()
+	bt := BootTimes{Start: time.Now(), Up: make(map[string]time.Time)}
 	unitsDone := make(chan error, 1)
 	if units == nil {
 		unitsDone <- nil
@@ -71,6 +70,7 @@ func (r *Rig) bootDaemons(ctx context.Context, procs []*Process, units func(cont
 		if err := r.boot(ctx, name, procs); err != nil {
 			return bt, fmt.Errorf("reboot: start %s: %w", name, err)
 		}
+		bt.Up[name] = time.Now()
 		switch name {
 		case "ovs-vswitchd":
 			bt.OVSUp = time.Now()
@@ -96,6 +96,9 @@ func (r *Rig) bootDaemons(ctx context.Context, procs []*Process, units func(cont
 type BootTimes struct {
 	Start time.Time // the first daemon started
 	OVSUp time.Time // ovs-vswitchd answered
+	// Up is when each daemon booted answered (its process name: "ovn-controller",
+	// "kube-apiserver" once /readyz said yes, ...), for a bench's timeline.
+	Up map[string]time.Time
 }
 
 // killAtOnce sends SIGKILL to every live process (the rig's, then the other PIDs) first and
