@@ -15,5 +15,5 @@
 // 1.1-1.4x was. A path's rate is its answered requests over the clients' time in its own
 // requests.
 //
-//	go run ./bench/lbbench -bin bin [-seconds 10] [-rounds 4] [-workers 4] [-sources 32] [-flips 20] [-node-ip-service] [-per-round]   (as root)
+//	go run ./bench/lbbench -bin bin [-seconds 10] [-rounds 4] [-workers 4] [-sources 250] [-flips 20] [-node-ip-service] [-per-round]   (as root)
 package main

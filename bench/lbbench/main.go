@@ -26,7 +26,7 @@ func main() {
 	flag.Float64Var(&o.seconds, "seconds", 10, "length of each load round (both paths, each client alternating between them)")
 	flag.IntVar(&o.rounds, "rounds", 4, "load rounds per Service")
 	flag.IntVar(&o.workers, "workers", 4, "concurrent clients in the site namespace")
-	flag.IntVar(&o.sources, "sources", 32, "site client addresses taken in turn (see bench.sources; 0: one)")
+	flag.IntVar(&o.sources, "sources", 250, "site client addresses taken in turn (see bench.sources; 0: one)")
 	flag.IntVar(&o.flips, "flips", 20, "endpoint changes timed to the health check's new answer (each way)")
 	flag.BoolVar(&o.nodeIPService, "node-ip-service", false, "also publish a Service on the host's own address (externalIPs: the node IP), which makes edgeovn check the host's listeners at each rules pass")
 	flag.BoolVar(&o.perRound, "per-round", false, "also print each round's p50 and p99 per path")
