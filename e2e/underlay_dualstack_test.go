@@ -76,7 +76,7 @@ func TestUnderlayDualStack(t *testing.T) {
 	retryPing(ctx, t, p1, p2.IP(), "underlay pod -> underlay pod on the other host (IPv4)")
 	retryPing(ctx, t, p1, p26, "underlay pod -> underlay pod on the other host (IPv6)")
 	var tagged4, tagged6 int
-	geneve := capture(ctx, t, h0.rig.Netns, "eth0", "udp port 6081", func() {
+	geneve := capture(ctx, t, h0.rig.Netns, "eth0", geneveOf(p1.IP(), p2.IP(), p16, p26), func() {
 		_, out := captureOut(ctx, t, w.site.Switch.Netns, w.site.Leg(h0.rig), "vlan 100 and (icmp or icmp6)", func() {
 			for _, to := range []netip.Addr{p2.IP(), p26} {
 				if _, err := podsim.Ping(ctx, p1, to); err != nil {

@@ -178,6 +178,17 @@ func capture(ctx context.Context, t *testing.T, netns, iface, filter string, do 
 	return n
 }
 
+// geneveOf is a tcpdump filter for the Geneve packets that carry traffic of the addresses:
+// the inner packet's, not the tunnel's (other ports' packets, an IPv6 router solicitation of
+// a host's join port, may cross Geneve at any time).
+func geneveOf(addrs ...netip.Addr) string {
+	hosts := make([]string, len(addrs))
+	for i, a := range addrs {
+		hosts[i] = "host " + a.String()
+	}
+	return "geneve and (" + strings.Join(hosts, " or ") + ")"
+}
+
 // untaggedICMP counts the ICMP packets without an 802.1Q header in tcpdump -e output.
 func untaggedICMP(out string) int {
 	n := 0
