@@ -19,18 +19,17 @@ const bootMetrics = "127.0.0.1:10665"
 // profiler fetches the booted edgeovn's profiles into a folder (-pprof): a CPU profile from
 // the burst for cpuSeconds, and the allocations since its start once every pod is reachable.
 type profiler struct {
-	dir    string
-	client *http.Client
-	cpu    chan error
+	dir        string
+	cpuSeconds int
+	client     *http.Client
+	cpu        chan error
 }
 
-const cpuSeconds = 4
-
-func newProfiler(dir string, rig *harness.Rig) (*profiler, error) {
+func newProfiler(dir string, cpuSeconds int, rig *harness.Rig) (*profiler, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("-pprof: %w", err)
 	}
-	return &profiler{dir: dir, client: &http.Client{Transport: &http.Transport{DialContext: rig.DialContext}}}, nil
+	return &profiler{dir: dir, cpuSeconds: max(cpuSeconds, 1), client: &http.Client{Transport: &http.Transport{DialContext: rig.DialContext}}}, nil
 }
 
 // startCPU begins the CPU profile in the background.
@@ -39,7 +38,7 @@ func (p *profiler) startCPU(ctx context.Context) {
 		return
 	}
 	p.cpu = make(chan error, 1)
-	go func() { p.cpu <- p.fetch(ctx, fmt.Sprintf("profile?seconds=%d", cpuSeconds), "cpu.pb.gz") }()
+	go func() { p.cpu <- p.fetch(ctx, fmt.Sprintf("profile?seconds=%d", p.cpuSeconds), "cpu.pb.gz") }()
 }
 
 // finish waits for the CPU profile, then fetches the allocations, reporting where they are.
@@ -55,13 +54,13 @@ func (p *profiler) finish(ctx context.Context) error {
 		err = aerr
 	}
 	if err == nil {
-		fmt.Printf("  profiles of the booted edgeovn (CPU: %d s from the burst; allocations since its start): %s\n", cpuSeconds, p.dir)
+		fmt.Printf("  profiles of the booted edgeovn (CPU: %d s from the burst; allocations since its start): %s\n", p.cpuSeconds, p.dir)
 	}
 	return err
 }
 
 func (p *profiler) fetch(ctx context.Context, path, file string) error {
-	ctx, cancel := context.WithTimeout(ctx, cpuSeconds*time.Second+30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(p.cpuSeconds)*time.Second+30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+bootMetrics+"/debug/pprof/"+path, nil)
 	if err != nil {

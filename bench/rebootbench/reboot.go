@@ -109,7 +109,7 @@ func reboot(ctx context.Context, bin string, n int, o options) (result, error) {
 	tl.boot = bt
 	var prof *profiler
 	if o.pprof != "" {
-		if prof, err = newProfiler(o.pprof, rig); err != nil {
+		if prof, err = newProfiler(o.pprof, o.pprofSeconds, rig); err != nil {
 			return result{}, err
 		}
 	}
