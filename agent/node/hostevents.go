@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"net"
 	"slices"
 	"sync"
 
@@ -24,8 +25,8 @@ type hostEventKind uint8
 
 const (
 	linkEvents  hostEventKind = 1 << iota // of the links named in hostWatch.links only
-	addrEvents                            // any address added or removed
-	routeEvents                           // any route added or removed
+	addrEvents                            // any address added or removed, but link-scoped ones
+	routeEvents                           // any route added or removed, but to link-scoped destinations
 )
 
 // hostWatch is one subscriber. poke runs on the event loop: it must not block.
@@ -90,18 +91,31 @@ func (h *hostEvents) start(ctx context.Context) error {
 					return
 				}
 				h.deliver(linkEvents, u.Link.Attrs().Name)
-			case _, ok := <-addrs:
+			case u, ok := <-addrs:
 				if !ok {
 					return
 				}
-				h.deliver(addrEvents, "")
-			case _, ok := <-routes:
+				if !linkScoped(u.LinkAddress.IP) {
+					h.deliver(addrEvents, "")
+				}
+			case u, ok := <-routes:
 				if !ok {
 					return
 				}
-				h.deliver(routeEvents, "")
+				if u.Dst == nil || !linkScoped(u.Dst.IP) {
+					h.deliver(routeEvents, "")
+				}
 			}
 		}
 	}()
 	return nil
+}
+
+// linkScoped says an address (or a route's destination) is IPv6 or IPv4 link-local, or
+// multicast: what the kernel adds on every link it brings up (each pod's veth: its fe80::
+// address, fe80::/64 and ff00::/8 routes). No watch wants those: the host's networks leave
+// link-local addresses out, and edgeovn writes no such address or route; a burst of 100 pods
+// made hundreds of these events, each a pass of the host's wiring and drift checks.
+func linkScoped(ip net.IP) bool {
+	return ip.IsLinkLocalUnicast() || ip.IsMulticast() || ip.IsLinkLocalMulticast()
 }

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"testing"
@@ -54,7 +55,7 @@ func TestHostEventsFromNetlink(t *testing.T) {
 		}
 	}
 	var h hostEvents
-	linkPokes, addrPokes := make(chan struct{}, 64), make(chan struct{}, 64)
+	linkPokes, addrPokes, routePokes := make(chan struct{}, 64), make(chan struct{}, 64), make(chan struct{}, 64)
 	send := func(c chan struct{}) func() {
 		return func() {
 			select {
@@ -65,6 +66,7 @@ func TestHostEventsFromNetlink(t *testing.T) {
 	}
 	h.watch(&hostWatch{kinds: linkEvents, links: []string{HostInterface}, poke: send(linkPokes)})
 	h.watch(&hostWatch{kinds: addrEvents, poke: send(addrPokes)})
+	h.watch(&hostWatch{kinds: routeEvents, poke: send(routePokes)})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := n.Do(func(ns.NetNS) error { return h.start(ctx) }); err != nil {
@@ -74,6 +76,49 @@ func TestHostEventsFromNetlink(t *testing.T) {
 	waitPoke(t, linkPokes, "a link event of "+HostInterface)
 	ip("addr", "add", "192.0.2.1/24", "dev", "peer0")
 	waitPoke(t, addrPokes, "an address added")
+	// Link-scoped addresses and routes, as each pod's veth brings, poke no one. Each check ends
+	// with a global change as a marker: the events of one subscription come in order, so a
+	// poke for a link-scoped event would be in before the marker's.
+	ip("link", "set", "peer0", "up")
+	ip("link", "set", HostInterface, "up")
+	time.Sleep(300 * time.Millisecond)
+	drain(addrPokes, routePokes)
+	ip("-6", "addr", "add", "fe80::5/64", "dev", "peer0", "nodad")
+	ip("-6", "addr", "add", "2001:db8::3/128", "dev", "peer0", "nodad")
+	waitPoke(t, addrPokes, "a global address after a link-local one")
+	time.Sleep(200 * time.Millisecond)
+	if n := len(addrPokes); n != 0 {
+		t.Errorf("%d more address pokes: a link-local address poked a watch", n)
+	}
+	drain(routePokes) // the global address's own routes
+	ip("-6", "route", "add", "ff02::fb/128", "dev", "peer0")
+	ip("route", "add", "198.51.100.0/24", "via", "192.0.2.2")
+	waitPoke(t, routePokes, "a global route after a multicast one")
+	time.Sleep(200 * time.Millisecond)
+	if n := len(routePokes); n != 0 {
+		t.Errorf("%d more route pokes: a multicast route poked a watch", n)
+	}
+}
+
+func drain(cs ...chan struct{}) {
+	for _, c := range cs {
+		for len(c) > 0 {
+			<-c
+		}
+	}
+}
+
+// TestLinkScoped: what the kernel adds on each link it brings up is link-scoped; the host's
+// own networks and routes are not.
+func TestLinkScoped(t *testing.T) {
+	for ip, want := range map[string]bool{
+		"fe80::5": true, "ff02::fb": true, "ff00::": true, "169.254.1.1": true, "224.0.0.251": true,
+		"192.0.2.1": false, "2001:db8::1": false, "100.64.0.2": false, "10.42.0.0": false, "::": false, "0.0.0.0": false,
+	} {
+		if got := linkScoped(net.ParseIP(ip)); got != want {
+			t.Errorf("linkScoped(%s) = %v, want %v", ip, got, want)
+		}
+	}
 }
 func waitPoke(t *testing.T, c <-chan struct{}, what string) {
 	t.Helper()

@@ -18,13 +18,14 @@ func main() {
 	pods := flag.String("pods", "10,100", "comma-separated pod counts, each on a fresh rig")
 	keep := flag.Bool("keep", false, "keep the rigs' directories (every daemon's log) and print where they are")
 	steps := flag.Bool("steps", false, "run the booted edgeovn at --log-level=debug and print where the time went: the boot's timeline, each ADD's steps (p50, p99, max) from its log, and the CPU used during the burst")
+	pprofDir := flag.String("pprof", "", "run the booted edgeovn with --pprof and write its CPU profile from the burst and its allocations into this folder")
 	kubelet := flag.Bool("kubelet", false, "reboot a real node instead (kubelet and containerd 2 from $EDGEOVN_KUBELET etc., a Deployment of -pods testserver pods; make deps) and print its timeline")
 	flag.Parse()
 	sizes, err := parseSizes(*pods)
 	if err == nil && *kubelet {
 		err = runRealNode(bin, sizes, *keep)
 	} else if err == nil {
-		err = run(bin, sizes, options{keep: *keep, steps: *steps})
+		err = run(bin, sizes, options{keep: *keep, steps: *steps, pprof: *pprofDir})
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rebootbench:", err)
@@ -62,7 +63,8 @@ func parseSizes(s string) ([]int, error) {
 // options are a libcni reboot's flags.
 type options struct {
 	keep  bool // keep the rig's directory
-	steps bool // debug logging and the breakdown
+	steps bool   // debug logging and the breakdown
+	pprof string // where the booted edgeovn's profiles go ("": not profiled)
 }
 
 func run(bin string, sizes []int, o options) error {

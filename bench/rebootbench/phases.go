@@ -20,6 +20,7 @@ type timeline struct {
 	edgeovnReady time.Time // CNI STATUS said ready
 	burst        time.Time // every sandbox re-created from here
 	pods         []podRun
+	bootCPU      cpuUse                     // from the daemons' start to the burst
 	cpu          cpuUse                     // from the burst to the last pod reaching its neighbour
 	steps        map[string][]time.Duration // readSteps of the booted edgeovn's log
 }
@@ -74,7 +75,8 @@ func (t timeline) print() {
 	}
 	row("ADD answered -> gateway", t.span(func(p podRun) time.Time { return p.added }, func(p podRun) time.Time { return p.gateway }))
 	row("gateway -> neighbour", t.span(func(p podRun) time.Time { return p.gateway }, func(p podRun) time.Time { return p.neighbour }))
-	t.cpu.print()
+	t.bootCPU.print("the daemons' start to the burst")
+	t.cpu.print("the burst to the last neighbour reached")
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d.Microseconds())/1000) }
@@ -196,12 +198,18 @@ func (c cpuUse) since(procs []*harness.Process) cpuUse {
 	return out
 }
 
-func (c cpuUse) print() {
+// bootUse is the use from before (sampled before the reboot, its processes since gone) to at:
+// every process of at was started by the boot, so its whole CPU time is the window's.
+func bootUse(before, at cpuUse) cpuUse {
+	return cpuUse{wall: at.wall - before.wall, busy: at.busy - before.busy, total: at.total - before.total, procs: at.procs}
+}
+
+func (c cpuUse) print(window string) {
 	if c.total == 0 {
 		return
 	}
-	fmt.Printf("  CPU from the burst to the last neighbour reached (%.2f s): machine %.0f%% busy (all cores)\n",
-		c.wall.Seconds(), 100*float64(c.busy)/float64(c.total))
+	fmt.Printf("  CPU from %s (%.2f s): machine %.0f%% busy (all cores)\n",
+		window, c.wall.Seconds(), 100*float64(c.busy)/float64(c.total))
 	names := make([]string, 0, len(c.procs))
 	for n := range c.procs {
 		names = append(names, n)

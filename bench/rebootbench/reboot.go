@@ -26,6 +26,15 @@ const maxAdds = 5
 // flags are the flags edgeovn runs with: a restarted daemon takes its Lease back quickly.
 var flags = []string{"--lease-duration=4s", "--lease-renew-deadline=3s", "--lease-retry-period=500ms"}
 
+// bootFlags are the booted edgeovn's own flags: its log level and the profiles.
+func bootFlags(o options) []string {
+	f := []string{logLevel(o.steps)}
+	if o.pprof != "" {
+		f = append(f, "--pprof")
+	}
+	return f
+}
+
 // logLevel is the booted edgeovn's: debug logs each ADD's steps, which -steps prints.
 func logLevel(steps bool) string {
 	if steps {
@@ -86,10 +95,11 @@ func reboot(ctx context.Context, bin string, n int, o options) (result, error) {
 		}
 	}
 	var tl timeline
+	tl.bootCPU = sampleCPU(nil)
 	bt, err := rig.RebootUnits(ctx, func(ctx context.Context) error {
 		tl.edgeovnStart = time.Now()
 		var err error
-		tl.edgeovn, err = startEdgeovn(ctx, rig, k, bin, "edgeovn-boot", logLevel(o.steps))
+		tl.edgeovn, err = startEdgeovn(ctx, rig, k, bin, "edgeovn-boot", bootFlags(o)...)
 		tl.edgeovnReady = time.Now()
 		return err
 	})
@@ -97,7 +107,13 @@ func reboot(ctx context.Context, bin string, n int, o options) (result, error) {
 		return result{}, err
 	}
 	tl.boot = bt
-	r, err := afterBoot(ctx, k, before, &tl, rig.Processes())
+	var prof *profiler
+	if o.pprof != "" {
+		if prof, err = newProfiler(o.pprof, rig); err != nil {
+			return result{}, err
+		}
+	}
+	r, err := afterBoot(ctx, k, before, &tl, rig.Processes(), prof)
 	if err == nil && o.steps {
 		tl.steps, err = readSteps(tl.edgeovn.Log) // before the rig's directory goes
 	}
@@ -109,8 +125,8 @@ func reboot(ctx context.Context, bin string, n int, o options) (result, error) {
 }
 
 // startEdgeovn starts edgeovn and waits for CNI STATUS to say ready.
-func startEdgeovn(ctx context.Context, rig *harness.Rig, k *podsim.Kubelet, bin, name, level string) (*harness.Process, error) {
-	p, err := daemon.Start(ctx, rig, daemon.Spec{Name: name, Node: k.Node, BinDir: bin, Extra: append([]string{level}, flags...)})
+func startEdgeovn(ctx context.Context, rig *harness.Rig, k *podsim.Kubelet, bin, name string, extra ...string) (*harness.Process, error) {
+	p, err := daemon.Start(ctx, rig, daemon.Spec{Name: name, Node: k.Node, BinDir: bin, Extra: append(extra, flags...)})
 	if err != nil {
 		return nil, err
 	}
@@ -137,13 +153,15 @@ func firstSandboxes(ctx context.Context, k *podsim.Kubelet, n int) ([]*podsim.Sa
 // afterBoot re-creates every sandbox at once and measures until every pod is reachable:
 // each pod, once its ADD succeeded, pings its gateway, then its neighbour (the next pod's
 // address), until 60 s after the daemons' start.
-func afterBoot(ctx context.Context, k *podsim.Kubelet, before []*podsim.Sandbox, tl *timeline, procs []*harness.Process) (result, error) {
+func afterBoot(ctx context.Context, k *podsim.Kubelet, before []*podsim.Sandbox, tl *timeline, procs []*harness.Process, prof *profiler) (result, error) {
 	bt := tl.boot
 	rctx, cancel := context.WithDeadline(ctx, bt.Start.Add(reachDeadline))
 	defer cancel()
 	pods := make([]podRun, len(before))
 	cpu := sampleCPU(procs)
+	tl.bootCPU = bootUse(tl.bootCPU, cpu)
 	tl.burst = time.Now()
+	prof.startCPU(ctx)
 	var wg sync.WaitGroup
 	for i, sb := range before {
 		neighbour := before[(i+1)%len(before)].IP()
@@ -152,6 +170,9 @@ func afterBoot(ctx context.Context, k *podsim.Kubelet, before []*podsim.Sandbox,
 	wg.Wait()
 	tl.cpu = cpu.since(procs)
 	tl.pods = pods
+	if err := prof.finish(ctx); err != nil {
+		return result{}, err
+	}
 	r := result{pods: len(before)}
 	var last time.Time
 	var took []time.Duration

@@ -1,6 +1,7 @@
 package hostnet
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -18,29 +19,47 @@ const kubeProxyIPVS = "kube-ipvs0"
 // kube-ipvs0 and the interface named skip (edgeovn's ovn0), sorted, each once. Nothing is
 // written.
 func HostNetworks(skip string) ([]netip.Prefix, error) {
-	links, err := netlinksafe.LinkList()
+	skipped, err := linkIndexes(skip, kubeProxyIPVS)
 	if err != nil {
-		return nil, fmt.Errorf("list interfaces: %w", err)
+		return nil, err
+	}
+	// One dump of every address: a dump per link (netlink filters a link's addresses from a
+	// dump of all of them) made this O(links x addresses), seconds of CPU when a burst of pods
+	// added a veth, and with it an address event, each.
+	addrs, err := netlinksafe.AddrList(nil, netlink.FAMILY_ALL)
+	if err != nil {
+		return nil, fmt.Errorf("list addresses: %w", err)
 	}
 	var out []netip.Prefix
-	for _, l := range links {
-		if n := l.Attrs().Name; n == skip || n == kubeProxyIPVS {
+	for _, a := range addrs {
+		if slices.Contains(skipped, a.LinkIndex) {
 			continue
 		}
-		addrs, err := netlinksafe.AddrList(l, netlink.FAMILY_ALL)
-		if err != nil {
-			return nil, fmt.Errorf("list addresses of %s: %w", l.Attrs().Name, err)
+		p, ok := ipNetToPrefix(a.IPNet)
+		if !ok || p.Addr().IsLoopback() || p.Addr().IsLinkLocalUnicast() {
+			continue
 		}
-		for _, a := range addrs {
-			p, ok := ipNetToPrefix(a.IPNet)
-			if !ok || p.Addr().IsLoopback() || p.Addr().IsLinkLocalUnicast() {
-				continue
-			}
-			if p = p.Masked(); !slices.Contains(out, p) {
-				out = append(out, p)
-			}
+		if p = p.Masked(); !slices.Contains(out, p) {
+			out = append(out, p)
 		}
 	}
 	slices.SortFunc(out, func(a, b netip.Prefix) int { return a.Compare(b) })
+	return out, nil
+}
+
+// linkIndexes are the indexes of the named links that exist.
+func linkIndexes(names ...string) ([]int, error) {
+	var out []int
+	for _, n := range names {
+		l, err := netlinksafe.LinkByName(n)
+		var missing netlink.LinkNotFoundError
+		switch {
+		case errors.As(err, &missing):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("look up interface %s: %w", n, err)
+		}
+		out = append(out, l.Attrs().Index)
+	}
 	return out, nil
 }
