@@ -10,7 +10,9 @@
 // host_ports), restored at start without rewriting what is right, repaired by the drift
 // check, and dropped with the pod's DEL, GC or port sweep. On the userspace datapath
 // it keeps the ct_zero_snat capability off and purges ovs-vswitchd's datapath flow cache each
-// time ovn-controller installs another northbound configuration (flowcache.go says why).
+// time ovn-controller installs another northbound configuration (flowcache.go says why), and
+// keeps its conntrack's TCP sequence check off, checked every 5 s since ovs-vswitchd forgets
+// it at a restart (tcpseq.go says why).
 // The encapsulation address (encap.go, encapkeep.go) is --encap-ip, else the IPv4 default
 // route's source or the Node's InternalIP (--encap-ip-from); it is re-checked at every drift
 // check and netlink route or address event and on Node changes, and rewritten when it moved.

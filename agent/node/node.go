@@ -157,6 +157,7 @@ func Run(ctx context.Context, req Request) error {
 	if datapath == vswitch.DatapathNetdev {
 		g.Go(func() error { ovs.KeepZeroSNATOff(gctx, datapath, 5*time.Second, r.log); return nil })
 		g.Go(func() error { r.purgeStaleFlows(gctx); return nil })
+		g.Go(func() error { r.keepTCPSeqCheckOff(gctx); return nil })
 	}
 	g.Go(func() error {
 		select {

@@ -33,11 +33,11 @@ type bench struct {
 	servers  []*podsim.Server
 	services []*service
 	// sources are the site client's addresses, taken in turn: one address reuses a source
-	// port toward the same destination every ~14,000 connections (a few seconds here), and
-	// the userspace datapath's conntrack drops a SYN that reuses a 5-tuple still in TIME_WAIT
-	// (30 s), which a real site's many clients never do at this rate: each such request
-	// stalls its client 2 s, on either path. 32 addresses lost 20-27 requests a path in a
-	// quiet run, enough to move a path's rate by 15%; 250 spread the reuse eightfold.
+	// port toward the same destination every ~14,000 connections (a few seconds here), so
+	// the backend still holds the tuple in TIME_WAIT (Local keeps the client's address),
+	// which a real site's many clients never do at this rate; 250 spread the reuse. With
+	// Cluster the host masquerades every connection to its one join address whatever the
+	// source (docs/benchmarks.md, LoadBalancer IPs).
 	sources []netip.Addr
 	next    atomic.Uint64
 }
@@ -228,8 +228,8 @@ func (l *load) add(d time.Duration, err error) {
 func (l load) rate() float64 { return perSecond(len(l.lat), l.busy, l.workers) }
 
 // servingRate is the rate over the time the clients were not waiting out a lost request: a
-// lost request (a 5-tuple reused within the userspace conntrack's TIME_WAIT) holds its client
-// 2 s, and a few of them decide rate() more than the path does.
+// lost request (its SYN retransmitted past the 2 s timeout) holds its client 2 s, and a few of
+// them decide rate() more than the path does.
 func (l load) servingRate() float64 {
 	return perSecond(len(l.lat), l.busy-l.stalled, l.workers)
 }
