@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -81,21 +83,34 @@ func readCRDs(doc []byte) ([]*unstructured.Unstructured, error) {
 
 // EnsureCRD creates each CRD edgeovn serves (CRDs) when the cluster has none of that name (one
 // Kube-OVN installed is kept) and waits until the API server serves them (condition
-// Established), at most ctx's time.
+// Established), at most ctx's time. All are created at once, before any is waited for: the
+// API server establishes them side by side, and a new cluster's controller (whose first pod
+// waits for it) does not wait for each in turn (nine CRDs one after the other took a second).
 func EnsureCRD(ctx context.Context, dyn dynamic.Interface, log *slog.Logger) error {
 	crds, err := CRDs()
 	if err != nil {
 		return err
 	}
-	for _, crd := range crds {
-		if err := ensureCRD(ctx, dyn, crd, log); err != nil {
+	cur := make([]*unstructured.Unstructured, len(crds))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, crd := range crds {
+		g.Go(func() (err error) {
+			cur[i], err = ensureCRD(gctx, dyn, crd, log)
 			return err
-		}
+		})
 	}
-	return nil
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	g, gctx = errgroup.WithContext(ctx)
+	for _, crd := range cur {
+		g.Go(func() error { return waitEstablished(gctx, dyn, crd) })
+	}
+	return g.Wait()
 }
 
-func ensureCRD(ctx context.Context, dyn dynamic.Interface, crd *unstructured.Unstructured, log *slog.Logger) error {
+// ensureCRD creates crd unless one of its name exists, and returns the cluster's.
+func ensureCRD(ctx context.Context, dyn dynamic.Interface, crd *unstructured.Unstructured, log *slog.Logger) (*unstructured.Unstructured, error) {
 	crds, name := dyn.Resource(CRDResource), crd.GetName()
 	cur, err := crds.Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
@@ -107,14 +122,25 @@ func ensureCRD(ctx context.Context, dyn dynamic.Interface, crd *unstructured.Uns
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("ensure crd %s: %w", name, err)
+		return nil, fmt.Errorf("ensure crd %s: %w", name, err)
 	}
+	return cur, nil
+}
+
+// establishedPoll is how often a CRD not yet Established is read again: the API server
+// establishes a new one within milliseconds.
+const establishedPoll = 20 * time.Millisecond
+
+// waitEstablished waits until the CRD (as last read: cur) is Established.
+func waitEstablished(ctx context.Context, dyn dynamic.Interface, cur *unstructured.Unstructured) error {
+	crds, name := dyn.Resource(CRDResource), cur.GetName()
 	for !established(cur) {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("wait for crd %s to be established: %w", name, ctx.Err())
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(establishedPoll):
 		}
+		var err error
 		if cur, err = crds.Get(ctx, name, metav1.GetOptions{}); err != nil {
 			return fmt.Errorf("wait for crd %s to be established: %w", name, err)
 		}
