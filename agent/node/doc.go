@@ -29,7 +29,9 @@
 // reported (log, edgeovn_host_route_conflicts, the Node's edgeovn.io/route-conflicts). The
 // host's networks are published on its Node (edgeovn.io/host-networks) for the controller's
 // Subnet check (hostconflicts.go), again at each change of the host's addresses. One netlink subscription (hostevents.go)
-// serves the readiness watch, the drift check and this address watch.
+// serves the readiness watch, the drift check and this address watch; link-scoped addresses
+// and routes (each pod veth's fe80:: address and its fe80::/64 and multicast routes) reach
+// none of them, so a burst of pods sets off no pass of either.
 // Without kube-proxy (services.go; kubeproxy.go detects it, --kube-proxy overrides) the host
 // serves Services in the nftables tables "ip edgeovn-svc" and "ip6 edgeovn-svc": NodePorts on its
 // own addresses, once per family of the Service's ClusterIPs
