@@ -111,6 +111,19 @@ func (p *podShaper) sync(ctx context.Context, w *podwatch.Watcher, key string) (
 		p.shaper.Forget(ns, name)
 		return false, nil
 	}
+	if !podqos.Wanted(pod.Annotations) {
+		// Pay only for what is used: a pod without limits on a node where no port is shaped
+		// has nothing to apply or undo, and reading every pod port at each change of each
+		// pod made a burst of N pods cost N x N port reads.
+		shaped, err := p.ovs.AnyOwnedQoS(ctx)
+		if err != nil {
+			return false, err
+		}
+		if !shaped {
+			p.shaper.Forget(ns, name) // nothing in force, nothing to keep saying
+			return false, nil
+		}
+	}
 	ports, err := p.ovs.Ports(ctx, Bridge)
 	if err != nil {
 		return false, err

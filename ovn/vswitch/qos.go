@@ -172,3 +172,14 @@ func (c *Client) PortQoSType(ctx context.Context, name string) (string, error) {
 	}
 	return qos.Type, nil
 }
+
+// AnyOwnedQoS says whether any QoS row is edgeovn's: none means no pod port is shaped (a
+// port's row, once made, stays with it). Read from the cache, whose QoS rows are the few
+// shaped ports'.
+func (c *Client) AnyOwnedQoS(ctx context.Context) (bool, error) {
+	var rows []vswitchdb.QoS
+	if err := c.ovs.List(ctx, &rows); err != nil {
+		return false, fmt.Errorf("read qos rows from cache: %w", err)
+	}
+	return slices.ContainsFunc(rows, func(q vswitchdb.QoS) bool { return ovn.IsOwned(q.ExternalIDs) }), nil
+}

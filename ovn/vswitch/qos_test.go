@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/edgeovn/edgeovn/ovn"
+	"github.com/edgeovn/edgeovn/ovn/vswitchdb"
 )
 
 func (f fixture) countRows(t *testing.T, table string) int {
@@ -159,5 +160,42 @@ func TestAddPortWithQoS(t *testing.T) {
 	f.mustWrite(t, 1, "delete port", func() error { return f.c.DeletePort(f.ctx, "br-int", "veth1_h") })
 	if n := f.countRows(t, "QoS"); n != 0 {
 		t.Errorf("DeletePort left %d QoS rows behind", n)
+	}
+}
+
+// TestAnyOwnedQoS: no QoS row, or only a foreign one, is "none shaped"; edgeovn's row on a
+// port says yes until the port's shaping is cleared.
+func TestAnyOwnedQoS(t *testing.T) {
+	f := newFixture(t)
+	shaped := func() bool {
+		t.Helper()
+		ok, err := f.c.AnyOwnedQoS(f.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	f.mustWrite(t, 1, "create bridge", func() error { return f.c.EnsureBridge(f.ctx, brInt) })
+	f.mustWrite(t, 1, "add port", func() error {
+		return f.c.AddPort(f.ctx, PortSpec{Bridge: "br-int", Name: "veth1_h", IfaceID: "web.default"})
+	})
+	if shaped() {
+		t.Fatal("no QoS row, yet AnyOwnedQoS says yes")
+	}
+	f.vsctl(t, "create", "QoS", "type=linux-htb")
+	f.waitCache(t, func() bool {
+		var rows []vswitchdb.QoS
+		return f.c.ovs.List(f.ctx, &rows) == nil && len(rows) == 1
+	})
+	if shaped() {
+		t.Error("a foreign QoS row counted as edgeovn's")
+	}
+	f.mustWrite(t, 1, "set qos", func() error { return f.c.SetPortQoS(f.ctx, QoSSpec{Port: "veth1_h", Type: QoSTypeNoop}) })
+	if !shaped() {
+		t.Error("edgeovn's QoS row on veth1_h not seen")
+	}
+	f.mustWrite(t, 1, "clear qos", func() error { return f.c.SetPortQoS(f.ctx, QoSSpec{Port: "veth1_h"}) })
+	if shaped() {
+		t.Error("the port's shaping was cleared, yet AnyOwnedQoS says yes")
 	}
 }
