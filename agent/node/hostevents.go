@@ -117,5 +117,5 @@ func (h *hostEvents) start(ctx context.Context) error {
 // link-local addresses out, and edgeovn writes no such address or route; a burst of 100 pods
 // made hundreds of these events, each a pass of the host's wiring and drift checks.
 func linkScoped(ip net.IP) bool {
-	return ip.IsLinkLocalUnicast() || ip.IsMulticast() || ip.IsLinkLocalMulticast()
+	return ip.IsLinkLocalUnicast() || ip.IsMulticast()
 }
