@@ -59,7 +59,8 @@ func Run(ctx context.Context, cfg config.Config, hooks Hooks, log *slog.Logger) 
 	var startedOnce sync.Once
 	markStarted := func() { startedOnce.Do(func() { close(nodeStarted) }) }
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { keepMemoryLimit(ctx, int64(cfg.MemoryLimitMiB)<<20, log); return nil })
+	memLimit := newMemoryLimit(int64(cfg.MemoryLimitMiB)<<20, log)
+	g.Go(func() error { memLimit.keep(ctx); return nil })
 	if cfg.MetricsAddress != "" {
 		g.Go(func() error {
 			return opsserver.Serve(ctx, opsserver.Request{Address: cfg.MetricsAddress, Metrics: hooks.Metrics.Handler(),
@@ -67,7 +68,7 @@ func Run(ctx context.Context, cfg config.Config, hooks Hooks, log *slog.Logger) 
 		})
 	}
 	g.Go(func() error {
-		return node.Run(ctx, nodeRequest(nodeRun{cfg: cfg, kubes: kubes, tls: ovnTLS, hooks: hooks, started: markStarted, log: log}))
+		return node.Run(ctx, nodeRequest(nodeRun{cfg: cfg, kubes: kubes, tls: ovnTLS, hooks: hooks, started: markStarted, adding: memLimit.adding, log: log}))
 	})
 	g.Go(func() error {
 		if !node.AfterStart(ctx, nodeStarted) {

@@ -17,6 +17,7 @@ type nodeRun struct {
 	tls     *tls.Config
 	hooks   Hooks
 	started func()
+	adding  func() // each CNI ADD's start: the soft memory limit steps aside
 	log     *slog.Logger
 }
 
@@ -25,7 +26,7 @@ type nodeRun struct {
 func nodeRequest(r nodeRun) node.Request {
 	return node.Request{Kube: r.kubes.Get, Dynamic: r.kubes.Dynamic, Cluster: r.cfg.Cluster, Node: r.cfg.Node,
 		TLS: r.tls, Health: r.hooks.Health, Metrics: r.hooks.Metrics, Startup: r.hooks.Startup, Started: r.started,
-		BGPReload: r.hooks.BGPReload, Log: r.log.With("role", "node")}
+		BGPReload: r.hooks.BGPReload, AddStarted: r.adding, Log: r.log.With("role", "node")}
 }
 
 // controllerRequest is the controller role's request under r.cfg: the one place

@@ -35,7 +35,7 @@ func TestRoleRequestsFillEveryField(t *testing.T) {
 	hooks := Hooks{Health: health.NewMonitor(health.MonitorRequest{Log: log}), Metrics: metrics.New(log), Startup: startup.Begin(),
 		BGPReload: make(chan config.BGP)}
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
-	nr := nodeRequest(nodeRun{cfg: cfg, kubes: kubeapi.NewSource("/nonexistent", log), tls: tlsConfig, hooks: hooks, started: func() {}, log: log})
+	nr := nodeRequest(nodeRun{cfg: cfg, kubes: kubeapi.NewSource("/nonexistent", log), tls: tlsConfig, hooks: hooks, started: func() {}, adding: func() {}, log: log})
 	checkRequest(t, cfg, reflect.ValueOf(nr))
 	cr := controllerRequest(controllerRun{cfg: cfg, kube: &kubeapi.Client{}, dyn: noDynamic{}, tls: tlsConfig, metrics: hooks.Metrics, log: log})
 	checkRequest(t, cfg, reflect.ValueOf(cr))

@@ -55,7 +55,10 @@ type Request struct {
 	// started, stopped or started again with them, the rest of the role untouched. Nil: the
 	// options of the start stay.
 	BGPReload <-chan config.BGP
-	Log       *slog.Logger
+	// AddStarted is called as each CNI ADD begins (the agent's soft memory limit steps aside
+	// while pods are being wired); nil: nothing is.
+	AddStarted func()
+	Log        *slog.Logger
 }
 
 // Role is a running node role.
@@ -128,7 +131,7 @@ func Run(ctx context.Context, req Request) error {
 		req.Log.Warn("sockets passed by systemd", "err", err)
 	}
 	srv, err := server.New(server.Config{Socket: req.CNISocket, Listener: passed, Pods: pods, Ports: ports{ovs, r.portAdded}, HostPorts: hostPorts{r.hostPorts}, Shaper: r.shaper,
-		Ready: r.checkReady, DisableTxChecksum: datapath == "netdev", Timeout: req.CNITimeout, Log: req.Log,
+		Ready: r.checkReady, AddReady: r.checkReadyForAdd, AddStarted: req.AddStarted, DisableTxChecksum: datapath == "netdev", Timeout: req.CNITimeout, Log: req.Log,
 		Listening: func() { req.Startup.Mark("serving"); close(listening) }, Observer: req.Metrics,
 		SubnetProviders: func(p string) (bool, bool) { return r.subnetView().hasProvider(p) }})
 	if err != nil {
@@ -310,4 +313,17 @@ func (r *Role) checkReady(ctx context.Context) error {
 		return err
 	}
 	return r.health.Check(ctx)
+}
+
+// addVerdictAge is how old a passing verdict an ADD acts on may be: under the monitor's
+// interval (health.DefaultInterval), so a burst of ADDs makes one evaluation a second.
+const addVerdictAge = time.Second
+
+// checkReadyForAdd is checkReady before an ADD: a passing verdict up to addVerdictAge old will
+// do (health.Monitor.CheckRecent says why).
+func (r *Role) checkReadyForAdd(ctx context.Context) error {
+	if err := r.ready.waitInstalled(ctx, startWait); err != nil {
+		return err
+	}
+	return r.health.CheckRecent(ctx, addVerdictAge)
 }

@@ -21,6 +21,7 @@ type timeline struct {
 	edgeovnStart time.Time
 	edgeovnReady time.Time // CNI STATUS said ready
 	burst        time.Time // every sandbox re-created from here
+	apiReadyz    time.Time // kube-apiserver's /readyz first passed (after the burst began)
 	pods         []podRun
 	bootCPU      cpuUse                     // from the daemons' start to the burst
 	cpu          cpuUse                     // from the burst to the last pod reaching its neighbour
@@ -47,7 +48,8 @@ func (t timeline) print() {
 		{"ovn-controller answered", t.boot.Up["ovn-controller"]},
 		{"edgeovn started", t.edgeovnStart},
 		{"etcd answered", t.boot.Up["etcd"]},
-		{"kube-apiserver ready (/readyz)", t.boot.Up["kube-apiserver"]},
+		{"kube-apiserver answered a pod list", t.boot.Up["kube-apiserver"]},
+		{"kube-apiserver ready (/readyz)", t.apiReadyz},
 		{"edgeovn ready (CNI STATUS)", t.edgeovnReady},
 		{"sandboxes re-created (burst)", t.burst},
 		{"first ADD answered", t.first(func(p podRun) time.Time { return p.added })},

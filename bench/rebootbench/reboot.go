@@ -170,6 +170,10 @@ func afterBoot(ctx context.Context, k *podsim.Kubelet, before []*podsim.Sandbox,
 	wg.Wait()
 	tl.cpu = cpu.since(procs)
 	tl.pods = pods
+	select { // for the timeline; the burst did not wait for it
+	case tl.apiReadyz = <-bt.APIReadyz:
+	case <-time.After(10 * time.Second):
+	}
 	if err := prof.finish(ctx); err != nil {
 		return result{}, err
 	}

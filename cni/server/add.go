@@ -35,6 +35,9 @@ func validateAdd(req protocol.PodRequest) *protocol.Error {
 }
 
 func (s *Server) add(ctx context.Context, req protocol.PodRequest) (*protocol.AddResult, *protocol.Error) {
+	if s.cfg.AddStarted != nil {
+		s.cfg.AddStarted()
+	}
 	if perr := validateAdd(req); perr != nil {
 		return nil, perr
 	}
@@ -45,7 +48,7 @@ func (s *Server) add(ctx context.Context, req protocol.PodRequest) (*protocol.Ad
 	start := time.Now()
 	log := s.requestLog(req)
 
-	if err := timed(log, "check datapath", func() error { return s.cfg.Ready(ctx) }); err != nil {
+	if err := timed(log, "check datapath", func() error { return s.cfg.AddReady(ctx) }); err != nil {
 		return nil, retryable("node datapath not ready, try again later", err)
 	}
 	var pn PodNetwork

@@ -133,8 +133,13 @@ type Config struct {
 	HostPorts HostPorts
 	// Shaper applies the pod's QoS annotations to its primary interface; nil: none.
 	Shaper Shaper
-	// Ready reports whether the node's datapath is up; nil means always ready.
-	Ready             func(ctx context.Context) error
+	// Ready reports whether the node's datapath is up (CNI STATUS); nil means always ready.
+	Ready func(ctx context.Context) error
+	// AddReady is the same question before an ADD, which may take a recent answer; nil: Ready.
+	AddReady func(ctx context.Context) error
+	// AddStarted is called as each ADD begins, before anything else; it must not block. Nil:
+	// nothing is.
+	AddStarted        func()
 	DisableTxChecksum bool          // see podnet.SetupRequest.DisableTxChecksum
 	Timeout           time.Duration // per ADD, default DefaultTimeout
 	ReadTimeout       time.Duration // to receive one whole request, default DefaultReadTimeout
@@ -192,6 +197,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Ready == nil {
 		c.Ready = func(context.Context) error { return nil }
+	}
+	if c.AddReady == nil {
+		c.AddReady = c.Ready
 	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)

@@ -13,7 +13,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -92,7 +94,45 @@ func (r *Rig) writeAuthFiles() error {
 }
 
 func (r *Rig) startAPIServer(ctx context.Context) error {
-	spec := ProcessSpec{Name: "kube-apiserver", Path: r.opts.apiServerPath(), Args: []string{
+	p, err := r.startChild(r.apiServerSpec())
+	if err != nil {
+		return err
+	}
+	return waitReady(ctx, p, apiServerReadyTimeout, r.apiReadyz)
+}
+
+// bootAPIServer starts kube-apiserver after a reboot and waits until it answers a list of
+// pods: when a kubelet's informer first gets its pods and re-creates their sandboxes. Not
+// /readyz, which also waits for the post-start hooks (the system priority classes' polls once
+// a second before its first try: /readyz passes a second after the server began serving);
+// when /readyz first passes is sent on readyz.
+func (r *Rig) bootAPIServer(ctx context.Context, readyz chan<- time.Time) error {
+	p, err := r.startChild(r.apiServerSpec())
+	if err != nil {
+		return err
+	}
+	err = waitReady(ctx, p, apiServerReadyTimeout, func(ctx context.Context) error {
+		_, err := r.kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{Limit: 1})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	go func() {
+		if waitReady(ctx, p, apiServerReadyTimeout, r.apiReadyz) == nil {
+			readyz <- time.Now()
+		}
+	}()
+	return nil
+}
+
+func (r *Rig) apiReadyz(ctx context.Context) error {
+	_, err := r.kube.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	return err
+}
+
+func (r *Rig) apiServerSpec() ProcessSpec {
+	return ProcessSpec{Name: "kube-apiserver", Path: r.opts.apiServerPath(), Args: []string{
 		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", etcdClientPort),
 		// All of the rig's addresses: 127.0.0.1 for the host side, NodeIP for pods.
 		"--bind-address=" + map[bool]string{false: "0.0.0.0", true: "::"}[r.opts.ipv6Primary()],
@@ -108,14 +148,6 @@ func (r *Rig) startAPIServer(ctx context.Context) error {
 		// As k3s has it: the kubelet's name resolves nowhere here (exec, logs, port-forward).
 		"--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname",
 	}}
-	p, err := r.startChild(spec)
-	if err != nil {
-		return err
-	}
-	return waitReady(ctx, p, apiServerReadyTimeout, func(ctx context.Context) error {
-		_, err := r.kube.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
-		return err
-	})
 }
 
 // writeKubeconfig writes the token kubeconfigs: Kubeconfig for clients inside the rig's

@@ -61,13 +61,14 @@ func (r *Rig) crash(ctx context.Context, others []int) ([]*Process, error) {
 // bootDaemons starts the rig's daemons among procs again in boot order, each waited for, and
 // units (when given) once ovn-controller answers, beside the daemons after it.
 func (r *Rig) bootDaemons(ctx context.Context, procs []*Process, units func(context.Context) error) (BootTimes, error) {
-	bt := BootTimes{Start: time.Now(), Up: make(map[string]time.Time)}
+	bt := BootTimes{Start: time.Now(), Up: make(map[string]time.Time), readyz: make(chan time.Time, 1)}
+	bt.APIReadyz = bt.readyz
 	unitsDone := make(chan error, 1)
 	if units == nil {
 		unitsDone <- nil
 	}
 	for _, name := range bootOrder(procs) {
-		if err := r.boot(ctx, name, procs); err != nil {
+		if err := r.boot(ctx, name, procs, bt.readyz); err != nil {
 			return bt, fmt.Errorf("reboot: start %s: %w", name, err)
 		}
 		bt.Up[name] = time.Now()
@@ -97,8 +98,12 @@ type BootTimes struct {
 	Start time.Time // the first daemon started
 	OVSUp time.Time // ovs-vswitchd answered
 	// Up is when each daemon booted answered (its process name: "ovn-controller",
-	// "kube-apiserver" once /readyz said yes, ...), for a bench's timeline.
+	// "kube-apiserver" once it answered a list of pods, ...), for a bench's timeline.
 	Up map[string]time.Time
+	// APIReadyz receives when kube-apiserver's /readyz first said yes (after Up's
+	// "kube-apiserver": bootAPIServer says why); nothing when the rig has none.
+	APIReadyz <-chan time.Time
+	readyz    chan time.Time
 }
 
 // killAtOnce sends SIGKILL to every live process (the rig's, then the other PIDs) first and
@@ -173,7 +178,7 @@ func bootOrder(procs []*Process) []string {
 }
 
 // boot starts the daemon again with the spec it was last started with and waits for it.
-func (r *Rig) boot(ctx context.Context, name string, procs []*Process) error {
+func (r *Rig) boot(ctx context.Context, name string, procs []*Process, readyz chan<- time.Time) error {
 	var last *Process
 	for _, p := range procs {
 		if p.Name == name {
@@ -184,7 +189,7 @@ func (r *Rig) boot(ctx context.Context, name string, procs []*Process) error {
 	case "ovn-controller":
 		return r.startController(ctx)
 	case "kube-apiserver":
-		return r.startAPIServer(ctx)
+		return r.bootAPIServer(ctx, readyz)
 	case "kube-controller-manager":
 		_, err := r.spawn(ctx, last.spec, r.rootCAPublished)
 		return err

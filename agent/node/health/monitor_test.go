@@ -285,3 +285,42 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestCheckRecentReusesOnlyAPassingRecentVerdict: a passing verdict younger than maxAge is
+// taken without evaluating; an older one is evaluated again; a failing verdict is never
+// taken (the next caller evaluates and sees the recovery), and a stopped monitor says so.
+func TestCheckRecentReusesOnlyAPassingRecentVerdict(t *testing.T) {
+	var runs atomic.Int32
+	var ovs switchable
+	counted := func(ctx context.Context) error { runs.Add(1); return ovs.run(ctx) }
+	clk := &clock{now: time.Unix(1000, 0)}
+	m := NewMonitor(MonitorRequest{Interval: time.Hour, Now: clk.Now})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx, []Check{{Name: "ovs", Run: counted}}) }()
+	waitFor(t, "first verdict", func() bool { return m.hasVerdict() })
+	evaluations := func() int32 { return runs.Load() }
+
+	before := evaluations()
+	clk.add(900 * time.Millisecond)
+	if err := m.CheckRecent(ctx, time.Second); err != nil || evaluations() != before {
+		t.Fatalf("passing verdict 0.9 s old, max 1 s: err %v, %d evaluations (want none)", err, evaluations()-before)
+	}
+	clk.add(200 * time.Millisecond)
+	ovs.set(errors.New("ovs-vswitchd not running"))
+	if err := m.CheckRecent(ctx, time.Second); err == nil || evaluations() != before+1 {
+		t.Fatalf("verdict 1.1 s old, max 1 s: err %v, %d evaluations (want one, failing)", err, evaluations()-before)
+	}
+	if err := m.CheckRecent(ctx, time.Hour); err == nil || evaluations() != before+2 {
+		t.Fatalf("failing verdict just made: err %v, %d evaluations (want it evaluated again)", err, evaluations()-before)
+	}
+	ovs.set(nil)
+	if err := m.CheckRecent(ctx, time.Hour); err != nil || evaluations() != before+3 {
+		t.Fatalf("after recovery: err %v, %d evaluations (want a new passing one)", err, evaluations()-before)
+	}
+	cancel()
+	<-done
+	if err := m.CheckRecent(context.Background(), time.Hour); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("stopped monitor, recent passing verdict: %v, want ErrNotRunning", err)
+	}
+}
