@@ -47,6 +47,8 @@ func WaitServing(ctx context.Context, c *Client, log *slog.Logger) error {
 		if ctx.Err() == nil { // a try cut short by ctx's end is no answer
 			if last == "no answer yet" {
 				log.Info("waiting for the API server to serve; the node role runs meanwhile", "last", answer)
+			} else if answer != last {
+				log.Debug("API server not serving yet", "last", answer)
 			}
 			last = answer
 		}
@@ -80,7 +82,9 @@ func serving(ctx context.Context, rc rest.Interface) (bool, string) {
 // get asks for path (a list of at most limit items when limit is set): nil on 200; an error
 // with an apierrors.APIStatus when the server answered otherwise.
 func get(ctx context.Context, rc rest.Interface, path, limit string) error {
-	req := rc.Get().AbsPath(path)
+	// No retries: a 429 or 503 with Retry-After (an API server still starting) would have the
+	// client sleep through the try's second and hold WaitServing past the moment it serves.
+	req := rc.Get().AbsPath(path).MaxRetries(0)
 	if limit != "" {
 		req = req.Param("limit", limit)
 	}
