@@ -13,5 +13,5 @@
 // or differs from the configuration. Election is package leader's: a host campaigns for the
 // controller Lease only while it is eligible and runs the controller role while it holds it.
 // The API clients come from package kubeapi (kubeapi.Source waits for the kubeconfig).
-// memlimit.go keeps Go's soft memory limit.
+// memlimit.go keeps Go's soft memory limit, which steps aside while CNI ADDs arrive.
 package agent
