@@ -4,8 +4,9 @@
 // SIGKILLed at once and started again in boot order (harness.Rig.Reboot), then, as soon as the
 // API server answers a list of pods (a kubelet's informer's first list; its /readyz passes
 // about a second later, printed with -steps), every sandbox is re-created at once (new
-// namespace, new container ID, CNI ADD, retried as kubelet retries a failed one). For each size it prints the time from the first daemon's start, and from
-// Open vSwitch answering, to every pod reaching its gateway and its neighbour; the pods that
+// namespace, new container ID, CNI ADD, retried as kubelet retries a failed one). For each
+// size it prints the time from the first daemon's start, and from Open vSwitch answering, to
+// every pod reaching its gateway and its neighbour; the pods that
 // needed more than one ADD; and the pods unreachable 60 s after the daemons' start (each
 // pod's gateway probed again then: a pod reached once may have been cut off since).
 // Boot order puts etcd and kube-apiserver after Open vSwitch, and the bench starts edgeovn

@@ -57,17 +57,36 @@ func openEcho(sb *Sandbox, dst netip.Addr) (*echo, error) {
 }
 
 func (e *echo) send(seq int) error {
-	var typ icmp.Type = ipv4.ICMPTypeEcho
-	if e.proto == 58 {
-		typ = ipv6.ICMPTypeEchoRequest
-	}
-	msg := icmp.Message{Type: typ, Body: &icmp.Echo{ID: e.id, Seq: seq & 0xffff, Data: []byte("edgeovn")}}
-	b, err := msg.Marshal(nil) // ICMPv6's checksum is the kernel's on a raw socket
+	b, err := marshalEcho(e.proto, e.id, seq)
 	if err != nil {
 		return err
 	}
 	_, err = e.conn.WriteTo(b, &net.IPAddr{IP: e.dst.AsSlice()})
 	return err
+}
+
+// marshalEcho is an echo request of proto (1: ICMP, 58: ICMPv6) with id and seq (mod 2^16);
+// ICMPv6's checksum is the kernel's on a raw socket.
+func marshalEcho(proto, id, seq int) ([]byte, error) {
+	var typ icmp.Type = ipv4.ICMPTypeEcho
+	if proto == 58 {
+		typ = ipv6.ICMPTypeEchoRequest
+	}
+	msg := icmp.Message{Type: typ, Body: &icmp.Echo{ID: id, Seq: seq & 0xffff, Data: []byte("edgeovn")}}
+	return msg.Marshal(nil)
+}
+
+// echoReplySeq is the sequence number of b when it is an echo reply of proto to id.
+func echoReplySeq(proto int, b []byte, id int) (int, bool) {
+	m, err := icmp.ParseMessage(proto, b)
+	if err != nil || (m.Type != ipv4.ICMPTypeEchoReply && m.Type != ipv6.ICMPTypeEchoReply) {
+		return 0, false
+	}
+	r, ok := m.Body.(*icmp.Echo)
+	if !ok || r.ID != id {
+		return 0, false
+	}
+	return r.Seq, true
 }
 
 // answered reads until deadline and reports whether an echo reply from dst to this probe's
@@ -84,11 +103,7 @@ func (e *echo) answered(seq int, deadline time.Time) bool {
 		if !e.fromTarget(from) {
 			continue
 		}
-		m, err := icmp.ParseMessage(e.proto, buf[:n])
-		if err != nil || (m.Type != ipv4.ICMPTypeEchoReply && m.Type != ipv6.ICMPTypeEchoReply) {
-			continue
-		}
-		if r, ok := m.Body.(*icmp.Echo); ok && r.ID == e.id && r.Seq <= seq&0xffff {
+		if got, ok := echoReplySeq(e.proto, buf[:n], e.id); ok && got <= seq&0xffff {
 			return true
 		}
 	}

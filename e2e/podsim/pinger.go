@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"golang.org/x/net/icmp"
-	"golang.org/x/net/ipv4"
 )
 
 // Pinger sends ICMP echo requests from a pod at a fixed interval and counts the replies, for
@@ -79,8 +78,7 @@ func (p *Pinger) send() {
 	t := time.NewTicker(p.interval)
 	defer t.Stop()
 	for seq := 0; ; seq++ {
-		msg := icmp.Message{Type: ipv4.ICMPTypeEcho, Body: &icmp.Echo{ID: p.id, Seq: seq & 0xffff, Data: []byte("edgeovn")}}
-		b, _ := msg.Marshal(nil)
+		b, _ := marshalEcho(1, p.id, seq)
 		p.mu.Lock()
 		p.sent++
 		p.sentAt = append(p.sentAt, time.Now())
@@ -102,13 +100,9 @@ func (p *Pinger) receive() {
 		if err != nil {
 			return // closed by Stop
 		}
-		m, err := icmp.ParseMessage(1, buf[:n])
-		if err != nil || m.Type != ipv4.ICMPTypeEchoReply {
-			continue
-		}
-		if e, ok := m.Body.(*icmp.Echo); ok && e.ID == p.id {
+		if seq, ok := echoReplySeq(1, buf[:n], p.id); ok {
 			p.mu.Lock()
-			p.received[e.Seq] = true
+			p.received[seq] = true
 			p.mu.Unlock()
 		}
 	}
